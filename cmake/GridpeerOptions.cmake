@@ -1,0 +1,14 @@
+# Compile options shared by every gridpeer target, applied per target so that
+# third-party headers (found as system headers) are not held to our warnings.
+add_library(gridpeer_options INTERFACE)
+target_compile_options(gridpeer_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align
+  -Woverloaded-virtual -Wimplicit-fallthrough -Wnull-dereference)
+if(GRIDPEER_WERROR)
+  target_compile_options(gridpeer_options INTERFACE -Werror)
+endif()
+if(GRIDPEER_SANITIZE)
+  target_compile_options(gridpeer_options INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(gridpeer_options INTERFACE -fsanitize=address,undefined)
+endif()

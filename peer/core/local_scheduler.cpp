@@ -1,0 +1,269 @@
+#include "peer/core/local_scheduler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+namespace gridpeer {
+namespace {
+
+constexpr Duration kMinimumPlan = microseconds(1);
+constexpr JobId kHypotheticalJob = std::numeric_limits<JobId>::max();
+
+}  // namespace
+
+LocalScheduler::LocalScheduler(ServerSpec server, LocalPolicyConfig policy, TimePoint start)
+    : server_(std::move(server)),
+      planner_(policy),
+      now_(start),
+      profile_(server_.nodes, start),
+      cursor_(planner_.start_cursor(start)) {
+  validate(server_);
+  assert(policy.reservation_depth >= 0);
+}
+
+PlannedJob LocalScheduler::plan_for(int cpus, Duration planned) const {
+  return PlannedJob{kHypotheticalJob, server_.nodes_for(cpus), std::max(planned, kMinimumPlan)};
+}
+
+bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
+  advance(now);
+  const int nodes = server_.nodes_for(request.cpus);
+  if (nodes > server_.nodes) {
+    events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
+    return false;
+  }
+  assert(request.actual >= Duration::zero());
+  // A job must not outlive its estimate: a real scheduler would kill it, and a
+  // plan that ends before the job does would over-commit nodes. Workloads
+  // normalise estimates up front (see docs/local-scheduler.md); this is the guard.
+  const Duration planned = std::max({request.planned, request.actual, kMinimumPlan});
+  Queued job{PlannedJob{request.id, nodes, planned}, request.actual, std::nullopt};
+  const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
+  if (placement.kind == Placement::Kind::start_now) {
+    start(job, now_);
+  } else {
+    if (placement.kind == Placement::Kind::reserved) job.reserved_at = placement.at;
+    queue_.push_back(job);
+  }
+  invalidate_forecast();
+  return true;
+}
+
+void LocalScheduler::advance(TimePoint now) {
+  assert(now >= now_ && "time never runs backwards");
+  for (TimePoint due = next_deadline(); due <= now; due = next_deadline()) {
+    finish_due(due);
+    replan(due);
+  }
+  now_ = now;
+  profile_.advance_to(now);
+}
+
+TimePoint LocalScheduler::next_deadline() const {
+  // Reservations always begin at some running job's planned end, which is at
+  // or after its actual end, so finishes are the only wake-ups needed.
+  return running_.empty() ? kNever : running_.begin()->first.first;
+}
+
+std::vector<LocalEvent> LocalScheduler::take_events() {
+  std::vector<LocalEvent> taken;
+  taken.swap(events_);
+  return taken;
+}
+
+void LocalScheduler::finish_due(TimePoint t) {
+  while (!running_.empty() && running_.begin()->first.first <= t) {
+    const Running& job = running_.begin()->second;
+    events_.push_back({LocalEvent::Kind::finished, job.id, job.actual_end, job.start, job.planned_end, job.nodes});
+    busy_nodes_ -= job.nodes;
+    running_.erase(running_.begin());
+  }
+  assert(busy_nodes_ >= 0);
+}
+
+void LocalScheduler::start(Queued& job, TimePoint now) {
+  const Running running{job.plan.id, job.plan.nodes, now, now + job.plan.planned, now + job.actual};
+  busy_nodes_ += job.plan.nodes;
+  assert(busy_nodes_ <= server_.nodes && "server over capacity");
+  events_.push_back({LocalEvent::Kind::started, running.id, now, now, running.planned_end, running.nodes});
+  running_.emplace(std::make_pair(running.actual_end, start_sequence_++), running);
+}
+
+void LocalScheduler::replan(TimePoint now) {
+  // A finish changes what is free from now on: rebuild the plan in queue order
+  // (conservative backfilling "with compression").
+  profile_.reset(now);
+  for (const auto& [key, job] : running_) profile_.reserve(now, job.planned_end, job.nodes);
+  cursor_ = planner_.start_cursor(now);
+  std::vector<Queued> still_waiting;
+  still_waiting.reserve(queue_.size());
+  for (Queued& job : queue_) {
+    const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
+    if (placement.kind == Placement::Kind::start_now) {
+      start(job, now);
+      continue;
+    }
+    job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
+    still_waiting.push_back(job);
+  }
+  queue_.swap(still_waiting);
+  invalidate_forecast();
+}
+
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now) {
+  advance(now);
+  const PlannedJob job = plan_for(cpus, planned);
+  if (job.nodes > server_.nodes) return kForever;
+  // The job would join the end of the queue, so it sees exactly the profile the
+  // current plan leaves: FCFS and conservative answer from it directly.
+  const Placement placement = planner_.decide(profile_, job, now_, cursor_);
+  if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
+  if (planner_.config().policy == LocalPolicy::easy) {
+    for (const EasyMoment& moment : easy_forecast()) {
+      const bool fits_now = job.nodes <= moment.free_nodes;
+      const bool spares_head =
+          !moment.head_blocked || moment.at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
+      if (fits_now && spares_head) return moment.at - now_;
+    }
+    assert(false && "the EASY forecast ends with an empty machine");
+  }
+  // Conservative with a bounded depth and the job beyond it: it would be
+  // placed, last, in some future pass; read the predicted passes in order.
+  for (const PlanMoment& moment : plan_forecast()) {
+    const Placement later = planner_.decide(moment.profile, job, moment.at, moment.cursor);
+    if (later.kind != Placement::Kind::unplaced) return later.at - now_;
+  }
+  assert(false && "the plan forecast ends with an empty machine");
+  return approximate_wait_by_simulation(cpus, planned);
+}
+
+const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() const {
+  if (easy_forecast_) return *easy_forecast_;
+  // Classic EASY (shadow time and extra nodes) played forward with planned
+  // times; one moment per pass. Cached until the state changes.
+  std::multimap<TimePoint, int> ends;
+  for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
+  std::vector<PlannedJob> waiting;
+  waiting.reserve(queue_.size());
+  for (const Queued& job : queue_) waiting.push_back(job.plan);
+  int free_nodes = server_.nodes - busy_nodes_;
+  std::vector<EasyMoment> moments;
+  TimePoint t = now_;
+  std::vector<PlannedJob> still_waiting;
+  for (;;) {
+    std::size_t head = 0;
+    while (head < waiting.size() && waiting[head].nodes <= free_nodes) {
+      free_nodes -= waiting[head].nodes;
+      ends.emplace(t + waiting[head].planned, waiting[head].nodes);
+      ++head;
+    }
+    if (head < waiting.size()) {
+      const PlannedJob& blocked = waiting[head];
+      TimePoint shadow = kNever;
+      int extra = 0;
+      int available = free_nodes;
+      for (const auto& [end, nodes] : ends) {
+        available += nodes;
+        if (available >= blocked.nodes) {
+          shadow = end;
+          extra = available - blocked.nodes;
+          break;
+        }
+      }
+      assert(shadow != kNever);
+      still_waiting.assign(1, blocked);
+      for (std::size_t k = head + 1; k < waiting.size(); ++k) {
+        const PlannedJob& candidate = waiting[k];
+        const bool ends_before_shadow = t + candidate.planned <= shadow;
+        if (candidate.nodes <= free_nodes && (ends_before_shadow || candidate.nodes <= extra)) {
+          free_nodes -= candidate.nodes;
+          if (!ends_before_shadow) extra -= candidate.nodes;
+          ends.emplace(t + candidate.planned, candidate.nodes);
+        } else {
+          still_waiting.push_back(candidate);
+        }
+      }
+      waiting.swap(still_waiting);
+      moments.push_back({t, free_nodes, true, shadow, extra});
+    } else {
+      waiting.clear();
+      moments.push_back({t, free_nodes, false, kNever, 0});
+    }
+    if (ends.empty()) break;
+    t = ends.begin()->first;
+    while (!ends.empty() && ends.begin()->first == t) {
+      free_nodes += ends.begin()->second;
+      ends.erase(ends.begin());
+    }
+  }
+  assert(waiting.empty() && free_nodes == server_.nodes);
+  easy_forecast_ = std::move(moments);
+  return *easy_forecast_;
+}
+
+Duration LocalScheduler::approximate_wait_by_simulation(int cpus, Duration planned) const {
+  const PlannedJob probe = plan_for(cpus, planned);
+  if (probe.nodes > server_.nodes) return kForever;
+  return simulate_passes(&probe, nullptr) - now_;
+}
+
+const std::vector<LocalScheduler::PlanMoment>& LocalScheduler::plan_forecast() const {
+  if (!plan_forecast_) {
+    plan_forecast_.emplace();
+    simulate_passes(nullptr, &*plan_forecast_);
+  }
+  return *plan_forecast_;
+}
+
+TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const {
+  std::multimap<TimePoint, int> ends;
+  for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
+  std::vector<PlannedJob> waiting;
+  waiting.reserve(queue_.size() + 1);
+  for (const Queued& job : queue_) waiting.push_back(job.plan);
+  if (probe != nullptr) waiting.push_back(*probe);
+  std::vector<PlannedJob> still_waiting;
+  for (TimePoint t = now_;;) {
+    AvailabilityProfile profile(server_.nodes, t);
+    for (const auto& [end, nodes] : ends) profile.reserve(t, end, nodes);
+    PlanCursor cursor = planner_.start_cursor(t);
+    still_waiting.clear();
+    for (const PlannedJob& job : waiting) {
+      if (planner_.place(profile, job, t, cursor).kind != Placement::Kind::start_now) {
+        still_waiting.push_back(job);
+        continue;
+      }
+      if (probe != nullptr && job.id == kHypotheticalJob) return t;
+      ends.emplace(t + job.planned, job.nodes);
+    }
+    waiting.swap(still_waiting);
+    if (record != nullptr) record->push_back({t, std::move(profile), cursor});
+    if (ends.empty()) {
+      assert(probe == nullptr && "a job that fits an empty machine always starts");
+      return kNever;
+    }
+    t = ends.begin()->first;
+    while (!ends.empty() && ends.begin()->first == t) ends.erase(ends.begin());
+  }
+}
+
+double LocalScheduler::resource_utilization() const {
+  return static_cast<double>(busy_nodes_) * server_.cpus_per_node / server_.total_cpus();
+}
+
+std::vector<Reservation> LocalScheduler::reservation_schedule() const {
+  std::vector<Reservation> schedule;
+  schedule.reserve(running_.size() + queue_.size());
+  for (const auto& [key, job] : running_) {
+    schedule.push_back({job.id, job.start, job.planned_end, job.nodes, true});
+  }
+  for (const Queued& job : queue_) {
+    if (job.reserved_at) {
+      schedule.push_back({job.plan.id, *job.reserved_at, *job.reserved_at + job.plan.planned, job.plan.nodes, false});
+    }
+  }
+  return schedule;
+}
+
+}  // namespace gridpeer

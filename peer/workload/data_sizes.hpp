@@ -1,0 +1,28 @@
+#pragma once
+// Input/output data sizes of 002 §4.2: input ~ Gaussian with mean
+// b x CPUs x run-seconds and sd mean/3, truncated at 0 (redrawn when
+// negative); output = 5 x input.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "peer/core/job.hpp"
+#include "peer/core/rng.hpp"
+
+namespace gridpeer::workload {
+
+enum class DataSize { none, small, medium, large };
+
+/// Bytes per CPU-second: small 100, medium 1,000, large 10,000 (none: 0).
+double bytes_per_cpu_second(DataSize size);
+std::string_view to_string(DataSize size);
+std::optional<DataSize> parse_data_size(std::string_view text);
+
+inline constexpr double kOutputToInputRatio = 5.0;
+
+/// Draws input bytes for one job and sets output = 5 x input.
+void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng);
+void assign_data_sizes(std::span<Job> jobs, DataSize size, Rng& rng);
+
+}  // namespace gridpeer::workload

@@ -1,0 +1,116 @@
+#pragma once
+// Standard Workload Format (Parallel Workloads Archive): header comments
+// starting with ';', then one job per line with 18 whitespace-separated
+// fields, -1 meaning unknown. Parses from a stream; opening files (and
+// gunzipping) is the programs' business.
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gridpeer::workload {
+
+struct SwfRecord {
+  std::int64_t job_number = -1;
+  std::int64_t submit_time = -1;  ///< seconds since the log's UnixStartTime
+  std::int64_t wait_time = -1;
+  std::int64_t run_time = -1;
+  std::int64_t allocated_processors = -1;
+  double average_cpu_time = -1;
+  double used_memory = -1;
+  std::int64_t requested_processors = -1;
+  std::int64_t requested_time = -1;  ///< the user's estimate
+  double requested_memory = -1;
+  std::int64_t status = -1;
+  std::int64_t user_id = -1;
+  std::int64_t group_id = -1;
+  std::int64_t executable = -1;
+  std::int64_t queue = -1;
+  std::int64_t partition = -1;
+  std::int64_t preceding_job = -1;
+  std::int64_t think_time = -1;
+  std::size_t line = 0;  ///< where it came from, for messages
+};
+
+struct SwfQueue {
+  std::int64_t number = -1;
+  std::string name;
+};
+
+struct SwfHeader {
+  std::optional<std::int64_t> max_procs;
+  std::optional<std::int64_t> max_nodes;
+  std::optional<std::int64_t> unix_start_time;
+  std::optional<std::int64_t> time_zone;
+  std::optional<std::int64_t> max_jobs;
+  std::optional<std::int64_t> max_records;
+  std::string installation;
+  std::string computer;
+  std::string acknowledge;
+  std::vector<SwfQueue> queues;
+  /// Every header line as written: keep it wherever results are published
+  /// (acknowledgements, the SDSC copyright notice).
+  std::vector<std::string> lines;
+};
+
+class SwfError : public std::runtime_error {
+ public:
+  SwfError(std::string source, std::size_t line, const std::string& what);
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] std::size_t line() const { return line_; }
+
+ private:
+  std::string source_;
+  std::size_t line_;
+};
+
+struct SwfReadOptions {
+  /// Skip malformed lines (and count them) instead of stopping at the first.
+  bool skip_malformed = false;
+};
+
+/// Streams records one at a time; the header is complete once the first
+/// record has been read (or the stream has ended).
+class SwfReader {
+ public:
+  SwfReader(std::istream& in, std::string source_name, SwfReadOptions options = {});
+
+  /// The next job line, or nullopt at the end. Throws SwfError on a malformed
+  /// line unless skip_malformed is set.
+  std::optional<SwfRecord> next();
+
+  [[nodiscard]] const SwfHeader& header() const { return header_; }
+  [[nodiscard]] std::size_t skipped_lines() const { return skipped_; }
+  /// The first few skip reasons, "source:line: reason".
+  [[nodiscard]] const std::vector<std::string>& skip_reasons() const { return skip_reasons_; }
+
+ private:
+  void read_header_line(std::string_view line);
+
+  std::istream& in_;
+  std::string source_;
+  SwfReadOptions options_;
+  SwfHeader header_;
+  std::size_t line_number_ = 0;
+  std::size_t skipped_ = 0;
+  std::vector<std::string> skip_reasons_;
+  std::string buffer_;
+};
+
+struct SwfTrace {
+  SwfHeader header;
+  std::vector<SwfRecord> records;
+  std::size_t skipped_lines = 0;
+  std::vector<std::string> skip_reasons;
+};
+
+SwfTrace read_swf(std::istream& in, const std::string& source_name, SwfReadOptions options = {});
+
+/// Parses one job line; throws std::invalid_argument describing the fault.
+SwfRecord parse_swf_line(std::string_view line);
+
+}  // namespace gridpeer::workload

@@ -1,0 +1,10 @@
+#pragma once
+// gridsim's subcommands; each parses its own options and returns an exit code.
+namespace gridpeer::sim {
+
+int run_replay_command(int argc, char** argv);
+int run_generate_command(int argc, char** argv);
+int run_topology_command(int argc, char** argv);
+int run_bench_awt_command(int argc, char** argv);
+
+}  // namespace gridpeer::sim
