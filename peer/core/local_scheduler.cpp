@@ -120,18 +120,22 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   const Placement placement = planner_.decide(profile_, job, now_, cursor_);
   if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
   if (planner_.config().policy == LocalPolicy::easy) {
+    // Forecasts survive time passing without events: only the first predicted
+    // pass can lie in the past (later ones sit at planned ends, which come no
+    // earlier than real finishes), and its state holds until now.
     for (const EasyMoment& moment : easy_forecast()) {
+      const TimePoint at = std::max(moment.at, now_);
       const bool fits_now = job.nodes <= moment.free_nodes;
       const bool spares_head =
-          !moment.head_blocked || moment.at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
-      if (fits_now && spares_head) return moment.at - now_;
+          !moment.head_blocked || at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
+      if (fits_now && spares_head) return at - now_;
     }
     assert(false && "the EASY forecast ends with an empty machine");
   }
   // Conservative with a bounded depth and the job beyond it: it would be
   // placed, last, in some future pass; read the predicted passes in order.
   for (const PlanMoment& moment : plan_forecast()) {
-    const Placement later = planner_.decide(moment.profile, job, moment.at, moment.cursor);
+    const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
     if (later.kind != Placement::Kind::unplaced) return later.at - now_;
   }
   assert(false && "the plan forecast ends with an empty machine");
@@ -163,15 +167,15 @@ const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() c
       TimePoint shadow = kNever;
       int extra = 0;
       int available = free_nodes;
+      // Every job ending at or before the shadow time frees its nodes by then,
+      // including the others that end at exactly that moment.
       for (const auto& [end, nodes] : ends) {
+        if (shadow != kNever && end > shadow) break;
         available += nodes;
-        if (available >= blocked.nodes) {
-          shadow = end;
-          extra = available - blocked.nodes;
-          break;
-        }
+        if (shadow == kNever && available >= blocked.nodes) shadow = end;
       }
       assert(shadow != kNever);
+      extra = available - blocked.nodes;
       still_waiting.assign(1, blocked);
       for (std::size_t k = head + 1; k < waiting.size(); ++k) {
         const PlannedJob& candidate = waiting[k];

@@ -1,0 +1,79 @@
+// Randomised states: the fast AWT (read off the plan or the cached forecasts)
+// must equal the reference forward simulation exactly, for every policy, and
+// every run must keep the emulator's invariants.
+#include <boost/test/unit_test.hpp>
+#include <map>
+
+#include "peer/core/local_scheduler.hpp"
+#include "peer/core/rng.hpp"
+
+using namespace gridpeer;
+
+BOOST_AUTO_TEST_SUITE(awt_property)
+
+BOOST_AUTO_TEST_CASE(fast_awt_equals_forward_simulation) {
+  const std::vector<LocalPolicyConfig> policies{{LocalPolicy::fcfs, 0},
+                                                {LocalPolicy::easy, 0},
+                                                {LocalPolicy::conservative, 0},
+                                                {LocalPolicy::conservative, 2},
+                                                {LocalPolicy::conservative, 5}};
+  constexpr int kSeedsPerPolicy = 40;
+  constexpr int kOperations = 60;
+  int compared = 0;
+  for (const LocalPolicyConfig& policy : policies) {
+    for (std::uint64_t seed = 1; seed <= kSeedsPerPolicy; ++seed) {
+      Rng rng(seed * 1000 + static_cast<std::uint64_t>(policy.policy) * 10 +
+              static_cast<std::uint64_t>(policy.reservation_depth));
+      const ServerSpec server{"s", static_cast<int>(rng.uniform_int(1, 24)), static_cast<int>(rng.uniform_int(1, 4)),
+                              1000, 0};
+      LocalScheduler scheduler(server, policy);
+      std::map<JobId, int> started;
+      std::map<JobId, int> finished;
+      std::size_t accepted = 0;
+      TimePoint now{};
+      const auto drain = [&] {
+        for (const LocalEvent& e : scheduler.take_events()) {
+          if (e.kind == LocalEvent::Kind::started) ++started[e.id];
+          if (e.kind == LocalEvent::Kind::finished) ++finished[e.id];
+        }
+        BOOST_TEST(scheduler.busy_nodes() <= server.nodes);
+        BOOST_TEST(scheduler.busy_nodes() >= 0);
+      };
+      for (JobId id = 0; id < kOperations; ++id) {
+        now += seconds(rng.uniform_int(0, 15));
+        const int cpus = static_cast<int>(rng.uniform_int(1, server.total_cpus() + 2));
+        const Duration planned = seconds(rng.uniform_int(1, 80));
+        const Duration actual = microseconds(rng.uniform_int(0, planned.count()));
+        if (scheduler.submit({id, cpus, planned, actual}, now)) ++accepted;
+        drain();
+        for (int probe = 0; probe < 3; ++probe) {
+          const int probe_cpus = static_cast<int>(rng.uniform_int(1, server.total_cpus()));
+          const Duration probe_plan = seconds(rng.uniform_int(1, 60));
+          const Duration fast = scheduler.approximate_wait(probe_cpus, probe_plan, now);
+          const Duration reference = scheduler.approximate_wait_by_simulation(probe_cpus, probe_plan);
+          BOOST_TEST(fast.count() == reference.count(),
+                     "policy " << to_string(policy.policy) << " depth " << policy.reservation_depth << " seed " << seed
+                               << " job " << id << " probe " << probe_cpus << " cpus x " << probe_plan.count()
+                               << " us: fast " << fast.count() << " vs simulated " << reference.count() << " now "
+                               << now.time_since_epoch().count() << " queued " << scheduler.queued_jobs() << " running "
+                               << scheduler.running_jobs());
+          ++compared;
+        }
+        drain();
+      }
+      for (int guard = 0; guard < 10'000 && scheduler.next_deadline() != kNever; ++guard) {
+        scheduler.advance(scheduler.next_deadline());
+        drain();
+      }
+      BOOST_TEST(scheduler.queued_jobs() == 0U);
+      BOOST_TEST(scheduler.running_jobs() == 0U);
+      BOOST_TEST(finished.size() == accepted);
+      for (const auto& [id, count] : started) BOOST_TEST(count == 1, "job " << id << " started " << count << " times");
+      for (const auto& [id, count] : finished)
+        BOOST_TEST(count == 1, "job " << id << " finished " << count << " times");
+    }
+  }
+  BOOST_TEST(compared == 5 * kSeedsPerPolicy * kOperations * 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,130 @@
+// Time, PRNG and distributions, servers and ERT, metrics.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <vector>
+
+#include "peer/core/metrics.hpp"
+#include "peer/core/rng.hpp"
+#include "peer/core/server.hpp"
+#include "peer/core/time.hpp"
+
+using namespace gridpeer;
+
+BOOST_AUTO_TEST_SUITE(basics)
+
+BOOST_AUTO_TEST_CASE(time_rounds_fluid_completions_up) {
+  BOOST_TEST(seconds_ceil(1.0000001).count() == 1'000'001);
+  BOOST_TEST(seconds_ceil(2.5).count() == 2'500'000);
+  BOOST_TEST((saturating_add(kNever, seconds(1)) == kNever));
+  BOOST_TEST((saturating_add(at_seconds(1), kForever) == kNever));
+  BOOST_TEST(to_seconds(at_seconds(90)) == 90.0);
+}
+
+BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed) {
+  Rng a(42);
+  Rng b(42);
+  Rng c(43);
+  bool any_difference = false;
+  for (int i = 0; i < 100; ++i) {
+    const auto x = a.next_u64();
+    BOOST_TEST(x == b.next_u64());
+    any_difference = any_difference || x != c.next_u64();
+  }
+  BOOST_TEST(any_difference);
+  // The first output for seed 0 is fixed forever: results must not change.
+  Rng zero(0);
+  BOOST_TEST(zero.next_u64() == Rng(0).next_u64());
+}
+
+BOOST_AUTO_TEST_CASE(distributions_have_their_moments) {
+  Rng rng(7);
+  constexpr int kDraws = 200'000;
+  const auto moments = [&](auto draw) {
+    double sum = 0;
+    double square = 0;
+    for (int i = 0; i < kDraws; ++i) {
+      const double x = draw();
+      sum += x;
+      square += x * x;
+    }
+    const double mean = sum / kDraws;
+    return std::pair{mean, square / kDraws - mean * mean};
+  };
+  const auto [u_mean, u_var] = moments([&] { return rng.uniform01(); });
+  BOOST_TEST(std::fabs(u_mean - 0.5) < 0.005);
+  BOOST_TEST(std::fabs(u_var - 1.0 / 12) < 0.002);
+  const auto [e_mean, e_var] = moments([&] { return rng.exponential(450.0); });
+  BOOST_TEST(std::fabs(e_mean / 450.0 - 1) < 0.01);
+  BOOST_TEST(std::fabs(e_var / (450.0 * 450.0) - 1) < 0.03);
+  const auto [n_mean, n_var] = moments([&] { return rng.normal(10.0, 3.0); });
+  BOOST_TEST(std::fabs(n_mean - 10.0) < 0.03);
+  BOOST_TEST(std::fabs(n_var / 9.0 - 1) < 0.02);
+  for (const double shape : {0.3, 1.0, 2.5, 10.2}) {
+    const auto [g_mean, g_var] = moments([&] { return rng.gamma(shape, 2.0); });
+    BOOST_TEST_CONTEXT("gamma shape " << shape) {
+      BOOST_TEST(std::fabs(g_mean / (2.0 * shape) - 1) < 0.02);
+      BOOST_TEST(std::fabs(g_var / (4.0 * shape) - 1) < 0.05);
+    }
+  }
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (int i = 0; i < 50'000; ++i) ++counts[rng.uniform_int(10, 14) - 10];
+  for (int count : counts) BOOST_TEST(std::abs(count - 10'000) < 400);
+}
+
+BOOST_AUTO_TEST_CASE(incomplete_gamma_matches_closed_forms) {
+  // P(1, x) = 1 - e^-x; P(0.5, x) = erf(sqrt(x)).
+  for (const double x : {0.1, 1.0, 3.0, 12.0}) {
+    BOOST_TEST(std::fabs(regularized_lower_gamma(1.0, x) - (1 - std::exp(-x))) < 1e-12);
+    BOOST_TEST(std::fabs(regularized_lower_gamma(0.5, x) - std::erf(std::sqrt(x))) < 1e-12);
+  }
+  BOOST_TEST(regularized_lower_gamma(3.0, 0.0) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(servers_allocate_whole_nodes) {
+  const ServerSpec s2{"S2", 305, 4, 332, 1};
+  BOOST_TEST(s2.total_cpus() == 1220);
+  BOOST_TEST(s2.nodes_for(5) == 2);
+  BOOST_TEST(s2.nodes_for(4) == 1);
+  BOOST_TEST(s2.nodes_for(1220) == 305);
+  BOOST_TEST(s2.can_ever_fit(1220));
+  BOOST_TEST(!s2.can_ever_fit(1221));
+  BOOST_CHECK_THROW(validate(ServerSpec{"bad", 0, 4, 332, 0}), std::invalid_argument);
+  BOOST_CHECK_THROW(validate(ServerSpec{"bad", 4, 4, -1, 0}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(expected_run_time_scales_with_clock_speed) {
+  // 100 s measured at 375 MHz takes 62.5 s at 600 MHz and 150 s at 250 MHz.
+  BOOST_TEST(expected_run_time(seconds(100), 375, 600).count() == 62'500'000);
+  BOOST_TEST(expected_run_time(seconds(100), 375, 250).count() == 150'000'000);
+  // Rounded up to the microsecond: 1 us at 3 -> 2 MHz is 1.5 us -> 2 us.
+  BOOST_TEST(expected_run_time(microseconds(1), 3, 2).count() == 2);
+  BOOST_TEST(expected_run_time(seconds(7), 400, 400).count() == seconds(7).count());
+}
+
+BOOST_AUTO_TEST_CASE(metrics_by_hand) {
+  // Two servers: A 10 CPUs at 100 MHz, B 10 CPUs at 300 MHz.
+  // Job 1: A -> A, submit 0, start 10, finish 30, 5 CPUs.
+  // Job 2: A -> B, submit 0, start 20, finish 25, output back at 40, 2 CPUs,
+  //        1 MB in + 5 MB out.
+  const std::vector<ServerSpec> servers{{"A", 10, 1, 100, 0}, {"B", 10, 1, 300, 1}};
+  std::vector<JobRecord> records(2);
+  records[0] = {1, 0, 0, 5, at_seconds(0), at_seconds(10), at_seconds(30), at_seconds(30), 0, 0};
+  records[1] = {2, 0, 1, 2, at_seconds(0), at_seconds(20), at_seconds(25), at_seconds(40), 1'000'000, 5'000'000};
+  const MetricsSummary m = summarize(records, servers);
+  BOOST_TEST(m.jobs == 2U);
+  BOOST_TEST(m.avg_wait_s == 15.0);      // (10 + 20) / 2
+  BOOST_TEST(m.avg_response_s == 35.0);  // (30 + 40) / 2
+  BOOST_TEST(m.span_s == 40.0);
+  BOOST_TEST(m.fraction_transferred == 0.5);
+  BOOST_TEST(m.data_volume_mb_per_job == 3.0);  // 6 MB over 2 jobs
+  // Bounded slowdown: job 1 30/20 = 1.5; job 2 run 5 s < 10 -> 40/10 = 4.
+  BOOST_TEST(m.avg_bounded_slowdown == 2.75);
+  // Weighted: (20*5*100 + 5*2*300) / (40 * (10*100 + 10*300)) = 13000 / 160000.
+  BOOST_TEST(std::fabs(m.weighted_utilization - 13000.0 / 160000.0) < 1e-12);
+  BOOST_TEST(m.per_server[0].utilization == 100.0 / 400.0);
+  BOOST_TEST(m.per_server[1].utilization == 10.0 / 400.0);
+  BOOST_TEST(m.per_server[0].jobs_originated == 2U);
+  BOOST_TEST(m.per_server[1].jobs_executed == 1U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,181 @@
+// Hand-computed schedules for the local-scheduler emulator. Scenario (4 nodes,
+// 1 CPU each, all submitted at t=0 in this order, estimates exact):
+//   J1 2 nodes x 10 s, J2 3 x 10, J3 4 x 10, J4 1 x 25, J5 1 x 5.
+// FCFS:         J1 0, J2 10, J3 20, J4 30, J5 30 (nobody overtakes).
+// EASY:         J1 0, J2 10, J3 25, J4 0,  J5 0  (J4 backfills on J2's spare
+//               node and, running past J2's shadow time, delays J3 to 25).
+// Conservative: J1 0, J2 10, J3 20, J4 30, J5 0  (J4 would delay J3: it waits;
+//               J5 ends before anyone's reservation: it backfills).
+#include <boost/test/unit_test.hpp>
+#include <map>
+
+#include "peer/core/local_scheduler.hpp"
+
+using namespace gridpeer;
+
+namespace {
+
+struct Spec {
+  JobId id;
+  int cpus;
+  std::int64_t planned_s;
+  std::int64_t actual_s;
+};
+
+const std::vector<Spec> kScenario{{1, 2, 10, 10}, {2, 3, 10, 10}, {3, 4, 10, 10}, {4, 1, 25, 25}, {5, 1, 5, 5}};
+
+/// Runs the jobs (all submitted at 0) to completion; returns id -> start second.
+std::map<JobId, std::int64_t> run_to_completion(LocalScheduler& scheduler, const std::vector<Spec>& jobs) {
+  for (const Spec& s : jobs) scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  std::map<JobId, std::int64_t> starts;
+  std::map<JobId, int> finishes;
+  for (int guard = 0; guard < 1000; ++guard) {
+    for (const LocalEvent& e : scheduler.take_events()) {
+      if (e.kind == LocalEvent::Kind::started) {
+        BOOST_TEST(starts.count(e.id) == 0U, "job " << e.id << " started twice");
+        starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
+      }
+      if (e.kind == LocalEvent::Kind::finished) ++finishes[e.id];
+    }
+    BOOST_TEST(scheduler.busy_nodes() <= scheduler.server().nodes);
+    if (scheduler.next_deadline() == kNever) break;
+    scheduler.advance(scheduler.next_deadline());
+  }
+  for (const Spec& s : jobs)
+    BOOST_TEST(finishes[s.id] == 1, "job " << s.id << " finished " << finishes[s.id] << " times");
+  return starts;
+}
+
+const ServerSpec kFourNodes{"four", 4, 1, 1000, 0};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(local_scheduler)
+
+BOOST_AUTO_TEST_CASE(fcfs_never_lets_a_job_overtake) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::fcfs, 0});
+  const auto starts = run_to_completion(scheduler, kScenario);
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 10}, {3, 20}, {4, 30}, {5, 30}};
+  BOOST_TEST(starts == expected);
+}
+
+BOOST_AUTO_TEST_CASE(easy_backfills_on_extra_nodes_and_may_delay_the_second_job) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::easy, 0});
+  const auto starts = run_to_completion(scheduler, kScenario);
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 10}, {3, 25}, {4, 0}, {5, 0}};
+  BOOST_TEST(starts == expected);
+}
+
+BOOST_AUTO_TEST_CASE(conservative_protects_every_reservation) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
+  const auto starts = run_to_completion(scheduler, kScenario);
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 10}, {3, 20}, {4, 30}, {5, 0}};
+  BOOST_TEST(starts == expected);
+}
+
+BOOST_AUTO_TEST_CASE(conservative_with_depth_one_behaves_like_easy) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 1});
+  const auto starts = run_to_completion(scheduler, kScenario);
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 10}, {3, 25}, {4, 0}, {5, 0}};
+  BOOST_TEST(starts == expected);
+}
+
+BOOST_AUTO_TEST_CASE(awt_read_off_the_plan_matches_hand_computation) {
+  // After the scenario is submitted at t=0 (see the file comment):
+  // a 4-node 10 s job: FCFS 55 (after J4/J5 at 30), EASY 35, conservative 55;
+  // a 1-node 5 s job:  FCFS 30, EASY 5 (ends at J2's shadow, 10), conservative 0.
+  struct Case {
+    LocalPolicy policy;
+    std::int64_t wide_wait_s;
+    std::int64_t narrow_wait_s;
+  };
+  for (const Case& c :
+       {Case{LocalPolicy::fcfs, 55, 30}, Case{LocalPolicy::easy, 35, 5}, Case{LocalPolicy::conservative, 55, 0}}) {
+    LocalScheduler scheduler(kFourNodes, {c.policy, 0});
+    for (const Spec& s : kScenario)
+      scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+    BOOST_TEST_CONTEXT("policy " << to_string(c.policy)) {
+      BOOST_TEST(scheduler.approximate_wait(4, seconds(10), TimePoint{}).count() == seconds(c.wide_wait_s).count());
+      BOOST_TEST(scheduler.approximate_wait(1, seconds(5), TimePoint{}).count() == seconds(c.narrow_wait_s).count());
+      BOOST_TEST(scheduler.approximate_wait_by_simulation(4, seconds(10)).count() == seconds(c.wide_wait_s).count());
+      BOOST_TEST(scheduler.approximate_wait_by_simulation(1, seconds(5)).count() == seconds(c.narrow_wait_s).count());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(awt_is_infinite_when_the_job_can_never_fit) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::easy, 0});
+  BOOST_TEST((scheduler.approximate_wait(5, seconds(10), TimePoint{}) == kForever));
+  BOOST_TEST((scheduler.approximate_wait_by_simulation(5, seconds(10)) == kForever));
+  BOOST_TEST(!scheduler.submit({9, 5, seconds(10), seconds(10)}, TimePoint{}));
+  const auto events = scheduler.take_events();
+  BOOST_REQUIRE(events.size() == 1U);
+  BOOST_TEST((events.front().kind == LocalEvent::Kind::rejected));
+  BOOST_TEST(scheduler.queued_jobs() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(awt_of_an_idle_server_is_zero) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
+  BOOST_TEST(scheduler.approximate_wait(4, seconds(100), at_seconds(50)).count() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(whole_nodes_are_allocated) {
+  // 2 nodes x 4 CPUs: a 5-CPU job takes both nodes, so a 1-CPU job must wait.
+  const ServerSpec server{"smp", 2, 4, 1000, 0};
+  LocalScheduler scheduler(server, {LocalPolicy::easy, 0});
+  scheduler.submit({1, 5, seconds(10), seconds(10)}, TimePoint{});
+  BOOST_TEST(scheduler.busy_nodes() == 2);
+  BOOST_TEST(scheduler.resource_utilization() == 1.0);
+  BOOST_TEST(scheduler.approximate_wait(1, seconds(1), TimePoint{}).count() == seconds(10).count());
+  scheduler.submit({2, 1, seconds(1), seconds(1)}, TimePoint{});
+  BOOST_TEST(scheduler.queued_jobs() == 1U);
+  scheduler.advance(at_seconds(10));
+  BOOST_TEST(scheduler.busy_nodes() == 1);
+  BOOST_TEST(scheduler.resource_utilization() == 0.5);  // one 4-CPU node of 8 CPUs
+}
+
+BOOST_AUTO_TEST_CASE(plans_with_estimates_and_runs_with_real_times) {
+  // J1 estimated 100 s but runs 10 s; J2 (all nodes) is planned for 100 but
+  // starts as soon as J1 really ends.
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
+  scheduler.submit({1, 2, seconds(100), seconds(10)}, TimePoint{});
+  scheduler.submit({2, 4, seconds(5), seconds(5)}, TimePoint{});
+  BOOST_TEST(scheduler.approximate_wait(4, seconds(1), TimePoint{}).count() == seconds(105).count());
+  BOOST_TEST((scheduler.next_deadline() == at_seconds(10)));
+  BOOST_TEST(scheduler.take_events().size() == 1U);  // J1 started
+  scheduler.advance(at_seconds(10));
+  const auto events = scheduler.take_events();
+  BOOST_REQUIRE(events.size() == 2U);
+  BOOST_TEST((events[0].kind == LocalEvent::Kind::finished && events[0].id == 1 && events[0].at == at_seconds(10)));
+  BOOST_TEST((events[1].kind == LocalEvent::Kind::started && events[1].id == 2 && events[1].at == at_seconds(10)));
+}
+
+BOOST_AUTO_TEST_CASE(reservation_schedule_lists_running_and_reserved_jobs) {
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
+  for (const Spec& s : kScenario)
+    scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  std::map<JobId, std::pair<std::int64_t, bool>> by_id;
+  for (const Reservation& r : scheduler.reservation_schedule()) {
+    by_id[r.id] = {r.start.time_since_epoch().count() / 1'000'000, r.running};
+  }
+  const std::map<JobId, std::pair<std::int64_t, bool>> expected{
+      {1, {0, true}}, {2, {10, false}}, {3, {20, false}}, {4, {30, false}}, {5, {0, true}}};
+  BOOST_TEST(by_id == expected);
+}
+
+BOOST_AUTO_TEST_CASE(skipped_deadlines_are_caught_up_in_order) {
+  // Advancing straight to t=100 must give the same starts as stepping.
+  LocalScheduler stepped(kFourNodes, {LocalPolicy::easy, 0});
+  const auto expected = run_to_completion(stepped, kScenario);
+  LocalScheduler jumped(kFourNodes, {LocalPolicy::easy, 0});
+  for (const Spec& s : kScenario) jumped.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  jumped.advance(at_seconds(100));
+  std::map<JobId, std::int64_t> starts;
+  for (const LocalEvent& e : jumped.take_events()) {
+    if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
+  }
+  BOOST_TEST(starts == expected);
+  BOOST_TEST(jumped.running_jobs() == 0U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
