@@ -1,0 +1,137 @@
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "peer/traceio/trace_file.hpp"
+#include "peer/workload/swf.hpp"
+#include "trace_dir.hpp"
+
+using namespace gridpeer::workload;
+
+BOOST_AUTO_TEST_SUITE(swf)
+
+BOOST_AUTO_TEST_CASE(parses_all_eighteen_fields) {
+  const SwfRecord r = parse_swf_line("   13   567314  15757   8071    8   7334.5    -1    8  64800    -1  1 150   6 13592  4 -1 -1 -1");
+  BOOST_TEST(r.job_number == 13);
+  BOOST_TEST(r.submit_time == 567314);
+  BOOST_TEST(r.wait_time == 15757);
+  BOOST_TEST(r.run_time == 8071);
+  BOOST_TEST(r.allocated_processors == 8);
+  BOOST_TEST(r.average_cpu_time == 7334.5);
+  BOOST_TEST(r.used_memory == -1);
+  BOOST_TEST(r.requested_processors == 8);
+  BOOST_TEST(r.requested_time == 64800);
+  BOOST_TEST(r.status == 1);
+  BOOST_TEST(r.user_id == 150);
+  BOOST_TEST(r.group_id == 6);
+  BOOST_TEST(r.executable == 13592);
+  BOOST_TEST(r.queue == 4);
+  BOOST_TEST(r.think_time == -1);
+}
+
+BOOST_AUTO_TEST_CASE(integral_decimals_are_accepted_and_others_refused) {
+  BOOST_TEST(parse_swf_line("1 10.00 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1").submit_time == 10);
+  BOOST_CHECK_THROW(parse_swf_line("1 10.5 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 10 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 10 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1 7"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 ten -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(reads_the_header) {
+  std::istringstream in(
+      "; Version: 2.2\n; Computer: IBM SP2\n; UnixStartTime: 893466664\n; MaxProcs: 128\n; MaxNodes: 128\n"
+      ";  Queue:  0  interactive\n; Queue:  3  normal\n;\n"
+      "1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 3 -1 -1 -1\n\n"
+      "2 60 5 100 4 -1 -1 4 200 -1 1 1 1 -1 0 -1 -1 -1\n");
+  const SwfTrace trace = read_swf(in, "inline.swf");
+  BOOST_TEST(trace.records.size() == 2U);
+  BOOST_TEST(*trace.header.unix_start_time == 893466664);
+  BOOST_TEST(*trace.header.max_procs == 128);
+  BOOST_TEST(trace.header.computer == "IBM SP2");
+  BOOST_REQUIRE(trace.header.queues.size() == 2U);
+  BOOST_TEST(trace.header.queues[1].number == 3);
+  BOOST_TEST(trace.header.queues[1].name == "normal");
+  BOOST_TEST(trace.header.lines.size() == 8U);
+  BOOST_TEST(trace.records[1].line == 11U);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_line_names_the_file_and_line) {
+  const std::string text = "; MaxProcs: 4\n1 0 5 100 4 -1 -1 4 200 -1 1 1 1 -1 3 -1 -1 -1\n1 0 5 oops\n";
+  std::istringstream in(text);
+  try {
+    read_swf(in, "broken.swf");
+    BOOST_FAIL("expected an error");
+  } catch (const SwfError& error) {
+    BOOST_TEST(error.line() == 3U);
+    BOOST_TEST(std::string(error.what()).find("broken.swf:3:") == 0U);
+  }
+  std::istringstream again(text + "3 9 5 100 4 -1 -1 4 200 -1 1 1 1 -1 3 -1 -1 -1\n");
+  const SwfTrace kept = read_swf(again, "broken.swf", {true});
+  BOOST_TEST(kept.records.size() == 2U);  // what was accepted is kept
+  BOOST_TEST(kept.skipped_lines == 1U);
+  BOOST_REQUIRE(kept.skip_reasons.size() == 1U);
+  BOOST_TEST(kept.skip_reasons.front().find("broken.swf:3:") == 0U);
+}
+
+// Job lines per file, as published (shared/traces/README.md).
+const std::map<std::string, std::size_t> kJobLines{
+    {"CEA-Curie-2011-2.1-cln.swf.gz", 312826}, {"CTC-SP2-1996-3.1-cln.swf.gz", 77222},
+    {"HPC2N-2002-2.2-cln.swf.gz", 202871},     {"KTH-SP2-1996-2.1-cln.swf.gz", 28476},
+    {"LANL-CM5-1994-4.1-cln.swf.gz", 122060},  {"LCG-2005-1.swf.gz", 188041},
+    {"LLNL-Atlas-2006-2.1-cln.swf.gz", 43778}, {"NASA-iPSC-1993-3.1-cln.swf.gz", 18239},
+    {"SDSC-BLUE-2000-4.2-cln.swf.gz", 243306}, {"SDSC-Par-1996-3.1-cln.swf.gz", 32135},
+    {"SDSC-SP2-1998-4.2-cln.swf.gz", 59715},   {"Sandia-Ross-2001-1.1-cln.swf.gz", 57882},
+    {"synthetic/lublin_256.swf.gz", 10000}};
+
+BOOST_AUTO_TEST_CASE(every_shared_trace_parses_completely, *boost::unit_test::precondition(traces_present())) {
+  const auto dir = *test_trace_dir();
+  std::size_t checked = 0;
+  for (const auto& [name, expected] : kJobLines) {
+    const auto path = dir / name;
+    if (!std::filesystem::exists(path)) continue;
+    // Count data lines independently of the parser, from the same stream.
+    std::size_t data_lines = 0;
+    {
+      gridpeer::traceio::TraceFile file(path);
+      BOOST_TEST(file.compressed());
+      std::string line;
+      while (std::getline(file.stream(), line)) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first != std::string::npos && line[first] != ';') ++data_lines;
+      }
+    }
+    const SwfTrace trace = gridpeer::traceio::load_swf_file(path);
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(trace.records.size() == expected);
+      BOOST_TEST(data_lines == expected);
+      BOOST_TEST(trace.skipped_lines == 0U);
+      if (name.find("synthetic") == std::string::npos) {
+        BOOST_TEST(trace.header.max_procs.has_value());
+        BOOST_TEST(trace.header.unix_start_time.has_value());
+      }
+    }
+    ++checked;
+  }
+  BOOST_TEST(checked == kJobLines.size(), "some shared traces are missing");
+}
+
+BOOST_AUTO_TEST_CASE(missing_and_corrupt_files_say_so) {
+  BOOST_CHECK_THROW(gridpeer::traceio::TraceFile("/nonexistent/x.swf"), gridpeer::traceio::TraceFileError);
+  try {
+    gridpeer::traceio::resolve_trace_file("no-such-log.swf.gz", std::filesystem::path("/tmp"));
+    BOOST_FAIL("expected an error");
+  } catch (const gridpeer::traceio::TraceFileError& error) {
+    BOOST_TEST(std::string(error.what()).find("--trace-dir") != std::string::npos);
+  }
+  const auto path = std::filesystem::temp_directory_path() / "gridpeer-corrupt.swf.gz";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << '\x1f' << '\x8b' << "this is not deflate data at all";
+  }
+  BOOST_CHECK_THROW(gridpeer::traceio::load_swf_file(path), std::exception);
+  std::filesystem::remove(path);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
