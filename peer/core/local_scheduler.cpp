@@ -39,12 +39,19 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
   // normalise estimates up front (see docs/local-scheduler.md); this is the guard.
   const Duration planned = std::max({request.planned, request.actual, kMinimumPlan});
   Queued job{PlannedJob{request.id, nodes, planned}, request.actual, std::nullopt};
+  if (planned_jobs_ < queue_.size()) {
+    // FCFS with an unfinished plan: a job is already waiting, so this one waits too.
+    queue_.push_back(job);
+    invalidate_forecast();
+    return true;
+  }
   const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
   if (placement.kind == Placement::Kind::start_now) {
     start(job, now_);
   } else {
     if (placement.kind == Placement::Kind::reserved) job.reserved_at = placement.at;
     queue_.push_back(job);
+    planned_jobs_ = queue_.size();
   }
   invalidate_forecast();
   return true;
@@ -98,7 +105,14 @@ void LocalScheduler::replan(TimePoint now) {
   cursor_ = planner_.start_cursor(now);
   std::vector<Queued> still_waiting;
   still_waiting.reserve(queue_.size());
+  const bool fcfs = planner_.config().policy == LocalPolicy::fcfs;
   for (Queued& job : queue_) {
+    if (fcfs && !still_waiting.empty()) {
+      // Nobody overtakes under FCFS: the rest can wait for complete_plan().
+      job.reserved_at.reset();
+      still_waiting.push_back(job);
+      continue;
+    }
     const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
     if (placement.kind == Placement::Kind::start_now) {
       start(job, now);
@@ -108,13 +122,24 @@ void LocalScheduler::replan(TimePoint now) {
     still_waiting.push_back(job);
   }
   queue_.swap(still_waiting);
+  planned_jobs_ = fcfs ? std::min<std::size_t>(queue_.size(), 1) : queue_.size();
   invalidate_forecast();
+}
+
+void LocalScheduler::complete_plan() {
+  for (; planned_jobs_ < queue_.size(); ++planned_jobs_) {
+    Queued& job = queue_[planned_jobs_];
+    const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
+    assert(placement.kind == Placement::Kind::reserved && "a waiting FCFS job cannot start before its turn");
+    job.reserved_at = placement.at;
+  }
 }
 
 Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now) {
   advance(now);
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
+  complete_plan();
   // The job would join the end of the queue, so it sees exactly the profile the
   // current plan leaves: FCFS and conservative answer from it directly.
   const Placement placement = planner_.decide(profile_, job, now_, cursor_);
@@ -256,7 +281,8 @@ double LocalScheduler::resource_utilization() const {
   return static_cast<double>(busy_nodes_) * server_.cpus_per_node / server_.total_cpus();
 }
 
-std::vector<Reservation> LocalScheduler::reservation_schedule() const {
+std::vector<Reservation> LocalScheduler::reservation_schedule() {
+  complete_plan();
   std::vector<Reservation> schedule;
   schedule.reserve(running_.size() + queue_.size());
   for (const auto& [key, job] : running_) {

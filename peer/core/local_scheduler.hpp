@@ -76,7 +76,7 @@ class LocalScheduler {
   [[nodiscard]] double resource_utilization() const;
   /// Running allocations and queued reservations as currently planned
   /// (the schedule 001's fairness scheme publishes).
-  [[nodiscard]] std::vector<Reservation> reservation_schedule() const;
+  std::vector<Reservation> reservation_schedule();
 
   [[nodiscard]] const ServerSpec& server() const { return server_; }
   [[nodiscard]] const LocalPolicyConfig& policy() const { return planner_.config(); }
@@ -117,6 +117,9 @@ class LocalScheduler {
 
   void finish_due(TimePoint t);
   void replan(TimePoint now);
+  /// FCFS plans only up to the first job that cannot start; the rest of the
+  /// plan (needed by AWT and the published schedule) is built on demand.
+  void complete_plan();
   void start(Queued& job, TimePoint now);
   void invalidate_forecast() {
     easy_forecast_.reset();
@@ -136,8 +139,9 @@ class LocalScheduler {
   std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
-  AvailabilityProfile profile_;  // running jobs + reservations of the current plan
-  PlanCursor cursor_;            // where the current plan stands (for appended jobs)
+  AvailabilityProfile profile_;   // running jobs + reservations of the current plan
+  PlanCursor cursor_;             // where the current plan stands (for appended jobs)
+  std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
   std::vector<LocalEvent> events_;
   mutable std::optional<std::vector<EasyMoment>> easy_forecast_;
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;

@@ -19,26 +19,59 @@ constexpr int kMaxRedraws = 1000;
 // UMed sits 2.5 below UHi in the published whole-sample set (4.5 on 128
 // nodes); scaling it with the system size is what PWA's 256-node sample shows.
 LublinClassParameters lublin_whole_sample() {
-  return {.serial_probability = 0.244, .power_of_two_probability = 0.576, .size_low = 0.8,
-          .size_med_below_high = 2.5, .size_prob = 0.86, .runtime_a1 = 4.2, .runtime_b1 = 0.94,
-          .runtime_a2 = 312.0, .runtime_b2 = 0.03, .runtime_pa = -0.0054, .runtime_pb = 0.78,
-          .arrival_a = 10.2303 * 1.0225, .arrival_b = 0.4871, .cycle_a = 8.1737, .cycle_b = 3.9631,
+  return {.serial_probability = 0.244,
+          .power_of_two_probability = 0.576,
+          .size_low = 0.8,
+          .size_med_below_high = 2.5,
+          .size_prob = 0.86,
+          .runtime_a1 = 4.2,
+          .runtime_b1 = 0.94,
+          .runtime_a2 = 312.0,
+          .runtime_b2 = 0.03,
+          .runtime_pa = -0.0054,
+          .runtime_pb = 0.78,
+          .arrival_a = 10.2303 * 1.0225,
+          .arrival_b = 0.4871,
+          .cycle_a = 8.1737,
+          .cycle_b = 3.9631,
           .size_high_offset = 0.0};
 }
 
 LublinClassParameters lublin_batch() {
-  return {.serial_probability = 0.2927, .power_of_two_probability = 0.6686, .size_low = 1.2,
-          .size_med_below_high = 2.0, .size_prob = 0.875, .runtime_a1 = 6.57, .runtime_b1 = 0.823,
-          .runtime_a2 = 639.1, .runtime_b2 = 0.0156, .runtime_pa = -0.003, .runtime_pb = 0.6986,
-          .arrival_a = 6.0415 * 1.0519, .arrival_b = 0.8531, .cycle_a = 6.1271, .cycle_b = 5.2740,
+  return {.serial_probability = 0.2927,
+          .power_of_two_probability = 0.6686,
+          .size_low = 1.2,
+          .size_med_below_high = 2.0,
+          .size_prob = 0.875,
+          .runtime_a1 = 6.57,
+          .runtime_b1 = 0.823,
+          .runtime_a2 = 639.1,
+          .runtime_b2 = 0.0156,
+          .runtime_pa = -0.003,
+          .runtime_pb = 0.6986,
+          .arrival_a = 6.0415 * 1.0519,
+          .arrival_b = 0.8531,
+          .cycle_a = 6.1271,
+          .cycle_b = 5.2740,
           .size_high_offset = 0.0};
 }
 
 LublinClassParameters lublin_interactive() {
-  return {.serial_probability = 0.1541, .power_of_two_probability = 0.625, .size_low = 1.0,
-          .size_med_below_high = 2.5, .size_prob = 0.705, .runtime_a1 = 3.8351, .runtime_b1 = 0.6605,
-          .runtime_a2 = 7.073, .runtime_b2 = 0.6856, .runtime_pa = -0.0118, .runtime_pb = 0.9156,
-          .arrival_a = 6.5510 * 0.9797, .arrival_b = 0.6621, .cycle_a = 8.9186, .cycle_b = 3.6680,
+  return {.serial_probability = 0.1541,
+          .power_of_two_probability = 0.625,
+          .size_low = 1.0,
+          .size_med_below_high = 2.5,
+          .size_prob = 0.705,
+          .runtime_a1 = 3.8351,
+          .runtime_b1 = 0.6605,
+          .runtime_a2 = 7.073,
+          .runtime_b2 = 0.6856,
+          .runtime_pa = -0.0118,
+          .runtime_pb = 0.9156,
+          .arrival_a = 6.5510 * 0.9797,
+          .arrival_b = 0.6621,
+          .cycle_a = 8.9186,
+          .cycle_b = 3.6680,
           .size_high_offset = -1.5};
 }
 

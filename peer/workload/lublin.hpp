@@ -18,13 +18,13 @@ struct LublinClassParameters {
   double serial_probability;
   double power_of_two_probability;
   double size_low;                                        ///< log2 of the smallest parallel size
-  double size_med_below_high;  ///< the two uniforms meet this far below log2(largest size)
+  double size_med_below_high;                             ///< the two uniforms meet this far below log2(largest size)
   double size_prob;                                       ///< probability of the lower uniform
   double runtime_a1, runtime_b1, runtime_a2, runtime_b2;  ///< the two gammas of log(run time)
   double runtime_pa, runtime_pb;                          ///< p(first gamma) = pa * nodes + pb, clamped to [0, 1]
   double arrival_a, arrival_b;  ///< gamma of log(inter-arrival) at rush hours (a already x ARAR)
   double cycle_a, cycle_b;      ///< gamma giving the share of arrivals per half-hour bucket
-  double size_high_offset;     ///< log2(largest size) = log2(system size) + this
+  double size_high_offset;      ///< log2(largest size) = log2(system size) + this
 };
 
 struct LublinConfig {

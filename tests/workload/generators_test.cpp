@@ -1,7 +1,7 @@
 // Seeded generators: determinism, the statistics each model promises, and the
 // Lublin-Feitelson generator against PWA's lublin_256 sample of the same model.
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -25,7 +25,7 @@ struct WorkloadStats {
   double serial_fraction = 0;
   double power_of_two_fraction = 0;  ///< among parallel jobs
   double mean_log2_parallel_size = 0;
-  double mean_log_run = 0;           ///< natural log of run seconds
+  double mean_log_run = 0;  ///< natural log of run seconds
   double median_run = 0;
   double median_interarrival = 0;
   double mean_interarrival = 0;

@@ -13,7 +13,8 @@ using namespace gridpeer::workload;
 BOOST_AUTO_TEST_SUITE(swf)
 
 BOOST_AUTO_TEST_CASE(parses_all_eighteen_fields) {
-  const SwfRecord r = parse_swf_line("   13   567314  15757   8071    8   7334.5    -1    8  64800    -1  1 150   6 13592  4 -1 -1 -1");
+  const SwfRecord r =
+      parse_swf_line("   13   567314  15757   8071    8   7334.5    -1    8  64800    -1  1 150   6 13592  4 -1 -1 -1");
   BOOST_TEST(r.job_number == 13);
   BOOST_TEST(r.submit_time == 567314);
   BOOST_TEST(r.wait_time == 15757);

@@ -8,7 +8,8 @@
 #include <optional>
 
 inline std::optional<std::filesystem::path> test_trace_dir() {
-  if (const char* env = std::getenv("GRIDPEER_TRACE_DIR"); env != nullptr && *env != '\0') return std::filesystem::path(env);
+  if (const char* env = std::getenv("GRIDPEER_TRACE_DIR"); env != nullptr && *env != '\0')
+    return std::filesystem::path(env);
   const auto beside = std::filesystem::path(GRIDPEER_SOURCE_DIR) / ".." / "shared" / "traces";
   if (std::filesystem::is_directory(beside)) return beside.lexically_normal();
   return std::nullopt;

@@ -1,0 +1,177 @@
+#define BOOST_TEST_MODULE topology
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <string>
+
+#include "../workload/trace_dir.hpp"
+#include "peer/topology/topology.hpp"
+#include "peer/traceio/trace_file.hpp"
+#include "peer/workload/swf_jobs.hpp"
+
+using namespace gridpeer;
+using namespace gridpeer::topology;
+
+namespace {
+
+const std::filesystem::path kShan = std::filesystem::path(GRIDPEER_SOURCE_DIR) / "topologies" / "shan2004.toml";
+
+struct Row {
+  const char* name;
+  int nodes, cpus_per_node, mhz, site3, site6, site12;
+};
+
+// 002 Table 1, as printed.
+const Row kTable1[] = {{"S1", 184, 16, 375, 0, 0, 0}, {"S2", 305, 4, 332, 1, 1, 1},   {"S3", 144, 8, 375, 2, 3, 2},
+                       {"S4", 1024, 4, 600, 1, 0, 3}, {"S5", 64, 2, 250, 2, 2, 4},    {"S6", 512, 4, 400, 2, 5, 5},
+                       {"S7", 128, 2, 250, 2, 5, 6},  {"S8", 144, 8, 375, 1, 2, 7},   {"S9", 1024, 4, 600, 0, 4, 8},
+                       {"S10", 64, 2, 250, 0, 1, 9},  {"S11", 512, 4, 400, 0, 3, 10}, {"S12", 128, 2, 250, 1, 4, 11}};
+
+std::string error_of(const std::string& text, const TopologySelection& selection = {}) {
+  try {
+    parse_topology(text, "broken.toml", selection);
+  } catch (const TopologyError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+const std::string kValid = R"(
+name = "t"
+[networks.fast]
+site_mbps = 100
+wan_mbps = 10
+[[servers]]
+name = "A"
+nodes = 4
+cpus_per_node = 2
+mhz = 500
+site = 0
+)";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(shan2004_is_table_1_under_every_split) {
+  for (const std::string split : {"3", "6", "12"}) {
+    const Topology grid = load_topology_file(kShan, {split, std::nullopt});
+    BOOST_TEST_CONTEXT("split " << split) {
+      BOOST_TEST(grid.split == split);
+      BOOST_TEST(grid.site_count == std::stoi(split));
+      BOOST_REQUIRE(grid.servers.size() == 12U);
+      for (std::size_t i = 0; i < 12; ++i) {
+        const Row& row = kTable1[i];
+        const ServerSpec& s = grid.servers[i].spec;
+        BOOST_TEST(s.name == row.name);
+        BOOST_TEST(s.nodes == row.nodes);
+        BOOST_TEST(s.cpus_per_node == row.cpus_per_node);
+        BOOST_TEST(s.mhz == row.mhz);
+        BOOST_TEST(s.site == (split == "3" ? row.site3 : split == "6" ? row.site6 : row.site12));
+        BOOST_TEST(grid.servers[i].trace.has_value());
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(shan2004_network_settings_and_defaults) {
+  const Topology fast = load_topology_file(kShan);
+  BOOST_TEST(fast.split == "3");
+  BOOST_TEST(fast.network_name == "fast");
+  BOOST_TEST(fast.network.site_mbps == 800.0);
+  BOOST_TEST(fast.network.wan_mbps == 40.0);
+  const Topology slow = load_topology_file(kShan, {std::nullopt, "slow"});
+  BOOST_TEST(slow.network.site_mbps == 80.0);
+  BOOST_TEST(slow.network.wan_mbps == 4.0);
+  BOOST_TEST(slow.network.wan_latency.count() == 10'000);
+  BOOST_TEST(fast.find_server("S9").value() == 8U);
+  BOOST_TEST(!fast.find_server("S13").has_value());
+  // Windows are whole days from midnight UTC.
+  const auto window = fast.servers[2].trace->window();
+  BOOST_TEST(window.start_unix == 1014940800);
+  BOOST_TEST(window.length_seconds == 92 * 86400);
+}
+
+BOOST_AUTO_TEST_CASE(every_default_trace_window_fits_its_server, *boost::unit_test::precondition(traces_present())) {
+  const Topology grid = load_topology_file(kShan);
+  for (const TopologyServer& server : grid.servers) {
+    BOOST_TEST_CONTEXT(server.spec.name << " <- " << server.trace->file) {
+      const auto path = traceio::resolve_trace_file(server.trace->file, test_trace_dir());
+      const auto trace = traceio::load_swf_file(path);
+      workload::SwfConversionOptions options;
+      options.window = server.trace->window();
+      const auto jobs = workload::jobs_from_swf(trace.records, trace.header, options);
+      // A three-month window of a real log holds thousands of jobs ...
+      BOOST_TEST(jobs.size() > 2000U);
+      // ... spread over the window, and none larger than the server.
+      BOOST_TEST(to_seconds(jobs.back().submit) > 0.9 * static_cast<double>(options.window->length_seconds));
+      BOOST_TEST(*trace.header.max_procs <= server.spec.total_cpus());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_valid_minimal_file_loads) {
+  const Topology grid = parse_topology(kValid, "inline.toml");
+  BOOST_TEST(grid.servers.size() == 1U);
+  BOOST_TEST(grid.split == "default");
+  BOOST_TEST(grid.site_count == 1);
+  BOOST_TEST(!grid.servers[0].trace.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(broken_files_name_the_place_and_the_key) {
+  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  // Bad syntax: the line and column.
+  const std::string syntax = error_of("name = \"t\"\n[networks.fast\n");
+  BOOST_TEST(contains(syntax, "broken.toml:2:"), syntax);
+  BOOST_TEST(contains(syntax, "not valid TOML"), syntax);
+  // A missing key names the key and the server.
+  std::string missing = kValid;
+  missing.replace(missing.find("mhz = 500\n"), 10, "");
+  const std::string no_mhz = error_of(missing);
+  BOOST_TEST(contains(no_mhz, "servers[0] ('A')"), no_mhz);
+  BOOST_TEST(contains(no_mhz, "missing key 'mhz'"), no_mhz);
+  // Wrong types and values name the key, and the line.
+  std::string negative = kValid;
+  negative.replace(negative.find("nodes = 4"), 9, "nodes = -4");
+  const std::string bad_nodes = error_of(negative);
+  BOOST_TEST(contains(bad_nodes, "'nodes' must be a positive integer"), bad_nodes);
+  BOOST_TEST(contains(bad_nodes, "broken.toml:8:"), bad_nodes);  // kValid opens with a newline
+  std::string text_mhz = kValid;
+  text_mhz.replace(text_mhz.find("mhz = 500"), 9, "mhz = \"fast\"");
+  BOOST_TEST(contains(error_of(text_mhz), "'mhz' must be a positive integer"));
+  // Unknown selections list what is offered.
+  const std::string unknown_network = error_of(kValid, {std::nullopt, "slow"});
+  BOOST_TEST(contains(unknown_network, "network setting 'slow' not found; the file offers fast"), unknown_network);
+  BOOST_TEST(contains(error_of(kValid, {"6", std::nullopt}), "site split '6' not found"));
+  // Duplicates, gaps between sites, missing sections.
+  const std::string twice = kValid + "[[servers]]\nname = \"A\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = 0\n";
+  BOOST_TEST(contains(error_of(twice), "duplicate server name 'A'"));
+  const std::string gap = kValid + "[[servers]]\nname = \"B\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = 2\n";
+  BOOST_TEST(contains(error_of(gap), "site 1 has no server"));
+  BOOST_TEST(contains(error_of("name = \"t\"\n"), "missing key 'networks'"));
+  BOOST_TEST(
+      contains(error_of("name = \"t\"\n[networks.x]\nsite_mbps = 1\nwan_mbps = 0\n"), "'wan_mbps' must be positive"));
+  // A bad trace window.
+  const std::string bad_date = kValid + "trace = { file = \"x.swf\", start = \"2002-02-30\", days = 3 }\n";
+  BOOST_TEST(contains(error_of(bad_date), "'start' must be a date"));
+  const std::string no_days = kValid + "trace = { file = \"x.swf\", start = 2002-03-01 }\n";
+  BOOST_TEST(contains(error_of(no_days), "missing key 'days'"));
+  // Site splits must be consistent across servers.
+  const std::string mixed = R"(
+name = "t"
+[networks.n]
+site_mbps = 1
+wan_mbps = 1
+[[servers]]
+name = "A"
+nodes = 1
+cpus_per_node = 1
+mhz = 1
+site = { "2" = 0 }
+[[servers]]
+name = "B"
+nodes = 1
+cpus_per_node = 1
+mhz = 1
+site = { "3" = 1 }
+)";
+  BOOST_TEST(contains(error_of(mixed), "servers[1] ('B'): 'site' has no entry for split '2'"));
+  BOOST_CHECK_THROW(load_topology_file("/nonexistent/grid.toml"), TopologyError);
+}
