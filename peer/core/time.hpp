@@ -57,3 +57,19 @@ constexpr TimePoint saturating_add(TimePoint t, Duration d) {
 }
 
 }  // namespace gridpeer
+
+#include <ostream>
+
+namespace gridpeer {
+
+/// Virtual times print as seconds ("12.5s"), for logs and test messages.
+inline std::ostream& operator<<(std::ostream& out, Duration d) {
+  if (d == kForever) return out << "forever";
+  return out << to_seconds(d) << 's';
+}
+inline std::ostream& operator<<(std::ostream& out, TimePoint t) {
+  if (t == kNever) return out << "never";
+  return out << "t=" << to_seconds(t) << 's';
+}
+
+}  // namespace gridpeer

@@ -1,0 +1,151 @@
+#define BOOST_TEST_MODULE sim
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "../workload/trace_dir.hpp"
+#include "peer/core/metrics.hpp"
+#include "peer/core/rng.hpp"
+#include "peer/workload/lublin.hpp"
+#include "sim/local_replay.hpp"
+#include "sim/workload_source.hpp"
+
+using namespace gridpeer;
+using namespace gridpeer::sim;
+
+namespace {
+
+/// Rebuilds node usage over time from the records and returns its maximum.
+int peak_nodes(const std::vector<JobRecord>& records, const ServerSpec& server) {
+  std::multimap<TimePoint, int> changes;  // at equal times, releases (-) sort before claims (+)
+  for (const JobRecord& r : records) {
+    if (r.finish == r.start) continue;
+    changes.emplace(r.start, server.nodes_for(r.cpus));
+    changes.emplace(r.finish, -server.nodes_for(r.cpus));
+  }
+  int in_use = 0;
+  int peak = 0;
+  for (auto it = changes.begin(); it != changes.end();) {
+    const TimePoint t = it->first;
+    int delta = 0;
+    for (; it != changes.end() && it->first == t; ++it) delta += it->second;
+    in_use += delta;
+    peak = std::max(peak, in_use);
+  }
+  BOOST_TEST(in_use == 0);
+  return peak;
+}
+
+void check_invariants(const std::vector<Job>& jobs, const LocalReplayResult& result, const ServerSpec& server) {
+  BOOST_TEST(result.records.size() + result.rejected == jobs.size());
+  std::map<JobId, int> seen;
+  for (const JobRecord& r : result.records) {
+    ++seen[r.id];
+    BOOST_TEST_REQUIRE(r.start >= r.submit);
+    BOOST_TEST_REQUIRE(r.run().count() == jobs[r.id].run_time.count());
+  }
+  for (const auto& [id, count] : seen) BOOST_TEST_REQUIRE(count == 1);
+  BOOST_TEST(peak_nodes(result.records, server) <= server.nodes);
+  const MetricsSummary summary = summarize(result.records, std::vector<ServerSpec>{server});
+  BOOST_TEST(summary.per_server.front().utilization <= 1.0);
+  BOOST_TEST(summary.weighted_utilization <= 1.0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(replay_reproduces_the_hand_computed_easy_schedule) {
+  // The scenario of tests/core/local_scheduler_test.cpp, through the driver.
+  const ServerSpec server{"four", 4, 1, 1000, 0};
+  std::vector<Job> jobs;
+  const int cpus[] = {2, 3, 4, 1, 1};
+  const int run[] = {10, 10, 10, 25, 5};
+  for (JobId i = 0; i < 5; ++i) jobs.push_back({i, 0, TimePoint{}, cpus[i], seconds(run[i]), seconds(run[i]), 0, 0});
+  const auto result = replay_local(server, {LocalPolicy::easy, 0}, jobs);
+  std::map<JobId, double> starts;
+  for (const JobRecord& r : result.records) starts[r.id] = to_seconds(r.start);
+  const std::map<JobId, double> expected{{0, 0}, {1, 10}, {2, 25}, {3, 0}, {4, 0}};
+  BOOST_TEST(starts == expected);
+  const MetricsSummary summary = summarize(result.records, std::vector<ServerSpec>{server});
+  BOOST_TEST(summary.avg_wait_s == 7.0);                 // (0 + 10 + 25 + 0 + 0) / 5
+  BOOST_TEST(summary.avg_response_s == (10 + 20 + 35 + 25 + 5) / 5.0);
+  BOOST_TEST(summary.span_s == 35.0);
+}
+
+BOOST_AUTO_TEST_CASE(synthetic_replays_are_deterministic_and_keep_invariants) {
+  const ServerSpec server{"s", 64, 2, 1000, 0};
+  for (const LocalPolicyConfig policy :
+       {LocalPolicyConfig{LocalPolicy::fcfs, 0}, LocalPolicyConfig{LocalPolicy::easy, 0},
+        LocalPolicyConfig{LocalPolicy::conservative, 0}, LocalPolicyConfig{LocalPolicy::conservative, 10}}) {
+    workload::LublinConfig model;
+    model.max_nodes = 128;
+    const auto jobs = workload::LublinGenerator(model, Rng(99)).generate(3000);
+    const auto first = replay_local(server, policy, jobs);
+    const auto second = replay_local(server, policy, jobs);
+    BOOST_TEST_CONTEXT(to_string(policy.policy) << " depth " << policy.reservation_depth) {
+      check_invariants(jobs, first, server);
+      BOOST_REQUIRE(first.records.size() == second.records.size());
+      for (std::size_t i = 0; i < first.records.size(); ++i) {
+        BOOST_TEST_REQUIRE(first.records[i].id == second.records[i].id);
+        BOOST_TEST_REQUIRE((first.records[i].start == second.records[i].start));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fcfs_starts_jobs_in_submit_order) {
+  const ServerSpec server{"s", 32, 1, 1000, 0};
+  workload::LublinConfig model;
+  model.max_nodes = 32;
+  const auto jobs = workload::LublinGenerator(model, Rng(5)).generate(2000);
+  const auto result = replay_local(server, {LocalPolicy::fcfs, 0}, jobs);
+  std::vector<TimePoint> start_by_id(jobs.size());
+  for (const JobRecord& r : result.records) start_by_id[r.id] = r.start;
+  for (std::size_t i = 1; i < jobs.size(); ++i) BOOST_TEST_REQUIRE(start_by_id[i] >= start_by_id[i - 1]);
+}
+
+BOOST_AUTO_TEST_CASE(real_trace_slice_replays_cleanly, *boost::unit_test::precondition(traces_present())) {
+  // SDSC SP2, 30 days from 1998-09-01 on its own 128 nodes, every policy.
+  WorkloadRequest request;
+  request.source = (*test_trace_dir() / "SDSC-SP2-1998-4.2-cln.swf.gz").string();
+  request.window = workload::TraceWindow{904608000, 30 * 86400};
+  const Workload workload = load_workload(request);
+  BOOST_TEST(workload.jobs.size() > 1000U);
+  BOOST_TEST(!workload.provenance.empty());
+  const ServerSpec server{"SP2", 128, 1, 1000, 0};
+  double fcfs_wait = 0;
+  for (const LocalPolicyConfig policy :
+       {LocalPolicyConfig{LocalPolicy::fcfs, 0}, LocalPolicyConfig{LocalPolicy::easy, 0},
+        LocalPolicyConfig{LocalPolicy::conservative, 0}}) {
+    const auto result = replay_local(server, policy, workload.jobs);
+    BOOST_TEST_CONTEXT(to_string(policy.policy)) {
+      check_invariants(workload.jobs, result, server);
+      const double wait = summarize(result.records, std::vector<ServerSpec>{server}).avg_wait_s;
+      if (policy.policy == LocalPolicy::fcfs) fcfs_wait = wait;
+      else BOOST_TEST(wait <= fcfs_wait);  // backfilling never hurts on this slice
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
+  const auto out = std::filesystem::temp_directory_path() / "gridsim-replay-test.json";
+  const std::string command = std::string(GRIDSIM_BINARY) + " replay --jobs 400 --seed 7 --out " + out.string() +
+                              " > /dev/null 2>&1";
+  BOOST_REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream in(out);
+  const auto json = nlohmann::json::parse(in);
+  BOOST_TEST(json["seed"].get<int>() == 7);
+  BOOST_REQUIRE(json["results"].size() == 3U);
+  for (const auto& row : json["results"]) {
+    BOOST_TEST(row["jobs"].get<int>() == 400);
+    for (const char* key : {"avg_wait_s", "avg_response_s", "avg_bounded_slowdown", "utilization", "wall_seconds"}) {
+      BOOST_TEST(row.contains(key), key);
+    }
+  }
+  std::filesystem::remove(out);
+  // A bad option is an error that says so, with a non-zero exit.
+  BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --policy sjf > /dev/null 2>&1").c_str()) != 0);
+  BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
+}
