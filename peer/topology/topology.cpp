@@ -39,7 +39,7 @@ class Reader {
 
   std::string string_or(const toml::table& table, std::string_view key, std::string fallback,
                         const std::string& where) const {
-    return table.contains(key) ? string(table, key, where) : fallback;
+    return table.contains(key) ? string(table, key, where) : std::move(fallback);
   }
 
   int positive_int(const toml::node& node, std::string_view key, const std::string& where) const {

@@ -24,9 +24,13 @@ struct Spec {
 
 const std::vector<Spec> kScenario{{1, 2, 10, 10}, {2, 3, 10, 10}, {3, 4, 10, 10}, {4, 1, 25, 25}, {5, 1, 5, 5}};
 
+void submit_all(LocalScheduler& scheduler, const std::vector<Spec>& jobs) {
+  for (const Spec& s : jobs) scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+}
+
 /// Runs the jobs (all submitted at 0) to completion; returns id -> start second.
 std::map<JobId, std::int64_t> run_to_completion(LocalScheduler& scheduler, const std::vector<Spec>& jobs) {
-  for (const Spec& s : jobs) scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  submit_all(scheduler, jobs);
   std::map<JobId, std::int64_t> starts;
   std::map<JobId, int> finishes;
   for (int guard = 0; guard < 1000; ++guard) {
@@ -92,8 +96,7 @@ BOOST_AUTO_TEST_CASE(awt_read_off_the_plan_matches_hand_computation) {
   for (const Case& c :
        {Case{LocalPolicy::fcfs, 55, 30}, Case{LocalPolicy::easy, 35, 5}, Case{LocalPolicy::conservative, 55, 0}}) {
     LocalScheduler scheduler(kFourNodes, {c.policy, 0});
-    for (const Spec& s : kScenario)
-      scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+    submit_all(scheduler, kScenario);
     BOOST_TEST_CONTEXT("policy " << to_string(c.policy)) {
       BOOST_TEST(scheduler.approximate_wait(4, seconds(10), TimePoint{}).count() == seconds(c.wide_wait_s).count());
       BOOST_TEST(scheduler.approximate_wait(1, seconds(5), TimePoint{}).count() == seconds(c.narrow_wait_s).count());
@@ -152,8 +155,7 @@ BOOST_AUTO_TEST_CASE(plans_with_estimates_and_runs_with_real_times) {
 
 BOOST_AUTO_TEST_CASE(reservation_schedule_lists_running_and_reserved_jobs) {
   LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
-  for (const Spec& s : kScenario)
-    scheduler.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  submit_all(scheduler, kScenario);
   std::map<JobId, std::pair<std::int64_t, bool>> by_id;
   for (const Reservation& r : scheduler.reservation_schedule()) {
     by_id[r.id] = {r.start.time_since_epoch().count() / 1'000'000, r.running};
@@ -168,7 +170,7 @@ BOOST_AUTO_TEST_CASE(skipped_deadlines_are_caught_up_in_order) {
   LocalScheduler stepped(kFourNodes, {LocalPolicy::easy, 0});
   const auto expected = run_to_completion(stepped, kScenario);
   LocalScheduler jumped(kFourNodes, {LocalPolicy::easy, 0});
-  for (const Spec& s : kScenario) jumped.submit({s.id, s.cpus, seconds(s.planned_s), seconds(s.actual_s)}, TimePoint{});
+  submit_all(jumped, kScenario);
   jumped.advance(at_seconds(100));
   std::map<JobId, std::int64_t> starts;
   for (const LocalEvent& e : jumped.take_events()) {

@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(replay_reproduces_the_hand_computed_easy_schedule) {
   const std::map<JobId, double> expected{{0, 0}, {1, 10}, {2, 25}, {3, 0}, {4, 0}};
   BOOST_TEST(starts == expected);
   const MetricsSummary summary = summarize(result.records, std::vector<ServerSpec>{server});
-  BOOST_TEST(summary.avg_wait_s == 7.0);                 // (0 + 10 + 25 + 0 + 0) / 5
+  BOOST_TEST(summary.avg_wait_s == 7.0);  // (0 + 10 + 25 + 0 + 0) / 5
   BOOST_TEST(summary.avg_response_s == (10 + 20 + 35 + 25 + 5) / 5.0);
   BOOST_TEST(summary.span_s == 35.0);
 }
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(real_trace_slice_replays_cleanly, *boost::unit_test::precon
   // SDSC SP2, 30 days from 1998-09-01 on its own 128 nodes, every policy.
   WorkloadRequest request;
   request.source = (*test_trace_dir() / "SDSC-SP2-1998-4.2-cln.swf.gz").string();
-  request.window = workload::TraceWindow{904608000, 30 * 86400};
+  request.window = workload::TraceWindow{904608000, std::int64_t{30} * 86400};
   const Workload workload = load_workload(request);
   BOOST_TEST(workload.jobs.size() > 1000U);
   BOOST_TEST(!workload.provenance.empty());
@@ -123,16 +123,18 @@ BOOST_AUTO_TEST_CASE(real_trace_slice_replays_cleanly, *boost::unit_test::precon
     BOOST_TEST_CONTEXT(to_string(policy.policy)) {
       check_invariants(workload.jobs, result, server);
       const double wait = summarize(result.records, std::vector<ServerSpec>{server}).avg_wait_s;
-      if (policy.policy == LocalPolicy::fcfs) fcfs_wait = wait;
-      else BOOST_TEST(wait <= fcfs_wait);  // backfilling never hurts on this slice
+      if (policy.policy == LocalPolicy::fcfs)
+        fcfs_wait = wait;
+      else
+        BOOST_TEST(wait <= fcfs_wait);  // backfilling never hurts on this slice
     }
   }
 }
 
 BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
   const auto out = std::filesystem::temp_directory_path() / "gridsim-replay-test.json";
-  const std::string command = std::string(GRIDSIM_BINARY) + " replay --jobs 400 --seed 7 --out " + out.string() +
-                              " > /dev/null 2>&1";
+  const std::string command =
+      std::string(GRIDSIM_BINARY) + " replay --jobs 400 --seed 7 --out " + out.string() + " > /dev/null 2>&1";
   BOOST_REQUIRE(std::system(command.c_str()) == 0);
   std::ifstream in(out);
   const auto json = nlohmann::json::parse(in);
@@ -147,5 +149,6 @@ BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
   std::filesystem::remove(out);
   // A bad option is an error that says so, with a non-zero exit.
   BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --policy sjf > /dev/null 2>&1").c_str()) != 0);
-  BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
+  BOOST_TEST(
+      std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
 }

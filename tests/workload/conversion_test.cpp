@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(windows_select_by_calendar_and_shift_to_zero) {
                                        record(100000, 10, 1, 1, 10), record(259199, 10, 1, 1, 10),
                                        record(259200, 10, 1, 1, 10)};
   SwfConversionOptions options;
-  options.window = TraceWindow{unix_time({2002, 3, 1}), 2 * 86400};
+  options.window = TraceWindow{unix_time({2002, 3, 1}), std::int64_t{2} * 86400};
   SwfConversionReport report;
   const auto jobs = jobs_from_swf(records, header, options, &report);
   BOOST_REQUIRE(jobs.size() == 3U);
