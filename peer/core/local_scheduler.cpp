@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <set>
 
 namespace gridpeer {
 namespace {
@@ -39,6 +40,11 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
   // normalise estimates up front (see docs/local-scheduler.md); this is the guard.
   const Duration planned = std::max({request.planned, request.actual, kMinimumPlan});
   Queued job{PlannedJob{request.id, nodes, planned}, request.actual, std::nullopt};
+  if (request.input_expected) {
+    job.plan.ready = false;
+    job.plan.ready_at = *request.input_expected;
+    ++awaiting_input_;
+  }
   if (planned_jobs_ < queue_.size()) {
     // FCFS with an unfinished plan: a job is already waiting, so this one waits too.
     queue_.push_back(job);
@@ -67,6 +73,16 @@ void LocalScheduler::advance(TimePoint now) {
   profile_.advance_to(now);
 }
 
+void LocalScheduler::input_arrived(JobId id, TimePoint now) {
+  advance(now);
+  const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const Queued& job) { return job.plan.id == id; });
+  assert(it != queue_.end() && "input for a job that is not queued here");
+  if (it == queue_.end() || it->plan.ready) return;
+  it->plan.ready = true;
+  --awaiting_input_;
+  replan(now_);
+}
+
 TimePoint LocalScheduler::next_deadline() const {
   // Reservations always begin at some running job's planned end, which is at
   // or after its actual end, so finishes are the only wake-ups needed.
@@ -90,6 +106,7 @@ void LocalScheduler::finish_due(TimePoint t) {
 }
 
 void LocalScheduler::start(Queued& job, TimePoint now) {
+  assert(job.plan.ready && "a job starts only once its input has arrived");
   const Running running{job.plan.id, job.plan.nodes, now, now + job.plan.planned, now + job.actual};
   busy_nodes_ += job.plan.nodes;
   assert(busy_nodes_ <= server_.nodes && "server over capacity");
@@ -140,11 +157,19 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
   complete_plan();
+  if (awaiting_input_ > 0) {
+    // While inputs are staged the live plan may hold reservations whose start
+    // passed before the data came; predict from a forecast made now instead
+    // (overdue inputs assumed to arrive now), remade whenever time has moved.
+    if (forecast_time_ != now_) invalidate_forecast();
+    forecast_time_ = now_;
+    return wait_from_plan_forecast(job, cpus, planned);
+  }
   // The job would join the end of the queue, so it sees exactly the profile the
   // current plan leaves: FCFS and conservative answer from it directly.
   const Placement placement = planner_.decide(profile_, job, now_, cursor_);
   if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
-  if (planner_.config().policy == LocalPolicy::easy) {
+  if (planner_.config().policy == LocalPolicy::easy && awaiting_input_ == 0) {
     // Forecasts survive time passing without events: only the first predicted
     // pass can lie in the past (later ones sit at planned ends, which come no
     // earlier than real finishes), and its state holds until now.
@@ -159,6 +184,10 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   }
   // Conservative with a bounded depth and the job beyond it: it would be
   // placed, last, in some future pass; read the predicted passes in order.
+  return wait_from_plan_forecast(job, cpus, planned);
+}
+
+Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned) {
   for (const PlanMoment& moment : plan_forecast()) {
     const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
     if (later.kind != Placement::Kind::unplaced) return later.at - now_;
@@ -250,7 +279,16 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
   for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
   std::vector<PlannedJob> waiting;
   waiting.reserve(queue_.size() + 1);
-  for (const Queued& job : queue_) waiting.push_back(job.plan);
+  // A job still waiting for its input is predicted ready at its expected
+  // arrival, or now if that has passed.
+  std::set<TimePoint> arrivals;
+  for (const Queued& job : queue_) {
+    waiting.push_back(job.plan);
+    if (!job.plan.ready) {
+      waiting.back().ready_at = std::max(job.plan.ready_at, now_);
+      arrivals.insert(waiting.back().ready_at);
+    }
+  }
   if (probe != nullptr) waiting.push_back(*probe);
   std::vector<PlannedJob> still_waiting;
   for (TimePoint t = now_;;) {
@@ -258,7 +296,8 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
     for (const auto& [end, nodes] : ends) profile.reserve(t, end, nodes);
     PlanCursor cursor = planner_.start_cursor(t);
     still_waiting.clear();
-    for (const PlannedJob& job : waiting) {
+    for (PlannedJob& job : waiting) {
+      job.ready = job.ready_by(t);
       if (planner_.place(profile, job, t, cursor).kind != Placement::Kind::start_now) {
         still_waiting.push_back(job);
         continue;
@@ -268,11 +307,14 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
     }
     waiting.swap(still_waiting);
     if (record != nullptr) record->push_back({t, std::move(profile), cursor});
-    if (ends.empty()) {
+    const auto next_arrival = arrivals.upper_bound(t);
+    const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
+    const TimePoint next = std::min(next_end, next_arrival == arrivals.end() ? kNever : *next_arrival);
+    if (next == kNever) {
       assert(probe == nullptr && "a job that fits an empty machine always starts");
       return kNever;
     }
-    t = ends.begin()->first;
+    t = next;
     while (!ends.empty() && ends.begin()->first == t) ends.erase(ends.begin());
   }
 }

@@ -25,6 +25,9 @@ struct LocalJobRequest {
   int cpus = 1;
   Duration planned{};  ///< estimate used for planning (requested time)
   Duration actual{};   ///< how long it really runs here
+  /// Set while the job's input is still being staged: it will not start
+  /// before input_arrived(), and is planned from this expected arrival.
+  std::optional<TimePoint> input_expected;
 };
 
 struct LocalEvent {
@@ -56,6 +59,8 @@ class LocalScheduler {
   /// Lets time pass to `now`: finishes every job due by then, and re-plans at
   /// each finish time in order, so skipping deadlines loses nothing.
   void advance(TimePoint now);
+  /// The input of a queued job has arrived: it may start from now on.
+  void input_arrived(JobId id, TimePoint now);
 
   // ---- outputs ----------------------------------------------------------
   /// When advance() must next be called (a job finishes or a reservation
@@ -84,6 +89,7 @@ class LocalScheduler {
   [[nodiscard]] std::size_t queued_jobs() const { return queue_.size(); }
   [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
   [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
+  [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
 
  private:
   struct Queued {
@@ -127,6 +133,7 @@ class LocalScheduler {
   }
   const std::vector<EasyMoment>& easy_forecast() const;
   const std::vector<PlanMoment>& plan_forecast() const;
+  Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned);
   /// Plays the policy forward with planned times. With a probe, returns when
   /// it starts; with `record`, keeps every pass's profile (probe absent).
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
@@ -139,9 +146,11 @@ class LocalScheduler {
   std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
-  AvailabilityProfile profile_;   // running jobs + reservations of the current plan
-  PlanCursor cursor_;             // where the current plan stands (for appended jobs)
-  std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
+  AvailabilityProfile profile_;     // running jobs + reservations of the current plan
+  PlanCursor cursor_;               // where the current plan stands (for appended jobs)
+  std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
+  std::size_t awaiting_input_ = 0;  // queued jobs whose input has not arrived
+  TimePoint forecast_time_{};       // when the cached forecasts were last read
   std::vector<LocalEvent> events_;
   mutable std::optional<std::vector<EasyMoment>> easy_forecast_;
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;

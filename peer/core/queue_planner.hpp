@@ -10,6 +10,9 @@
 //    fit; beyond the depth it is skipped (it may still start now later on).
 // EASY is depth 1 (its "shadow time / extra nodes" rule is exactly "fits now
 // in a profile holding the head's reservation"); conservative is depth 0 (all).
+// A job whose input has not arrived is placed as a reservation no earlier
+// than its expected arrival and never started: it keeps its place in the
+// order and its nodes, and later jobs may backfill only around it.
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -25,6 +28,12 @@ struct PlannedJob {
   JobId id = 0;
   int nodes = 1;
   Duration planned{};  ///< the estimate the scheduler plans with (> 0)
+  /// Input data staged? A job that is not ready never starts; it is planned
+  /// no earlier than `ready_at`, the expected arrival of its input.
+  bool ready = true;
+  TimePoint ready_at{};
+
+  [[nodiscard]] bool ready_by(TimePoint t) const { return ready || ready_at <= t; }
 };
 
 struct Placement {
@@ -35,8 +44,9 @@ struct Placement {
 
 /// Where the pass stands after the jobs placed so far.
 struct PlanCursor {
-  TimePoint fcfs_floor{};     ///< FCFS: no later job starts before this
-  int reservations_made = 0;  ///< reservations made this pass
+  TimePoint fcfs_floor{};            ///< FCFS: no later job starts before this
+  int reservations_made = 0;         ///< reservations made this pass
+  bool input_pending_ahead = false;  ///< FCFS: an earlier job waits for its input
 };
 
 class QueuePlanner {

@@ -3,6 +3,7 @@
 // every run must keep the emulator's invariants.
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <optional>
 
 #include "peer/core/local_scheduler.hpp"
 #include "peer/core/rng.hpp"
@@ -30,6 +31,7 @@ BOOST_AUTO_TEST_CASE(fast_awt_equals_forward_simulation) {
       std::map<JobId, int> started;
       std::map<JobId, int> finished;
       std::size_t accepted = 0;
+      std::vector<JobId> staging;  // accepted jobs whose input has not arrived
       TimePoint now{};
       const auto drain = [&] {
         for (const LocalEvent& e : scheduler.take_events()) {
@@ -44,8 +46,21 @@ BOOST_AUTO_TEST_CASE(fast_awt_equals_forward_simulation) {
         const int cpus = static_cast<int>(rng.uniform_int(1, server.total_cpus() + 2));
         const Duration planned = seconds(rng.uniform_int(1, 80));
         const Duration actual = microseconds(rng.uniform_int(0, planned.count()));
-        if (scheduler.submit({id, cpus, planned, actual}, now)) ++accepted;
+        // A third of the jobs wait for their input, expected within 30 s.
+        std::optional<TimePoint> input;
+        if (rng.bernoulli(0.3)) input = now + seconds(rng.uniform_int(0, 30));
+        if (scheduler.submit({id, cpus, planned, actual, input}, now)) {
+          ++accepted;
+          if (input) staging.push_back(id);
+        }
         drain();
+        // Inputs arrive in random order, early or late against the estimate.
+        if (!staging.empty() && rng.bernoulli(0.4)) {
+          const auto pick = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(staging.size()) - 1));
+          scheduler.input_arrived(staging[pick], now);
+          staging.erase(staging.begin() + static_cast<std::ptrdiff_t>(pick));
+          drain();
+        }
         for (int probe = 0; probe < 3; ++probe) {
           const int probe_cpus = static_cast<int>(rng.uniform_int(1, server.total_cpus()));
           const Duration probe_plan = seconds(rng.uniform_int(1, 60));
@@ -59,6 +74,11 @@ BOOST_AUTO_TEST_CASE(fast_awt_equals_forward_simulation) {
                                << scheduler.running_jobs());
           ++compared;
         }
+        drain();
+      }
+      for (const JobId id : staging) {
+        now += seconds(1);
+        scheduler.input_arrived(id, now);
         drain();
       }
       for (int guard = 0; guard < 10'000 && scheduler.next_deadline() != kNever; ++guard) {

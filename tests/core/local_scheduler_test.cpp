@@ -180,4 +180,35 @@ BOOST_AUTO_TEST_CASE(skipped_deadlines_are_caught_up_in_order) {
   BOOST_TEST(jumped.running_jobs() == 0U);
 }
 
+BOOST_AUTO_TEST_CASE(a_job_waits_for_its_input_and_keeps_its_place) {
+  // 4 nodes. J1: 4 nodes x 5 s, input expected at 10 s but arriving at 12 s.
+  // J2: 1 node x 5 s, ready. Conservative: J1 reserved [10,15); J2 fits
+  // before it and starts at 0; J1 starts when its input arrives (12).
+  // FCFS: J2 may not overtake J1, so it starts after J1 ends (17).
+  // AWT of a 4-node 1 s job at 0 (conservative): free [5,10) -> 5 s.
+  for (const LocalPolicy policy : {LocalPolicy::conservative, LocalPolicy::fcfs}) {
+    LocalScheduler scheduler(kFourNodes, {policy, 0});
+    scheduler.submit({1, 4, seconds(5), seconds(5), at_seconds(10)}, TimePoint{});
+    scheduler.submit({2, 1, seconds(5), seconds(5)}, TimePoint{});
+    BOOST_TEST(scheduler.jobs_awaiting_input() == 1U);
+    if (policy == LocalPolicy::conservative) {
+      BOOST_TEST(scheduler.approximate_wait(4, seconds(1), TimePoint{}).count() == seconds(5).count());
+    }
+    scheduler.advance(at_seconds(11));  // the estimate passes: nothing starts without the data
+    scheduler.input_arrived(1, at_seconds(12));
+    for (int guard = 0; guard < 10 && scheduler.next_deadline() != kNever; ++guard) {
+      scheduler.advance(scheduler.next_deadline());
+    }
+    std::map<JobId, std::int64_t> starts;
+    for (const LocalEvent& e : scheduler.take_events()) {
+      if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
+    }
+    const std::map<JobId, std::int64_t> expected = policy == LocalPolicy::conservative
+                                                       ? std::map<JobId, std::int64_t>{{1, 12}, {2, 0}}
+                                                       : std::map<JobId, std::int64_t>{{1, 12}, {2, 17}};
+    BOOST_TEST(starts == expected, "policy " << to_string(policy));
+    BOOST_TEST(scheduler.jobs_awaiting_input() == 0U);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
