@@ -25,6 +25,7 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   void update(std::size_t done);
+  void set_total(std::size_t total) { total_ = total; }
 
  private:
   std::string label_;

@@ -11,6 +11,8 @@ void print_usage(std::ostream& out) {
   out << "gridsim - virtual-time simulator of the gridpeer P2P grid scheduler\n\n"
          "usage: gridsim <command> [options]    (gridsim <command> --help for its options)\n\n"
          "commands:\n"
+         "  run         simulate the grid of peers under one algorithm (Local, Centralized,\n"
+         "              S-I, R-I, Sy-I) over the network model, and report the metrics\n"
          "  replay      replay a workload on one server through its local scheduler\n"
          "              (FCFS, EASY, conservative backfilling) and report the metrics\n"
          "  generate    write a seeded synthetic workload (Lublin-Feitelson, Feitelson96,\n"
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
   const std::string_view command = argv[1];
   try {
     if (command == "replay") return gridpeer::sim::run_replay_command(argc - 1, argv + 1);
+    if (command == "run") return gridpeer::sim::run_run_command(argc - 1, argv + 1);
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);
     if (command == "topology") return gridpeer::sim::run_topology_command(argc - 1, argv + 1);
     if (command == "bench-awt") return gridpeer::sim::run_bench_awt_command(argc - 1, argv + 1);

@@ -6,7 +6,8 @@
 namespace gridpeer::workload {
 
 std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHeader& header,
-                               const SwfConversionOptions& options, SwfConversionReport* report) {
+                               const SwfConversionOptions& options, SwfConversionReport* report,
+                               std::vector<std::size_t>* source_records) {
   SwfConversionReport local;
   SwfConversionReport& counts = report != nullptr ? *report : local;
   counts = SwfConversionReport{};
@@ -54,6 +55,7 @@ std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHead
       ++counts.raised_estimates;
     }
     Job job;
+    job.id = static_cast<JobId>(&record - records.data());  // the record's index until ids are assigned
     job.origin = options.origin;
     job.submit = at_seconds(submit);
     job.cpus = static_cast<int>(std::min<std::int64_t>(processors, 1'000'000'000));
@@ -62,6 +64,10 @@ std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHead
     jobs.push_back(job);
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  if (source_records != nullptr) {
+    source_records->clear();
+    for (const Job& job : jobs) source_records->push_back(static_cast<std::size_t>(job.id));
+  }
   JobId id = options.first_id;
   for (Job& job : jobs) job.id = id++;
   counts.converted = jobs.size();

@@ -51,7 +51,9 @@ struct SwfConversionReport {
 /// Converts records in submit order (stable). Processors: allocated (field 5),
 /// else requested (field 8). Throws std::invalid_argument if a window is asked
 /// for and the header has no UnixStartTime.
+/// `source_records`, if given, receives for each job the index of its record.
 std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHeader& header,
-                               const SwfConversionOptions& options, SwfConversionReport* report = nullptr);
+                               const SwfConversionOptions& options, SwfConversionReport* report = nullptr,
+                               std::vector<std::size_t>* source_records = nullptr);
 
 }  // namespace gridpeer::workload

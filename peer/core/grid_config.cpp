@@ -1,0 +1,30 @@
+#include "peer/core/grid_config.hpp"
+
+namespace gridpeer {
+
+std::string_view to_string(GridAlgorithm algorithm) {
+  switch (algorithm) {
+    case GridAlgorithm::local:
+      return "local";
+    case GridAlgorithm::central:
+      return "central";
+    case GridAlgorithm::sender:
+      return "si";
+    case GridAlgorithm::receiver:
+      return "ri";
+    case GridAlgorithm::symmetric:
+      return "syi";
+  }
+  return "unknown";
+}
+
+std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
+  if (text == "local") return GridAlgorithm::local;
+  if (text == "central" || text == "centralized") return GridAlgorithm::central;
+  if (text == "si" || text == "sender") return GridAlgorithm::sender;
+  if (text == "ri" || text == "receiver") return GridAlgorithm::receiver;
+  if (text == "syi" || text == "symmetric") return GridAlgorithm::symmetric;
+  return std::nullopt;
+}
+
+}  // namespace gridpeer

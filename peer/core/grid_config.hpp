@@ -1,0 +1,40 @@
+#pragma once
+// The grid algorithms of 002 §3 and their parameters.
+#include <optional>
+#include <string_view>
+
+#include "peer/core/local_policy.hpp"
+#include "peer/core/time.hpp"
+
+namespace gridpeer {
+
+enum class GridAlgorithm {
+  local,      ///< no migration (reference)
+  central,    ///< one scheduler with instant global knowledge (reference)
+  sender,     ///< S-I: query the partners when the local AWT is too long
+  receiver,   ///< R-I: under-used servers volunteer; jobs wait for them
+  symmetric,  ///< Sy-I: R-I, and S-I at once when no volunteer is there
+};
+
+std::string_view to_string(GridAlgorithm algorithm);
+/// "local", "central", "si", "ri", "syi" (and the long names).
+std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text);
+
+/// 002 gives no values for these; ours are argued in docs/grid-algorithms.md.
+struct GridParameters {
+  Duration phi = seconds(60);               ///< AWT below this: run locally, no migration
+  Duration sigma = seconds(60);             ///< R-I/Sy-I period: volunteer, re-check waiting jobs
+  double delta = 0.7;                       ///< RU below this: volunteer
+  double epsilon = 0.05;                    ///< ATTs within this fraction of the best tie; lowest RU wins
+  Duration query_timeout = seconds(2);      ///< replies later than this are ignored
+  Duration volunteer_memory = seconds(60);  ///< Sy-I: a volunteer counts as "there" this long
+  bool data_blind = false;                  ///< decide without the ADT terms
+};
+
+struct GridConfig {
+  GridAlgorithm algorithm = GridAlgorithm::sender;
+  GridParameters parameters;
+  LocalPolicyConfig local_policy;
+};
+
+}  // namespace gridpeer

@@ -1,0 +1,372 @@
+#include "peer/core/grid_peer.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace gridpeer {
+
+GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
+                   const TransferEstimator& estimator, TimePoint start)
+    : id_(id),
+      config_(config),
+      partners_(std::move(partners)),
+      estimator_(estimator),
+      local_(std::move(server), config.local_policy, start) {
+  std::sort(partners_.begin(), partners_.end());
+  const bool periodic = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
+  if (periodic) timers_.emplace(start + config_.parameters.sigma, Timer{TimerKind::tick});
+}
+
+protocol::JobRequirements GridPeer::requirements_of(const Job& job) const {
+  return {job.id, job.origin, job.cpus, job.requested_time, server().mhz, job.input_bytes, job.output_bytes};
+}
+
+// ---- inputs -----------------------------------------------------------------
+
+void GridPeer::submit(const Job& job, TimePoint now) {
+  advance(now);
+  assert(job.origin == id_);
+  switch (config_.algorithm) {
+    case GridAlgorithm::local:
+    case GridAlgorithm::central:  // the central scheduler decides for us (driver)
+      run_here(job, now);
+      return;
+    case GridAlgorithm::sender:
+    case GridAlgorithm::receiver:
+    case GridAlgorithm::symmetric:
+      break;
+  }
+  // 002 §3.1 steps 2-3: a job expected to start soon enough stays here.
+  if (local_awt(job, now) < config_.parameters.phi) {
+    run_here(job, now);
+    return;
+  }
+  grid_queue_.push_back({job, false});
+  Waiting& waiting = grid_queue_.back();
+  if (config_.algorithm == GridAlgorithm::sender) {
+    start_query(waiting, partners_, false, now);
+  } else if (config_.algorithm == GridAlgorithm::symmetric) {
+    // Sy-I: use a volunteer if one is there, else switch to S-I at once.
+    if (volunteer_available(now)) {
+      start_query(waiting, recent_volunteers(now), true, now);
+    } else {
+      start_query(waiting, partners_, false, now);
+    }
+  }
+  // R-I: the job waits for a volunteer, or for its local AWT to drop below phi.
+}
+
+void GridPeer::on_message(ServerIndex from, const protocol::Message& message, TimePoint now) {
+  advance(now);
+  if (const auto* query = std::get_if<protocol::AttQuery>(&message)) {
+    handle_query(from, *query, now);
+  } else if (const auto* reply = std::get_if<protocol::AttReply>(&message)) {
+    handle_reply(from, *reply, now);
+  } else if (std::holds_alternative<protocol::Volunteer>(message)) {
+    handle_volunteer(from, now);
+  } else if (const auto* transfer = std::get_if<protocol::JobTransfer>(&message)) {
+    accept(transfer->job, transfer->origin_mhz, now);
+  }
+}
+
+void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
+  advance(now);
+  assert(transfer.to == id_);
+  if (transfer.kind == DataTransfer::Kind::input) {
+    if (hosted_.count(transfer.job) != 0U) {
+      local_.input_arrived(transfer.job, now);
+      pump_local();
+    } else {
+      early_inputs_.insert(transfer.job);  // the hand-off message is still on its way
+    }
+    return;
+  }
+  // Output back at the origin: the job has ended (002 §3: end = output home).
+  JobRecord record;
+  record.id = transfer.job;
+  record.origin = id_;
+  record.executed_on = transfer.from;
+  record.cpus = transfer.cpus;
+  record.submit = transfer.submit;
+  record.start = transfer.start;
+  record.finish = transfer.finish;
+  record.end = now;
+  record.input_bytes = transfer.input_bytes;
+  record.output_bytes = transfer.bytes;
+  outputs_.emplace_back(JobDone{record});
+}
+
+void GridPeer::advance(TimePoint now) {
+  // Interleave timers and local events in time order up to now.
+  for (;;) {
+    const TimePoint timer = timers_.empty() ? kNever : timers_.begin()->first;
+    const TimePoint local = local_.next_deadline();
+    const TimePoint next = std::min(timer, local);
+    if (next > now) break;
+    if (local <= timer) {
+      local_.advance(local);
+      pump_local();
+    } else {
+      fire_timers(timer);
+    }
+  }
+  local_.advance(now);
+  pump_local();
+}
+
+// ---- decisions ----------------------------------------------------------------
+
+Duration GridPeer::local_awt(const Job& job, TimePoint now) {
+  return local_.approximate_wait(job.cpus, job.requested_time, now);
+}
+
+AttEstimate GridPeer::estimate_att(const protocol::JobRequirements& r, TimePoint now) {
+  advance(now);
+  const Duration ert = expected_run_time(r.requested, r.origin_mhz, server().mhz);
+  const Duration awt = local_.approximate_wait(r.cpus, ert, now);
+  const double ru = local_.resource_utilization();
+  if (awt == kForever) return {kForever, kForever, ru};
+  const bool blind = config_.parameters.data_blind;
+  const Duration adt_in = blind ? Duration::zero() : estimator_.estimate(r.input_bytes, r.origin, id_);
+  const Duration adt_out = blind ? Duration::zero() : estimator_.estimate(r.output_bytes, id_, r.origin);
+  // 002 §3.1.1: staging overlaps the wait; the output must come home.
+  return {std::max(awt, adt_in) + ert + adt_out, awt, ru};
+}
+
+void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, bool volunteer, TimePoint now) {
+  if (targets.empty()) {
+    if (!volunteer) {  // nobody to ask: run it here
+      const Job job = waiting.job;
+      remove_waiting(job.id);
+      run_here(job, now);
+    }
+    return;
+  }
+  const protocol::QueryId id = next_query_++;
+  queries_[id] = Query{waiting.job.id, volunteer, targets.size(), {}};
+  waiting.negotiating = true;
+  const protocol::AttQuery query{id, requirements_of(waiting.job)};
+  for (ServerIndex target : targets) {
+    outputs_.emplace_back(SendMessage{target, query});
+    ++counters_.queries_sent;
+  }
+  timers_.emplace(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+}
+
+void GridPeer::handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
+  const AttEstimate estimate = estimate_att(query.requirements, now);
+  outputs_.emplace_back(SendMessage{
+      from, protocol::AttReply{query.query, query.requirements.job, estimate.att, estimate.awt, estimate.ru}});
+  ++counters_.replies_sent;
+}
+
+void GridPeer::handle_reply(ServerIndex from, const protocol::AttReply& reply, TimePoint now) {
+  const auto it = queries_.find(reply.query);
+  if (it == queries_.end()) {
+    ++counters_.late_replies;  // decided without it (002: non-responders are ignored)
+    return;
+  }
+  it->second.replies.push_back({from, reply.att, reply.ru});
+  if (it->second.replies.size() == it->second.expected) conclude(reply.query, now);
+}
+
+void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
+  const auto it = queries_.find(id);
+  assert(it != queries_.end());
+  Query query = std::move(it->second);
+  queries_.erase(it);
+  if (query.replies.size() < query.expected) ++counters_.query_timeouts;
+  Waiting* waiting = find_waiting(query.job);
+  assert(waiting != nullptr);
+  // Candidates: this server first, then the replies by server index.
+  const AttEstimate self = estimate_att(requirements_of(waiting->job), now);
+  std::vector<TurnaroundCandidate> candidates{{id_, self.att, self.ru}};
+  std::sort(query.replies.begin(), query.replies.end(),
+            [](const TurnaroundCandidate& a, const TurnaroundCandidate& b) { return a.server < b.server; });
+  candidates.insert(candidates.end(), query.replies.begin(), query.replies.end());
+  const auto chosen = choose_by_turnaround_cost(candidates, config_.parameters.epsilon);
+  const Job job = waiting->job;
+  if (chosen && *chosen != 0) {
+    remove_waiting(job.id);
+    dispatch(job, candidates[*chosen].server, now);
+  } else if (!query.volunteer) {
+    remove_waiting(job.id);  // S-I: the best place is here
+    run_here(job, now);
+  } else {
+    waiting->negotiating = false;  // R-I: the volunteer is no better; keep waiting
+  }
+}
+
+void GridPeer::handle_volunteer(ServerIndex from, TimePoint now) {
+  volunteers_[from] = now;
+  // 002 §3.1.2: the first job waiting in the grid queue is offered to it.
+  for (Waiting& waiting : grid_queue_) {
+    if (!waiting.negotiating) {
+      start_query(waiting, {from}, true, now);
+      return;
+    }
+  }
+}
+
+bool GridPeer::volunteer_available(TimePoint now) const {
+  return !recent_volunteers(now).empty();
+}
+
+std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
+  std::vector<ServerIndex> recent;
+  for (const auto& [server, when] : volunteers_) {
+    if (now - when <= config_.parameters.volunteer_memory) recent.push_back(server);
+  }
+  return recent;
+}
+
+void GridPeer::tick(TimePoint now) {
+  timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
+  // Volunteer when under-used (002 §3.1.2).
+  const double ru = local_.resource_utilization();
+  if (ru < config_.parameters.delta) {
+    for (ServerIndex partner : partners_) {
+      outputs_.emplace_back(SendMessage{partner, protocol::Volunteer{ru}});
+      ++counters_.volunteers_sent;
+    }
+  }
+  // Re-check the waiting jobs: run here once the local AWT is below phi;
+  // Sy-I also switches a job to S-I when no volunteer is there.
+  for (std::size_t i = 0; i < grid_queue_.size();) {
+    Waiting& waiting = grid_queue_[i];
+    if (waiting.negotiating) {
+      ++i;
+      continue;
+    }
+    if (local_awt(waiting.job, now) < config_.parameters.phi) {
+      const Job job = waiting.job;
+      grid_queue_.erase(grid_queue_.begin() + static_cast<std::ptrdiff_t>(i));
+      run_here(job, now);
+      continue;
+    }
+    if (config_.algorithm == GridAlgorithm::symmetric && !volunteer_available(now)) {
+      start_query(waiting, partners_, false, now);
+      // start_query may have run the job here (no partners) and removed it.
+      if (i < grid_queue_.size() && grid_queue_[i].job.id == waiting.job.id) ++i;
+      continue;
+    }
+    ++i;
+  }
+}
+
+void GridPeer::fire_timers(TimePoint now) {
+  while (!timers_.empty() && timers_.begin()->first <= now) {
+    const Timer timer = timers_.begin()->second;
+    timers_.erase(timers_.begin());
+    if (timer.kind == TimerKind::tick) {
+      tick(now);
+    } else if (queries_.count(timer.query) != 0U) {
+      conclude(timer.query, now);
+    }
+  }
+}
+
+// ---- running jobs -------------------------------------------------------------
+
+void GridPeer::run_here(const Job& job, TimePoint now) {
+  hosted_[job.id] = Hosted{job, server().mhz, false, kNever};
+  if (!local_.submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_.rejected;
+  pump_local();
+}
+
+void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint /*now*/, bool notify) {
+  assert(to != id_);
+  ++counters_.jobs_sent;
+  if (notify) outputs_.emplace_back(SendMessage{to, protocol::JobTransfer{job, server().mhz}});
+  DataTransfer input;
+  input.kind = DataTransfer::Kind::input;
+  input.job = job.id;
+  input.from = id_;
+  input.to = to;
+  input.bytes = job.input_bytes;
+  outputs_.emplace_back(StartTransfer{input});
+}
+
+void GridPeer::accept(const Job& job, int origin_mhz, TimePoint now) {
+  advance(now);
+  ++counters_.jobs_received;
+  const Duration planned = expected_run_time(job.requested_time, origin_mhz, server().mhz);
+  const Duration actual = expected_run_time(job.run_time, origin_mhz, server().mhz);
+  std::optional<TimePoint> input_expected;
+  if (early_inputs_.erase(job.id) == 0U) {
+    input_expected = now + estimator_.estimate(job.input_bytes, job.origin, id_);
+  }
+  hosted_[job.id] = Hosted{job, origin_mhz, true, kNever};
+  if (!local_.submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_.rejected;
+  pump_local();
+}
+
+void GridPeer::pump_local() {
+  for (const LocalEvent& event : local_.take_events()) {
+    const auto it = hosted_.find(event.id);
+    assert(it != hosted_.end());
+    Hosted& hosted = it->second;
+    if (event.kind == LocalEvent::Kind::started) {
+      hosted.start = event.at;
+      continue;
+    }
+    if (event.kind == LocalEvent::Kind::rejected) {
+      hosted_.erase(it);
+      continue;
+    }
+    if (hosted.remote) {
+      // Send the output home; the origin closes the record when it arrives.
+      DataTransfer output;
+      output.kind = DataTransfer::Kind::output;
+      output.job = event.id;
+      output.from = id_;
+      output.to = hosted.job.origin;
+      output.bytes = hosted.job.output_bytes;
+      output.submit = hosted.job.submit;
+      output.start = event.start;
+      output.finish = event.at;
+      output.cpus = hosted.job.cpus;
+      output.input_bytes = hosted.job.input_bytes;
+      outputs_.emplace_back(StartTransfer{output});
+    } else {
+      JobRecord record;
+      record.id = event.id;
+      record.origin = id_;
+      record.executed_on = id_;
+      record.cpus = hosted.job.cpus;
+      record.submit = hosted.job.submit;
+      record.start = event.start;
+      record.finish = event.at;
+      record.end = event.at;
+      record.input_bytes = hosted.job.input_bytes;
+      record.output_bytes = hosted.job.output_bytes;
+      outputs_.emplace_back(JobDone{record});
+    }
+    hosted_.erase(it);
+  }
+}
+
+TimePoint GridPeer::next_deadline() const {
+  const TimePoint timer = timers_.empty() ? kNever : timers_.begin()->first;
+  return std::min(timer, local_.next_deadline());
+}
+
+std::vector<PeerOutput> GridPeer::take_outputs() {
+  std::vector<PeerOutput> taken;
+  taken.swap(outputs_);
+  return taken;
+}
+
+void GridPeer::remove_waiting(JobId job) {
+  const auto it =
+      std::find_if(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
+  if (it != grid_queue_.end()) grid_queue_.erase(it);
+}
+
+GridPeer::Waiting* GridPeer::find_waiting(JobId job) {
+  const auto it =
+      std::find_if(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
+  return it == grid_queue_.end() ? nullptr : &*it;
+}
+
+}  // namespace gridpeer

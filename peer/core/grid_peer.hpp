@@ -1,0 +1,158 @@
+#pragma once
+// One grid scheduler paired with its local-scheduler emulator (002 §2-3), as
+// a sans-I/O state machine. Every input carries `now`; outputs (messages to
+// send, data transfers to start, finished jobs) are collected with
+// take_outputs(), and next_deadline() says when to call advance() next. The
+// simulator and the daemon host this same object.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <variant>
+#include <vector>
+
+#include "peer/core/grid_config.hpp"
+#include "peer/core/job.hpp"
+#include "peer/core/job_record.hpp"
+#include "peer/core/local_scheduler.hpp"
+#include "peer/core/server.hpp"
+#include "peer/core/transfer_estimator.hpp"
+#include "peer/core/turnaround_cost.hpp"
+#include "protocol/messages.hpp"
+
+namespace gridpeer {
+
+/// A data movement the driver must carry out, and hand back when done.
+struct DataTransfer {
+  enum class Kind { input, output };
+  Kind kind = Kind::input;
+  JobId job = 0;
+  ServerIndex from = 0;
+  ServerIndex to = 0;
+  std::uint64_t bytes = 0;
+  // For outputs: what the origin needs to close the job's record.
+  TimePoint submit{};
+  TimePoint start{};
+  TimePoint finish{};
+  int cpus = 0;
+  std::uint64_t input_bytes = 0;
+};
+
+struct SendMessage {
+  ServerIndex to = 0;
+  protocol::Message message;
+};
+struct StartTransfer {
+  DataTransfer transfer;
+};
+struct JobDone {
+  JobRecord record;
+};
+using PeerOutput = std::variant<SendMessage, StartTransfer, JobDone>;
+
+struct AttEstimate {
+  Duration att{};
+  Duration awt{};
+  double ru = 0;
+};
+
+struct PeerCounters {
+  std::uint64_t queries_sent = 0;
+  std::uint64_t replies_sent = 0;
+  std::uint64_t volunteers_sent = 0;
+  std::uint64_t jobs_sent = 0;       ///< own jobs handed to another peer
+  std::uint64_t jobs_received = 0;   ///< other peers' jobs accepted here
+  std::uint64_t query_timeouts = 0;  ///< decisions taken without every reply
+  std::uint64_t late_replies = 0;    ///< replies after their decision (ignored)
+  std::uint64_t rejected = 0;        ///< jobs that can never fit here
+};
+
+class GridPeer {
+ public:
+  GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
+           const TransferEstimator& estimator, TimePoint start = TimePoint{});
+
+  // ---- inputs -------------------------------------------------------------
+  /// A job submitted to this peer's grid scheduler (002 §3.1 step 1).
+  void submit(const Job& job, TimePoint now);
+  void on_message(ServerIndex from, const protocol::Message& message, TimePoint now);
+  /// A transfer this peer is the destination of has completed.
+  void on_transfer_done(const DataTransfer& transfer, TimePoint now);
+  /// Lets time pass: timers fire, local jobs start and finish.
+  void advance(TimePoint now);
+
+  // ---- instant knowledge, for the Centralized reference ---------------------
+  AttEstimate estimate_att(const protocol::JobRequirements& requirements, TimePoint now);
+  /// Origin side: run one of its own jobs here.
+  void run_here(const Job& job, TimePoint now);
+  /// Origin side: hand a job to `to` and start staging its input; with
+  /// `notify` the hand-off goes as a message, else the driver delivers it.
+  void dispatch(const Job& job, ServerIndex to, TimePoint now, bool notify = true);
+  /// Executor side of a hand-off.
+  void accept(const Job& job, int origin_mhz, TimePoint now);
+
+  // ---- outputs --------------------------------------------------------------
+  [[nodiscard]] TimePoint next_deadline() const;
+  std::vector<PeerOutput> take_outputs();
+
+  [[nodiscard]] ServerIndex id() const { return id_; }
+  [[nodiscard]] const ServerSpec& server() const { return local_.server(); }
+  [[nodiscard]] const LocalScheduler& local() const { return local_; }
+  [[nodiscard]] std::size_t grid_queue_size() const { return grid_queue_.size(); }
+  [[nodiscard]] const PeerCounters& counters() const { return counters_; }
+  [[nodiscard]] protocol::JobRequirements requirements_of(const Job& job) const;
+
+ private:
+  struct Waiting {
+    Job job;
+    bool negotiating = false;
+  };
+  struct Query {
+    JobId job = 0;
+    bool volunteer = false;  ///< R-I: asked one volunteer; else S-I: asked the partners
+    std::size_t expected = 0;
+    std::vector<TurnaroundCandidate> replies;
+  };
+  struct Hosted {
+    Job job;
+    int origin_mhz = 0;
+    bool remote = false;
+    TimePoint start = kNever;
+  };
+  enum class TimerKind { query_timeout, tick };
+  struct Timer {
+    TimerKind kind;
+    protocol::QueryId query = 0;
+  };
+
+  void handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now);
+  void handle_reply(ServerIndex from, const protocol::AttReply& reply, TimePoint now);
+  void handle_volunteer(ServerIndex from, TimePoint now);
+  void start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, bool volunteer, TimePoint now);
+  void conclude(protocol::QueryId id, TimePoint now);
+  void tick(TimePoint now);
+  void fire_timers(TimePoint now);
+  void pump_local();
+  Duration local_awt(const Job& job, TimePoint now);
+  [[nodiscard]] bool volunteer_available(TimePoint now) const;
+  std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
+  void remove_waiting(JobId job);
+  Waiting* find_waiting(JobId job);
+
+  ServerIndex id_;
+  GridConfig config_;
+  std::vector<ServerIndex> partners_;
+  const TransferEstimator& estimator_;
+  LocalScheduler local_;
+  std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
+  std::map<protocol::QueryId, Query> queries_;
+  std::multimap<TimePoint, Timer> timers_;
+  std::map<JobId, Hosted> hosted_;               // jobs in the local scheduler
+  std::set<JobId> early_inputs_;                 // inputs that arrived before their hand-off
+  std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
+  protocol::QueryId next_query_ = 0;
+  std::vector<PeerOutput> outputs_;
+  PeerCounters counters_;
+};
+
+}  // namespace gridpeer

@@ -1,0 +1,17 @@
+#include "protocol/messages.hpp"
+
+namespace gridpeer::protocol {
+
+std::size_t wire_size(const Message& message) {
+  // 16-byte frame header (segment table) + 8-byte union tag + fields in words.
+  constexpr std::size_t kFrame = 24;
+  struct Sizer {
+    std::size_t operator()(const AttQuery&) const { return kFrame + 8 * 8; }
+    std::size_t operator()(const AttReply&) const { return kFrame + 5 * 8; }
+    std::size_t operator()(const Volunteer&) const { return kFrame + 8; }
+    std::size_t operator()(const JobTransfer&) const { return kFrame + 10 * 8; }
+  };
+  return std::visit(Sizer{}, message);
+}
+
+}  // namespace gridpeer::protocol

@@ -1,0 +1,98 @@
+#include "sim/grid_experiment.hpp"
+
+#include <chrono>
+
+#include "sim/cli_support.hpp"
+
+namespace gridpeer::sim {
+
+std::string_view to_string(SharingModel model) {
+  return model == SharingModel::equal_share ? "equal-share" : "max-min";
+}
+
+std::string algorithm_label(const GridConfig& config) {
+  std::string label(to_string(config.algorithm));
+  if (config.parameters.data_blind) label += "-blind";
+  return label;
+}
+
+ExperimentResult run_experiment(const ExperimentSpec& spec,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  ExperimentResult result;
+  result.grid = topology::load_topology_file(spec.topology_file, spec.selection);
+  GridWorkload workload = load_grid_workload(result.grid, spec.workload);
+  result.jobs = workload.jobs.size();
+  result.workload_description = workload.description;
+  result.provenance = workload.provenance;
+  GridRunOptions options;
+  options.config = spec.config;
+  options.sharing = spec.sharing;
+  options.progress = progress;
+  const auto started = std::chrono::steady_clock::now();
+  result.run = run_grid(result.grid, workload.jobs, options);
+  result.wall_seconds = seconds_since(started);
+  std::vector<ServerSpec> servers;
+  for (const auto& server : result.grid.servers) servers.push_back(server.spec);
+  result.summary = summarize(result.run.records, servers);
+  return result;
+}
+
+nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing) {
+  const MetricsSummary& s = result.summary;
+  nlohmann::json per_server = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.per_server.size(); ++i) {
+    const ServerMetrics& m = s.per_server[i];
+    const PeerCounters& c = result.run.counters[i];
+    per_server.push_back({{"name", m.name},
+                          {"site", result.grid.servers[i].spec.site},
+                          {"jobs_originated", m.jobs_originated},
+                          {"jobs_executed", m.jobs_executed},
+                          {"utilization", m.utilization},
+                          {"avg_response_s", m.avg_response_s},
+                          {"avg_wait_s", m.avg_wait_s},
+                          {"avg_bounded_slowdown", m.avg_bounded_slowdown},
+                          {"jobs_sent", c.jobs_sent},
+                          {"jobs_received", c.jobs_received},
+                          {"queries_sent", c.queries_sent},
+                          {"volunteers_sent", c.volunteers_sent},
+                          {"query_timeouts", c.query_timeouts},
+                          {"late_replies", c.late_replies}});
+  }
+  const auto& p = spec.config.parameters;
+  const double wall = include_timing ? result.wall_seconds : 0.0;
+  return {{"algorithm", algorithm_label(spec.config)},
+          {"data_blind", p.data_blind},
+          {"seed", spec.workload.seed},
+          {"topology", result.grid.name},
+          {"sites", result.grid.split},
+          {"network", result.grid.network_name},
+          {"sharing", to_string(spec.sharing)},
+          {"local_policy", to_string(spec.config.local_policy.policy)},
+          {"data_size", workload::to_string(spec.workload.data_size)},
+          {"workload", result.workload_description},
+          {"parameters",
+           {{"phi_s", to_seconds(p.phi)},
+            {"sigma_s", to_seconds(p.sigma)},
+            {"delta", p.delta},
+            {"epsilon", p.epsilon},
+            {"query_timeout_s", to_seconds(p.query_timeout)}}},
+          {"jobs", s.jobs},
+          {"avg_response_s", s.avg_response_s},
+          {"avg_wait_s", s.avg_wait_s},
+          {"weighted_utilization", s.weighted_utilization},
+          {"fraction_transferred", s.fraction_transferred},
+          {"fraction_in_origin_site", s.fraction_in_origin_site},
+          {"data_volume_mb_per_job", s.data_volume_mb_per_job},
+          {"avg_bounded_slowdown", s.avg_bounded_slowdown},
+          {"span_s", s.span_s},
+          {"messages", result.run.messages},
+          {"message_bytes", result.run.message_bytes},
+          {"network_bytes", result.run.data_bytes},
+          {"events", result.run.events},
+          {"wall_seconds", wall},
+          {"jobs_per_second", wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0},
+          {"per_server", per_server},
+          {"provenance", result.provenance}};
+}
+
+}  // namespace gridpeer::sim

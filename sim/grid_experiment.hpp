@@ -1,0 +1,50 @@
+#pragma once
+// One grid run from a description (topology, algorithm, workload, seed) to
+// its metrics and JSON; shared by `gridsim run` and `gridsim sweep`.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "peer/core/grid_config.hpp"
+#include "peer/core/metrics.hpp"
+#include "peer/topology/topology.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/grid_sim.hpp"
+#include "sim/grid_workload.hpp"
+
+namespace gridpeer::sim {
+
+struct ExperimentSpec {
+  std::string topology_file;
+  topology::TopologySelection selection;
+  GridConfig config;
+  SharingModel sharing = SharingModel::equal_share;
+  GridWorkloadRequest workload;
+};
+
+struct ExperimentResult {
+  topology::Topology grid;
+  std::size_t jobs = 0;
+  std::string workload_description;
+  std::vector<std::string> provenance;
+  GridRunResult run;
+  MetricsSummary summary;
+  double wall_seconds = 0;
+};
+
+/// Loads, runs and summarises. `progress` as in GridRunOptions.
+ExperimentResult run_experiment(const ExperimentSpec& spec,
+                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+/// The label of an algorithm as results name it: si, ri, syi, local, central,
+/// with "-blind" for data-blind variants.
+std::string algorithm_label(const GridConfig& config);
+
+/// The run's JSON (keys documented in docs/grid-algorithms.md). With
+/// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.
+nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing);
+
+std::string_view to_string(SharingModel model);
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,229 @@
+#include "sim/grid_sim.hpp"
+
+#include <cassert>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "peer/core/central_scheduler.hpp"
+#include "sim/grid_network.hpp"
+
+namespace gridpeer::sim {
+namespace {
+
+class NetworkEstimator final : public TransferEstimator {
+ public:
+  explicit NetworkEstimator(const GridNetwork& network) : network_(network) {}
+  [[nodiscard]] Duration estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override {
+    return network_.estimate_transfer(bytes, from, to);
+  }
+
+ private:
+  const GridNetwork& network_;
+};
+
+struct Event {
+  enum class Kind { submit, message, peer_wake, network_wake };
+  TimePoint at;
+  std::uint64_t sequence;
+  Kind kind;
+  ServerIndex peer = 0;  ///< submit: origin; message: receiver; wake: the peer
+  ServerIndex from = 0;  ///< message sender
+  std::size_t job = 0;   ///< submit: index into jobs
+  std::optional<protocol::Message> message;
+};
+
+struct Later {
+  bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.sequence > b.sequence; }
+};
+
+class GridDriver {
+ public:
+  GridDriver(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options)
+      : grid_(grid), jobs_(jobs), options_(options), network_(grid, options.sharing), estimator_(network_) {
+    const std::size_t n = grid.servers.size();
+    for (ServerIndex i = 0; i < n; ++i) {
+      std::vector<ServerIndex> partners;
+      for (ServerIndex j = 0; j < n; ++j) {
+        if (j != i) partners.push_back(j);
+      }
+      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_));
+      peer_pointers_.push_back(peers_.back().get());
+    }
+    wake_.assign(n, kNever);
+    touched_flag_.assign(n, false);
+    result_.counters.resize(n);
+  }
+
+  GridRunResult run() {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      push({jobs_[i].submit, 0, Event::Kind::submit, jobs_[i].origin, 0, i, std::nullopt});
+    }
+    for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
+    const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(365LL * 86400);
+    std::size_t reported = 0;
+    while (!queue_.empty() && result_.records.size() < jobs_.size()) {
+      Event event = queue_.top();
+      queue_.pop();
+      if (event.at > horizon) break;
+      now_ = event.at;
+      ++result_.events;
+      handle(event);
+      settle();
+      if (options_.progress && result_.records.size() >= reported + 1000) {
+        reported = result_.records.size();
+        options_.progress(reported, jobs_.size());
+      }
+    }
+    if (result_.records.size() != jobs_.size()) {
+      throw std::runtime_error("grid simulation stopped with " + std::to_string(jobs_.size() - result_.records.size()) +
+                               " of " + std::to_string(jobs_.size()) + " jobs unfinished at " +
+                               std::to_string(to_seconds(now_)) + " s");
+    }
+    if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
+    for (std::size_t p = 0; p < peers_.size(); ++p) result_.counters[p] = peers_[p]->counters();
+    result_.data_bytes = network_.flows().bytes_delivered();
+    result_.end_time = now_;
+    return std::move(result_);
+  }
+
+ private:
+  void push(Event event) {
+    event.sequence = sequence_++;
+    queue_.push(std::move(event));
+  }
+
+  void touch(ServerIndex peer) {
+    if (!touched_flag_[peer]) {
+      touched_flag_[peer] = true;
+      touched_.push_back(peer);
+    }
+  }
+
+  void handle(const Event& event) {
+    switch (event.kind) {
+      case Event::Kind::submit:
+        submit(jobs_[event.job]);
+        break;
+      case Event::Kind::message:
+        peers_[event.peer]->on_message(event.from, *event.message, now_);
+        touch(event.peer);
+        break;
+      case Event::Kind::peer_wake:
+        if (wake_[event.peer] != event.at) return;  // superseded
+        wake_[event.peer] = kNever;
+        peers_[event.peer]->advance(now_);
+        touch(event.peer);
+        break;
+      case Event::Kind::network_wake:
+        if (network_wake_ != event.at) return;  // superseded
+        network_wake_ = kNever;
+        network_.flows().advance(now_);
+        break;
+    }
+  }
+
+  void submit(const Job& job) {
+    touch(job.origin);
+    if (options_.config.algorithm != GridAlgorithm::central) {
+      peers_[job.origin]->submit(job, now_);
+      return;
+    }
+    const ServerIndex chosen = choose_centrally(job, peer_pointers_, options_.config.parameters.epsilon, now_);
+    if (chosen == job.origin) {
+      peers_[job.origin]->run_here(job, now_);
+    } else {
+      // Instant hand-off; the input still has to cross the network.
+      peers_[job.origin]->dispatch(job, chosen, now_, false);
+      peers_[chosen]->accept(job, grid_.servers[job.origin].spec.mhz, now_);
+      touch(chosen);
+    }
+  }
+
+  /// Carries out what the touched peers asked for until nothing is left:
+  /// transfers may complete at once and touch more peers.
+  void settle() {
+    for (;;) {
+      deliver_completed_transfers();
+      if (touched_.empty()) break;
+      const std::vector<ServerIndex> batch = std::move(touched_);
+      touched_.clear();
+      for (ServerIndex peer : batch) touched_flag_[peer] = false;
+      for (ServerIndex peer : batch) {
+        for (PeerOutput& output : peers_[peer]->take_outputs()) carry_out(peer, output);
+        reschedule_peer(peer);
+      }
+    }
+    const TimePoint next = network_.flows().next_event();
+    if (next != network_wake_ && next != kNever) {
+      network_wake_ = next;
+      push({next, 0, Event::Kind::network_wake, 0, 0, 0, std::nullopt});
+    }
+  }
+
+  void deliver_completed_transfers() {
+    for (const auto& [flow, at] : network_.flows().take_completed()) {
+      const auto it = in_flight_.find(flow);
+      assert(it != in_flight_.end());
+      const DataTransfer transfer = it->second;
+      in_flight_.erase(it);
+      peers_[transfer.to]->on_transfer_done(transfer, now_);
+      touch(transfer.to);
+    }
+  }
+
+  void carry_out(ServerIndex peer, PeerOutput& output) {
+    if (auto* send = std::get_if<SendMessage>(&output)) {
+      const std::size_t size = protocol::wire_size(send->message);
+      const auto& route = network_.route(peer, send->to);
+      const double rate = network_.flows().rate_for_new_flow(route);
+      const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
+      ++result_.messages;
+      result_.message_bytes += size;
+      push({now_ + delay, 0, Event::Kind::message, send->to, peer, 0, std::move(send->message)});
+    } else if (auto* start = std::get_if<StartTransfer>(&output)) {
+      const DataTransfer& transfer = start->transfer;
+      const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),
+                                                      static_cast<double>(transfer.bytes), now_);
+      in_flight_.emplace(flow, transfer);
+    } else if (auto* done = std::get_if<JobDone>(&output)) {
+      result_.records.push_back(done->record);
+    }
+  }
+
+  void reschedule_peer(ServerIndex peer) {
+    const TimePoint next = peers_[peer]->next_deadline();
+    if (next == wake_[peer]) return;
+    wake_[peer] = next;
+    if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0, std::nullopt});
+  }
+
+  const topology::Topology& grid_;
+  const std::vector<Job>& jobs_;
+  const GridRunOptions& options_;
+  GridNetwork network_;
+  NetworkEstimator estimator_;
+  std::vector<std::unique_ptr<GridPeer>> peers_;
+  std::vector<GridPeer*> peer_pointers_;
+  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::uint64_t sequence_ = 0;
+  std::vector<TimePoint> wake_;
+  TimePoint network_wake_ = kNever;
+  std::map<FlowId, DataTransfer> in_flight_;
+  std::vector<ServerIndex> touched_;
+  std::vector<bool> touched_flag_;
+  TimePoint now_{};
+  GridRunResult result_;
+};
+
+}  // namespace
+
+GridRunResult run_grid(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options) {
+  GridDriver driver(grid, jobs, options);
+  return driver.run();
+}
+
+}  // namespace gridpeer::sim
