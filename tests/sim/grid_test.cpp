@@ -1,0 +1,239 @@
+// Tiny grids whose right answer is worked out by hand (see each case), and
+// invariants of whole runs.
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "../workload/trace_dir.hpp"
+#include "peer/core/turnaround_cost.hpp"
+#include "peer/topology/topology.hpp"
+#include "sim/grid_experiment.hpp"
+#include "sim/grid_sim.hpp"
+
+using namespace gridpeer;
+using namespace gridpeer::sim;
+
+namespace {
+
+// A and B: 4 single-CPU nodes at 1000 MHz each, in two sites. Site networks
+// 100 Mb/s, WAN 8 Mb/s = 1 MB/s, no latency: a message of n bytes between A
+// and B takes n us (AttQuery 88, AttReply 64, JobTransfer 104, Volunteer 32).
+const char* kTwoServers = R"(
+name = "two"
+[networks.n]
+site_mbps = 100
+wan_mbps = 8
+[[servers]]
+name = "A"
+nodes = 4
+cpus_per_node = 1
+mhz = 1000
+site = 0
+[[servers]]
+name = "B"
+nodes = 4
+cpus_per_node = 1
+mhz = 1000
+site = 1
+)";
+
+Job job(JobId id, ServerIndex origin, std::int64_t submit_s, int cpus, std::int64_t run_s, std::uint64_t input = 0,
+        std::uint64_t output = 0) {
+  return Job{id, origin, at_seconds(submit_s), cpus, seconds(run_s), seconds(run_s), input, output};
+}
+
+GridConfig config(GridAlgorithm algorithm, bool blind = false) {
+  GridConfig c;
+  c.algorithm = algorithm;
+  c.parameters.phi = seconds(10);
+  c.parameters.sigma = seconds(10);
+  c.parameters.volunteer_memory = seconds(10);
+  c.parameters.data_blind = blind;
+  c.local_policy = {LocalPolicy::easy, 0};
+  return c;
+}
+
+std::map<JobId, JobRecord> by_id(const GridRunResult& result) {
+  std::map<JobId, JobRecord> records;
+  for (const JobRecord& r : result.records) {
+    BOOST_TEST(records.count(r.id) == 0U, "job " << r.id << " ended twice");
+    records[r.id] = r;
+  }
+  return records;
+}
+
+std::int64_t us(TimePoint t) {
+  return t.time_since_epoch().count();
+}
+
+const topology::Topology& two_servers() {
+  static const topology::Topology grid = topology::parse_topology(kTwoServers, "two.toml");
+  return grid;
+}
+
+GridRunResult run(GridAlgorithm algorithm, const std::vector<Job>& jobs, bool blind = false) {
+  GridRunOptions options;
+  options.config = config(algorithm, blind);
+  return run_grid(two_servers(), jobs, options);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(grid)
+
+BOOST_AUTO_TEST_CASE(turnaround_cost_prefers_low_utilisation_among_near_ties) {
+  const std::vector<TurnaroundCandidate> candidates{
+      {0, seconds(100), 0.9}, {1, seconds(104), 0.2}, {2, seconds(106), 0.0}, {3, kForever, 0.0}};
+  // Within 5% of 100 s: servers 0 and 1; server 1 is less used.
+  BOOST_TEST(choose_by_turnaround_cost(candidates, 0.05).value() == 1U);
+  // With no tolerance the minimum ATT wins.
+  BOOST_TEST(choose_by_turnaround_cost(candidates, 0.0).value() == 0U);
+  // Nobody can run it.
+  const std::vector<TurnaroundCandidate> impossible{{0, kForever, 0.0}};
+  BOOST_TEST(!choose_by_turnaround_cost(impossible, 0.05).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(local_keeps_every_job_home) {
+  const auto records = by_id(run(GridAlgorithm::local, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
+  BOOST_TEST(records.at(1).executed_on == 0U);
+  BOOST_TEST(us(records.at(1).start) == 100'000'000);
+  BOOST_TEST(us(records.at(1).end) == 200'000'000);
+}
+
+BOOST_AUTO_TEST_CASE(sender_initiated_moves_the_job_that_would_wait) {
+  // J0 runs on A (AWT 0 < phi). J1's AWT on A is 100 s >= phi: A asks B
+  // (88 us), B answers ATT 100 s (64 us), A's own ATT is 200 s, so J1 goes to
+  // B (104 us): it starts at 256 us. Its input (0 bytes) arrived before the
+  // hand-off message, so it is ready at once.
+  const auto result = run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)});
+  const auto records = by_id(result);
+  BOOST_TEST(records.at(0).executed_on == 0U);
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).start) == 256);
+  BOOST_TEST(us(records.at(1).end) == 100'000'256);
+  BOOST_TEST(result.messages == 3U);  // query, reply, hand-off
+  BOOST_TEST(result.counters[0].jobs_sent == 1U);
+  BOOST_TEST(result.counters[1].jobs_received == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(sender_initiated_stages_input_and_returns_output) {
+  // J1 has 2 MB in and 1 MB out. B's ATT: max(AWT 0, ADT in 2 s) + 100 + ADT
+  // out 1 s = 103 s < 200 s: it moves. The input leaves A when J1 is sent
+  // (152 us) and takes 2 s over the WAN; J1 starts when it lands (2.000152 s),
+  // ends at 102.000152 s, and its output is home 1 s later.
+  const auto records =
+      by_id(run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 2'000'000, 1'000'000)}));
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).start) == 2'000'152);
+  BOOST_TEST(us(records.at(1).finish) == 102'000'152);
+  BOOST_TEST(us(records.at(1).end) == 103'000'152);
+}
+
+BOOST_AUTO_TEST_CASE(data_aware_decisions_beat_data_blind_ones) {
+  // A 200 MB output would take 200 s to come home: B's ATT is 302 s against
+  // A's 200 s, so S-I keeps J1 on A (starts at 100, ends at 200). Data-blind
+  // S-I sees 100 s against 200 s, moves it, and pays for it: output home at
+  // 256 us + 100 s + 200 s.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 0, 200'000'000)};
+  const auto aware = by_id(run(GridAlgorithm::sender, jobs));
+  BOOST_TEST(aware.at(1).executed_on == 0U);
+  BOOST_TEST(us(aware.at(1).end) == 200'000'000);
+  const auto blind = by_id(run(GridAlgorithm::sender, jobs, true));
+  BOOST_TEST(blind.at(1).executed_on == 1U);
+  BOOST_TEST(us(blind.at(1).end) == 300'000'256);
+}
+
+BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
+  // Instant knowledge: J1 goes to B at t=0 (ATT 100 s against 200 s on A).
+  const auto result = run(GridAlgorithm::central, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)});
+  const auto records = by_id(result);
+  BOOST_TEST(records.at(0).executed_on + records.at(1).executed_on == 1U);  // one on each
+  BOOST_TEST(us(records.at(1).start) == 0);
+  BOOST_TEST(result.messages == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
+  // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
+  // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 32 us. A asks B
+  // about J1 (88 us), B answers (64 us): ATT 100 s against A's 90 + 100 s,
+  // so J1 is sent (104 us) and starts at 10 s + 288 us.
+  const auto records = by_id(run(GridAlgorithm::receiver, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).start) == 10'000'288);
+}
+
+BOOST_AUTO_TEST_CASE(symmetric_switches_to_sender_initiated_without_volunteers) {
+  // No volunteer yet at t=0: Sy-I behaves as S-I (start at 256 us).
+  const auto records = by_id(run(GridAlgorithm::symmetric, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).start) == 256);
+}
+
+BOOST_AUTO_TEST_CASE(a_short_wait_stays_home) {
+  // J1's AWT on A is 5 s < phi = 10 s: no query at all, it runs on A at 5 s.
+  const auto result = run(GridAlgorithm::sender, {job(0, 0, 0, 4, 5), job(1, 0, 0, 4, 100)});
+  const auto records = by_id(result);
+  BOOST_TEST(records.at(1).executed_on == 0U);
+  BOOST_TEST(us(records.at(1).start) == 5'000'000);
+  BOOST_TEST(result.messages == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(same_seed_same_bytes_different_seed_different_data) {
+  ExperimentSpec spec;
+  spec.topology_file = std::string(GRIDPEER_SOURCE_DIR) + "/topologies/shan2004.toml";
+  spec.workload.source = "synthetic";
+  spec.workload.synthetic_jobs_per_server = 150;
+  spec.workload.seed = 11;
+  spec.config.algorithm = GridAlgorithm::sender;
+  const auto first = experiment_json(spec, run_experiment(spec), false).dump();
+  const auto second = experiment_json(spec, run_experiment(spec), false).dump();
+  BOOST_TEST(first == second);
+  spec.workload.seed = 12;
+  const auto other = experiment_json(spec, run_experiment(spec), false);
+  BOOST_TEST(other.dump() != first);
+  BOOST_TEST(other["data_volume_mb_per_job"].get<double>() !=
+             nlohmann::json::parse(first)["data_volume_mb_per_job"].get<double>());
+}
+
+BOOST_AUTO_TEST_CASE(whole_runs_keep_their_invariants, *boost::unit_test::precondition(traces_present())) {
+  // Two weeks of every server's trace window, each algorithm.
+  for (const GridAlgorithm algorithm : {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
+                                        GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
+    ExperimentSpec spec;
+    spec.topology_file = std::string(GRIDPEER_SOURCE_DIR) + "/topologies/shan2004.toml";
+    spec.selection.network = "slow";
+    spec.workload.limit_days = 14;
+    spec.workload.data_size = workload::DataSize::large;
+    spec.config.algorithm = algorithm;
+    const ExperimentResult result = run_experiment(spec);
+    BOOST_TEST_CONTEXT(to_string(algorithm)) {
+      BOOST_TEST(result.jobs > 10'000U);
+      BOOST_TEST(result.run.records.size() == result.jobs);
+      const auto records = by_id(result.run);
+      BOOST_TEST(records.size() == result.jobs);               // every job ended exactly once
+      std::map<std::pair<ServerIndex, TimePoint>, int> usage;  // node deltas per server and time
+      for (const auto& [id, r] : records) {
+        BOOST_TEST_REQUIRE(r.submit <= r.start);
+        BOOST_TEST_REQUIRE(r.start <= r.finish);
+        BOOST_TEST_REQUIRE(r.finish <= r.end);
+        if (!r.transferred()) BOOST_TEST_REQUIRE((r.end == r.finish));
+        const int nodes = result.grid.servers[r.executed_on].spec.nodes_for(r.cpus);
+        usage[{r.executed_on, r.start}] += nodes;
+        usage[{r.executed_on, r.finish}] -= nodes;
+      }
+      std::map<ServerIndex, int> in_use;
+      for (const auto& [key, delta] : usage) {
+        in_use[key.first] += delta;
+        BOOST_TEST_REQUIRE(in_use[key.first] <= result.grid.servers[key.first].spec.nodes);
+      }
+      BOOST_TEST(result.summary.weighted_utilization <= 1.0);
+      for (const auto& server : result.summary.per_server) BOOST_TEST(server.utilization <= 1.0);
+      if (algorithm == GridAlgorithm::local)
+        BOOST_TEST(result.summary.fraction_transferred == 0.0);
+      else
+        BOOST_TEST(result.summary.fraction_transferred > 0.0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
