@@ -43,11 +43,7 @@ FlowId FlowNetwork::start_flow(std::vector<LinkId> route, double bytes, TimePoin
 }
 
 TimePoint FlowNetwork::next_event() const {
-  TimePoint next = kNever;
-  for (const auto& [id, flow] : flows_) {
-    next = std::min(next, flow.active_from > now_ ? flow.active_from : flow.finish);
-  }
-  return next;
+  return next_event_;
 }
 
 void FlowNetwork::progress_to(TimePoint t) {
@@ -107,13 +103,22 @@ void FlowNetwork::recompute_rates() {
   } else {
     share_max_min(moving);
   }
+  link_users_.assign(links_.size(), 0);
+  link_used_.assign(links_.size(), 0.0);
+  next_event_ = kNever;
   for (auto& [id, flow] : flows_) {
     if (flow.active_from > now_) {
       flow.finish = kNever;
+      next_event_ = std::min(next_event_, flow.active_from);
     } else if (flow.rate > 0) {
       flow.finish = now_ + seconds_ceil(flow.remaining / flow.rate);
+      next_event_ = std::min(next_event_, flow.finish);
     } else {
       flow.finish = kNever;
+    }
+    for (LinkId link : flow.route) {
+      ++link_users_[link];
+      link_used_[link] += flow.rate;
     }
   }
 }
@@ -168,20 +173,14 @@ void FlowNetwork::share_max_min(std::vector<Flow*>& moving) {
 
 double FlowNetwork::rate_for_new_flow(const std::vector<LinkId>& route) const {
   if (route.empty()) return std::numeric_limits<double>::infinity();
-  std::vector<int> users(links_.size(), 0);
-  std::vector<double> used(links_.size(), 0.0);
-  for (const auto& [id, flow] : flows_) {
-    for (LinkId link : flow.route) {
-      ++users[link];
-      used[link] += flow.rate;
-    }
-  }
   double rate = std::numeric_limits<double>::infinity();
   for (LinkId id : route) {
     const double capacity = links_.at(id).bytes_per_second;
+    const int users = id < link_users_.size() ? link_users_[id] : 0;
+    const double used = id < link_used_.size() ? link_used_[id] : 0.0;
     // Equal share: one more user. Max-min: at least an equal share, or what is left unused.
-    const double share = capacity / (users[id] + 1);
-    rate = std::min(rate, model_ == SharingModel::equal_share ? share : std::max(share, capacity - used[id]));
+    const double share = capacity / (users + 1);
+    rate = std::min(rate, model_ == SharingModel::equal_share ? share : std::max(share, capacity - used));
   }
   return rate;
 }

@@ -74,6 +74,12 @@ class FlowNetwork {
   TimePoint now_{};
   double bytes_delivered_ = 0;
   std::vector<std::pair<FlowId, TimePoint>> completed_;
+  // Kept by recompute_rates(), which runs at every change anyway, so that
+  // the hot queries (a new flow's rate for ADT and messages, the next event)
+  // need not walk every flow.
+  std::vector<int> link_users_;
+  std::vector<double> link_used_;
+  TimePoint next_event_ = kNever;
 };
 
 }  // namespace gridpeer::sim

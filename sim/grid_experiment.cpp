@@ -18,9 +18,14 @@ std::string algorithm_label(const GridConfig& config) {
 
 ExperimentResult run_experiment(const ExperimentSpec& spec,
                                 const std::function<void(std::size_t, std::size_t)>& progress) {
+  const topology::Topology grid = topology::load_topology_file(spec.topology_file, spec.selection);
+  return run_experiment(spec, load_grid_workload(grid, spec.workload), progress);
+}
+
+ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
   ExperimentResult result;
   result.grid = topology::load_topology_file(spec.topology_file, spec.selection);
-  GridWorkload workload = load_grid_workload(result.grid, spec.workload);
   result.jobs = workload.jobs.size();
   result.workload_description = workload.description;
   result.provenance = workload.provenance;
@@ -82,6 +87,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
           {"weighted_utilization", s.weighted_utilization},
           {"fraction_transferred", s.fraction_transferred},
           {"fraction_in_origin_site", s.fraction_in_origin_site},
+          {"fraction_moved_within_site", s.fraction_moved_within_site},
           {"data_volume_mb_per_job", s.data_volume_mb_per_job},
           {"avg_bounded_slowdown", s.avg_bounded_slowdown},
           {"span_s", s.span_s},

@@ -36,6 +36,9 @@ struct ExperimentResult {
 /// Loads, runs and summarises. `progress` as in GridRunOptions.
 ExperimentResult run_experiment(const ExperimentSpec& spec,
                                 const std::function<void(std::size_t, std::size_t)>& progress = {});
+/// The same on a workload already built (sweeps share one per data size).
+ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
+                                const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 /// The label of an algorithm as results name it: si, ri, syi, local, central,
 /// with "-blind" for data-blind variants.

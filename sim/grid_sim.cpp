@@ -62,8 +62,9 @@ class GridDriver {
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       push({jobs_[i].submit, 0, Event::Kind::submit, jobs_[i].origin, 0, i, std::nullopt});
     }
+    submissions_left_ = jobs_.size();
     for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
-    const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(365LL * 86400);
+    const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
     while (!queue_.empty() && result_.records.size() < jobs_.size()) {
       Event event = queue_.top();
@@ -71,17 +72,27 @@ class GridDriver {
       if (event.at > horizon) break;
       now_ = event.at;
       ++result_.events;
+      if (event.kind == Event::Kind::submit) --submissions_left_;
       handle(event);
       settle();
+      stop_periodic_when_idle();
       if (options_.progress && result_.records.size() >= reported + 1000) {
         reported = result_.records.size();
         options_.progress(reported, jobs_.size());
       }
     }
     if (result_.records.size() != jobs_.size()) {
+      std::string where;
+      for (const auto& peer : peers_) {
+        where += " " + peer->server().name + "(grid " + std::to_string(peer->grid_queue_size()) + ", queued " +
+                 std::to_string(peer->local().queued_jobs()) + ", running " +
+                 std::to_string(peer->local().running_jobs()) + ", awaiting input " +
+                 std::to_string(peer->local().jobs_awaiting_input()) + ")";
+      }
       throw std::runtime_error("grid simulation stopped with " + std::to_string(jobs_.size() - result_.records.size()) +
                                " of " + std::to_string(jobs_.size()) + " jobs unfinished at " +
-                               std::to_string(to_seconds(now_)) + " s");
+                               std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
+                               " transfers in flight; peers:" + where);
     }
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
     for (std::size_t p = 0; p < peers_.size(); ++p) result_.counters[p] = peers_[p]->counters();
@@ -91,6 +102,21 @@ class GridDriver {
   }
 
  private:
+  /// Once every job is submitted and no grid queue holds one, R-I/Sy-I
+  /// volunteering and re-checks can no longer change any outcome: stop them,
+  /// or a grid waiting for slow transfers would tick for simulated years.
+  void stop_periodic_when_idle() {
+    if (periodic_stopped_ || submissions_left_ > 0) return;
+    for (const auto& peer : peers_) {
+      if (peer->grid_queue_size() > 0) return;
+    }
+    periodic_stopped_ = true;
+    for (ServerIndex p = 0; p < peers_.size(); ++p) {
+      peers_[p]->stop_periodic();
+      reschedule_peer(p);
+    }
+  }
+
   void push(Event event) {
     event.sequence = sequence_++;
     queue_.push(std::move(event));
@@ -216,6 +242,8 @@ class GridDriver {
   std::vector<ServerIndex> touched_;
   std::vector<bool> touched_flag_;
   TimePoint now_{};
+  std::size_t submissions_left_ = 0;
+  bool periodic_stopped_ = false;
   GridRunResult result_;
 };
 

@@ -88,10 +88,7 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
     result.description = path.filename().string() + ", " + std::to_string(jobs.size()) + " jobs split by " +
                          (request.split == SplitRule::queue ? std::string("queue") : std::string("round-robin"));
   }
-  // Data sizes (002 §4.2), one stream per server so servers do not perturb each other.
   for (std::size_t i = 0; i < n; ++i) {
-    Rng data = root.fork(1000 + i);
-    workload::assign_data_sizes(per_server[i], request.data_size, data);
     result.jobs_per_server.push_back(per_server[i].size());
     result.jobs.insert(result.jobs.end(), per_server[i].begin(), per_server[i].end());
   }
@@ -99,7 +96,18 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
                    [](const Job& a, const Job& b) { return a.submit < b.submit; });
   JobId id = 0;
   for (Job& job : result.jobs) job.id = id++;
+  assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed);
   return result;
+}
+
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed) {
+  // One stream per server, so that servers do not perturb each other's draws.
+  Rng root(seed ^ 0x6461746173697a65ULL);  // "datasize"
+  std::vector<Rng> streams;
+  streams.reserve(servers);
+  for (std::size_t i = 0; i < servers; ++i) streams.push_back(root.fork(i));
+  const double b = workload::bytes_per_cpu_second(size);
+  for (Job& job : jobs) workload::assign_data_sizes(job, b, streams.at(job.origin));
 }
 
 }  // namespace gridpeer::sim

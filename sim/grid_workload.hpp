@@ -36,4 +36,8 @@ struct GridWorkload {
 
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request);
 
+/// (Re)draws every job's data sizes (002 §4.2): one stream per origin server,
+/// derived from `seed`, consumed in submit order.
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed);
+
 }  // namespace gridpeer::sim

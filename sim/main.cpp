@@ -13,6 +13,8 @@ void print_usage(std::ostream& out) {
          "commands:\n"
          "  run         simulate the grid of peers under one algorithm (Local, Centralized,\n"
          "              S-I, R-I, Sy-I) over the network model, and report the metrics\n"
+         "  compare     the five algorithms side by side on one grid and workload\n"
+         "  sweep       run 002's experiment matrix in parallel: results, figures, report\n"
          "  replay      replay a workload on one server through its local scheduler\n"
          "              (FCFS, EASY, conservative backfilling) and report the metrics\n"
          "  generate    write a seeded synthetic workload (Lublin-Feitelson, Feitelson96,\n"
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
   try {
     if (command == "replay") return gridpeer::sim::run_replay_command(argc - 1, argv + 1);
     if (command == "run") return gridpeer::sim::run_run_command(argc - 1, argv + 1);
+    if (command == "sweep") return gridpeer::sim::run_sweep_command(argc - 1, argv + 1);
+    if (command == "compare") return gridpeer::sim::run_compare_command(argc - 1, argv + 1);
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);
     if (command == "topology") return gridpeer::sim::run_topology_command(argc - 1, argv + 1);
     if (command == "bench-awt") return gridpeer::sim::run_bench_awt_command(argc - 1, argv + 1);

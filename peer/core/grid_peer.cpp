@@ -13,8 +13,8 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       estimator_(estimator),
       local_(std::move(server), config.local_policy, start) {
   std::sort(partners_.begin(), partners_.end());
-  const bool periodic = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
-  if (periodic) timers_.emplace(start + config_.parameters.sigma, Timer{TimerKind::tick});
+  periodic_ = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
+  if (periodic_) timers_.emplace(start + config_.parameters.sigma, Timer{TimerKind::tick});
 }
 
 protocol::JobRequirements GridPeer::requirements_of(const Job& job) const {
@@ -220,7 +220,15 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
+void GridPeer::stop_periodic() {
+  periodic_ = false;
+  for (auto it = timers_.begin(); it != timers_.end();) {
+    it = it->second.kind == TimerKind::tick ? timers_.erase(it) : std::next(it);
+  }
+}
+
 void GridPeer::tick(TimePoint now) {
+  if (!periodic_) return;
   timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
   const double ru = local_.resource_utilization();

@@ -81,6 +81,11 @@ class GridPeer {
   /// Lets time pass: timers fire, local jobs start and finish.
   void advance(TimePoint now);
 
+  /// Stops the R-I/Sy-I period (volunteering and re-checks). A driver calls
+  /// it once no job can reach any grid queue again: every job submitted and
+  /// every grid queue empty, when the period can change no outcome.
+  void stop_periodic();
+
   // ---- instant knowledge, for the Centralized reference ---------------------
   AttEstimate estimate_att(const protocol::JobRequirements& requirements, TimePoint now);
   /// Origin side: run one of its own jobs here.
@@ -151,6 +156,7 @@ class GridPeer {
   std::set<JobId> early_inputs_;                 // inputs that arrived before their hand-off
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
   protocol::QueryId next_query_ = 0;
+  bool periodic_ = false;
   std::vector<PeerOutput> outputs_;
   PeerCounters counters_;
 };

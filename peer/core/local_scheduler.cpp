@@ -10,6 +10,10 @@ namespace {
 
 constexpr Duration kMinimumPlan = microseconds(1);
 constexpr JobId kHypotheticalJob = std::numeric_limits<JobId>::max();
+// Forecasts look at no more than this many queued jobs: beyond it an appended
+// job's AWT is a lower bound (its wait behind the rest is not simulated), and a
+// forecast costs O(passes x limit) instead of growing with the square of the queue.
+constexpr std::size_t kForecastQueueLimit = 1024;
 
 }  // namespace
 
@@ -157,34 +161,37 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
   complete_plan();
+  const bool easy = planner_.config().policy == LocalPolicy::easy;
   if (awaiting_input_ > 0) {
     // While inputs are staged the live plan may hold reservations whose start
-    // passed before the data came; predict from a forecast made now instead
-    // (overdue inputs assumed to arrive now), remade whenever time has moved.
-    if (forecast_time_ != now_) invalidate_forecast();
-    forecast_time_ = now_;
-    return wait_from_plan_forecast(job, cpus, planned);
+    // passed before the data came; predict from a forecast instead. It is made
+    // at the first query after a state change, with overdue inputs assumed to
+    // arrive then, and reused until the next change (remaking it whenever time
+    // moves costs a forward simulation per query on long staged queues).
+    return easy ? wait_from_easy_forecast(job) : wait_from_plan_forecast(job, cpus, planned);
   }
   // The job would join the end of the queue, so it sees exactly the profile the
   // current plan leaves: FCFS and conservative answer from it directly.
   const Placement placement = planner_.decide(profile_, job, now_, cursor_);
   if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
-  if (planner_.config().policy == LocalPolicy::easy && awaiting_input_ == 0) {
-    // Forecasts survive time passing without events: only the first predicted
-    // pass can lie in the past (later ones sit at planned ends, which come no
-    // earlier than real finishes), and its state holds until now.
-    for (const EasyMoment& moment : easy_forecast()) {
-      const TimePoint at = std::max(moment.at, now_);
-      const bool fits_now = job.nodes <= moment.free_nodes;
-      const bool spares_head =
-          !moment.head_blocked || at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
-      if (fits_now && spares_head) return at - now_;
-    }
-    assert(false && "the EASY forecast ends with an empty machine");
+  // EASY with a blocked head, or conservative with a bounded depth and the job
+  // beyond it: it would be placed, last, in some future pass.
+  return easy ? wait_from_easy_forecast(job) : wait_from_plan_forecast(job, cpus, planned);
+}
+
+Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job) {
+  // Forecasts survive time passing without events: only the first predicted
+  // pass can lie in the past (later ones sit at planned ends, which come no
+  // earlier than real finishes), and its state holds until now.
+  for (const EasyMoment& moment : easy_forecast()) {
+    const TimePoint at = std::max(moment.at, now_);
+    const bool fits_now = job.nodes <= moment.free_nodes;
+    const bool spares_head =
+        !moment.head_blocked || at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
+    if (fits_now && spares_head) return at - now_;
   }
-  // Conservative with a bounded depth and the job beyond it: it would be
-  // placed, last, in some future pass; read the predicted passes in order.
-  return wait_from_plan_forecast(job, cpus, planned);
+  assert(false && "the EASY forecast ends with an empty machine");
+  return approximate_wait_by_simulation(job.nodes * server_.cpus_per_node, job.planned);
 }
 
 Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned) {
@@ -199,57 +206,74 @@ Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus
 const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() const {
   if (easy_forecast_) return *easy_forecast_;
   // Classic EASY (shadow time and extra nodes) played forward with planned
-  // times; one moment per pass. Cached until the state changes.
+  // times; one moment per pass. A job still waiting for its input cannot start
+  // before its predicted arrival (its expected arrival, or now if overdue); if
+  // it is the first job that cannot start, its reservation is at the first
+  // time from then on with enough nodes. Cached until the state changes.
   std::multimap<TimePoint, int> ends;
   for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
   std::vector<PlannedJob> waiting;
   waiting.reserve(queue_.size());
-  for (const Queued& job : queue_) waiting.push_back(job.plan);
+  std::set<TimePoint> arrivals;
+  for (const Queued& job : queue_) {
+    if (waiting.size() == kForecastQueueLimit) break;
+    waiting.push_back(job.plan);
+    if (!job.plan.ready) {
+      waiting.back().ready_at = std::max(job.plan.ready_at, now_);
+      arrivals.insert(waiting.back().ready_at);
+    }
+  }
   int free_nodes = server_.nodes - busy_nodes_;
   std::vector<EasyMoment> moments;
   TimePoint t = now_;
   std::vector<PlannedJob> still_waiting;
   for (;;) {
     std::size_t head = 0;
-    while (head < waiting.size() && waiting[head].nodes <= free_nodes) {
+    while (head < waiting.size() && waiting[head].ready_by(t) && waiting[head].nodes <= free_nodes) {
       free_nodes -= waiting[head].nodes;
       ends.emplace(t + waiting[head].planned, waiting[head].nodes);
       ++head;
     }
     if (head < waiting.size()) {
       const PlannedJob& blocked = waiting[head];
-      TimePoint shadow = kNever;
-      int extra = 0;
+      const TimePoint not_before = blocked.ready_by(t) ? t : blocked.ready_at;
+      // The shadow: the first time from not_before with enough nodes; every
+      // job ending by then (including others ending at that very moment)
+      // frees its nodes.
+      TimePoint shadow = free_nodes >= blocked.nodes ? not_before : kNever;
       int available = free_nodes;
-      // Every job ending at or before the shadow time frees its nodes by then,
-      // including the others that end at exactly that moment.
       for (const auto& [end, nodes] : ends) {
         if (shadow != kNever && end > shadow) break;
         available += nodes;
-        if (shadow == kNever && available >= blocked.nodes) shadow = end;
+        if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end, not_before);
       }
       assert(shadow != kNever);
-      extra = available - blocked.nodes;
+      const int extra = available - blocked.nodes;
+      int extra_left = extra;
       still_waiting.assign(1, blocked);
       for (std::size_t k = head + 1; k < waiting.size(); ++k) {
         const PlannedJob& candidate = waiting[k];
         const bool ends_before_shadow = t + candidate.planned <= shadow;
-        if (candidate.nodes <= free_nodes && (ends_before_shadow || candidate.nodes <= extra)) {
+        if (candidate.ready_by(t) && candidate.nodes <= free_nodes &&
+            (ends_before_shadow || candidate.nodes <= extra_left)) {
           free_nodes -= candidate.nodes;
-          if (!ends_before_shadow) extra -= candidate.nodes;
+          if (!ends_before_shadow) extra_left -= candidate.nodes;
           ends.emplace(t + candidate.planned, candidate.nodes);
         } else {
           still_waiting.push_back(candidate);
         }
       }
       waiting.swap(still_waiting);
-      moments.push_back({t, free_nodes, true, shadow, extra});
+      moments.push_back({t, free_nodes, true, shadow, extra_left});
     } else {
       waiting.clear();
       moments.push_back({t, free_nodes, false, kNever, 0});
     }
-    if (ends.empty()) break;
-    t = ends.begin()->first;
+    const auto next_arrival = arrivals.upper_bound(t);
+    const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
+    const TimePoint next = std::min(next_end, next_arrival == arrivals.end() ? kNever : *next_arrival);
+    if (next == kNever) break;
+    t = next;
     while (!ends.empty() && ends.begin()->first == t) {
       free_nodes += ends.begin()->second;
       ends.erase(ends.begin());
@@ -283,6 +307,7 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
   // arrival, or now if that has passed.
   std::set<TimePoint> arrivals;
   for (const Queued& job : queue_) {
+    if (waiting.size() == kForecastQueueLimit && probe == nullptr) break;
     waiting.push_back(job.plan);
     if (!job.plan.ready) {
       waiting.back().ready_at = std::max(job.plan.ready_at, now_);

@@ -134,6 +134,7 @@ class LocalScheduler {
   const std::vector<EasyMoment>& easy_forecast() const;
   const std::vector<PlanMoment>& plan_forecast() const;
   Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned);
+  Duration wait_from_easy_forecast(const PlannedJob& job);
   /// Plays the policy forward with planned times. With a probe, returns when
   /// it starts; with `record`, keeps every pass's profile (probe absent).
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
@@ -150,7 +151,6 @@ class LocalScheduler {
   PlanCursor cursor_;               // where the current plan stands (for appended jobs)
   std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
   std::size_t awaiting_input_ = 0;  // queued jobs whose input has not arrived
-  TimePoint forecast_time_{};       // when the cached forecasts were last read
   std::vector<LocalEvent> events_;
   mutable std::optional<std::vector<EasyMoment>> easy_forecast_;
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;

@@ -26,6 +26,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   double moved_bytes = 0;
   std::size_t transferred = 0;
   std::size_t in_origin_site = 0;
+  std::size_t moved_within_site = 0;
   std::vector<double> cpu_seconds(servers.size(), 0.0);
   for (const JobRecord& r : records) {
     assert(r.origin < servers.size() && r.executed_on < servers.size());
@@ -39,7 +40,10 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
     wait_sum += wait;
     slowdown_sum += slowdown;
     summary.max_wait_s = std::max(summary.max_wait_s, wait);
-    if (servers[r.executed_on].site == servers[r.origin].site) ++in_origin_site;
+    if (servers[r.executed_on].site == servers[r.origin].site) {
+      ++in_origin_site;
+      if (r.transferred()) ++moved_within_site;
+    }
     if (r.transferred()) {
       ++transferred;
       moved_bytes += static_cast<double>(r.input_bytes) + static_cast<double>(r.output_bytes);
@@ -58,6 +62,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   summary.avg_bounded_slowdown = slowdown_sum / n;
   summary.fraction_transferred = static_cast<double>(transferred) / n;
   summary.fraction_in_origin_site = static_cast<double>(in_origin_site) / n;
+  summary.fraction_moved_within_site = static_cast<double>(moved_within_site) / n;
   summary.data_volume_mb_per_job = moved_bytes / 1e6 / n;
   summary.span_s = to_seconds(last_end - first_submit);
 

@@ -32,8 +32,9 @@ struct MetricsSummary {
   /// sum(run x CPUs x MHz) / (span x sum(CPUs x MHz)), span = last end - first submit.
   double weighted_utilization = 0;
   double fraction_transferred = 0;
-  double fraction_in_origin_site = 0;  ///< executed in the site they were submitted in (local ones too)
-  double data_volume_mb_per_job = 0;   ///< input + output of transferred jobs, MB (10^6 B) per job
+  double fraction_in_origin_site = 0;     ///< executed in the site they were submitted in (local ones too)
+  double fraction_moved_within_site = 0;  ///< moved to another server of their origin's site
+  double data_volume_mb_per_job = 0;      ///< input + output of transferred jobs, MB (10^6 B) per job
   double span_s = 0;
   std::vector<ServerMetrics> per_server;
 };

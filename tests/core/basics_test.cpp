@@ -116,6 +116,8 @@ BOOST_AUTO_TEST_CASE(metrics_by_hand) {
   BOOST_TEST(m.avg_response_s == 35.0);  // (30 + 40) / 2
   BOOST_TEST(m.span_s == 40.0);
   BOOST_TEST(m.fraction_transferred == 0.5);
+  BOOST_TEST(m.fraction_in_origin_site == 0.5);  // job 2 left site 0 for site 1
+  BOOST_TEST(m.fraction_moved_within_site == 0.0);
   BOOST_TEST(m.data_volume_mb_per_job == 3.0);  // 6 MB over 2 jobs
   // Bounded slowdown: job 1 30/20 = 1.5; job 2 run 5 s < 10 -> 40/10 = 4.
   BOOST_TEST(m.avg_bounded_slowdown == 2.75);
