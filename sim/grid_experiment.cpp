@@ -82,6 +82,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
             {"epsilon", p.epsilon},
             {"query_timeout_s", to_seconds(p.query_timeout)}}},
           {"jobs", s.jobs},
+          {"unfinished_jobs", result.run.unfinished},
           {"avg_response_s", s.avg_response_s},
           {"avg_wait_s", s.avg_wait_s},
           {"weighted_utilization", s.weighted_utilization},

@@ -89,10 +89,10 @@ class GridDriver {
                  std::to_string(peer->local().running_jobs()) + ", awaiting input " +
                  std::to_string(peer->local().jobs_awaiting_input()) + ")";
       }
-      throw std::runtime_error("grid simulation stopped with " + std::to_string(jobs_.size() - result_.records.size()) +
-                               " of " + std::to_string(jobs_.size()) + " jobs unfinished at " +
-                               std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
-                               " transfers in flight; peers:" + where);
+      result_.unfinished = jobs_.size() - result_.records.size();
+      result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
+                                  std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
+                                  " transfers in flight; peers:" + where;
     }
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
     for (std::size_t p = 0; p < peers_.size(); ++p) result_.counters[p] = peers_[p]->counters();

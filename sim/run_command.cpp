@@ -40,6 +40,10 @@ int run_run_command(int argc, char** argv) {
     progress.update(done);
   });
   const MetricsSummary& s = result.summary;
+  if (result.run.unfinished > 0) {
+    logger->warn("stopped ten simulated years after the last submission: {}; metrics cover the {} jobs that ended",
+                 result.run.unfinished_detail, s.jobs);
+  }
   std::cout << fmt::format(
       "{} on {} ({} sites, {} network), {} jobs ({}), data {}\n"
       "  avg response {:.1f} s   avg wait {:.1f} s   bounded slowdown {:.2f}\n"
