@@ -3,6 +3,7 @@
 #include <spdlog/logger.h>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -43,5 +44,12 @@ void write_json_file(const std::string& path, const nlohmann::json& json);
 std::optional<workload::TraceWindow> window_from_options(const std::string& start, int days);
 
 double seconds_since(std::chrono::steady_clock::time_point start);
+
+/// Calls work(i) for every i in [0, count) from `threads` threads (each index
+/// once, in increasing order of start). If any call throws, the others still
+/// run and the first failure is rethrown as std::runtime_error naming its index
+/// through `describe`.
+void parallel_for(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& work,
+                  const std::function<std::string(std::size_t)>& describe);
 
 }  // namespace gridpeer::sim

@@ -1,9 +1,7 @@
 // gridsim compare: the five grid algorithms side by side on one workload.
 #include <fmt/format.h>
-#include <atomic>
 #include <cxxopts.hpp>
 #include <iostream>
-#include <mutex>
 #include <thread>
 
 #include "sim/cli_support.hpp"
@@ -51,25 +49,11 @@ int run_compare_command(int argc, char** argv) {
     }
   }
   std::vector<ExperimentResult> results(specs.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex failure_lock;
-  std::string failure;
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < specs.size(); i = next++) {
-      try {
-        results[i] = run_experiment(specs[i], workload);
-      } catch (const std::exception& error) {
-        std::lock_guard lock(failure_lock);
-        failure = algorithm_label(specs[i].config) + ": " + error.what();
-      }
-    }
-  };
   const std::size_t threads = args.count("threads") != 0U ? args["threads"].as<std::size_t>()
                                                           : std::max(1U, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < std::max<std::size_t>(1, threads); ++t) pool.emplace_back(worker);
-  for (auto& thread : pool) thread.join();
-  if (!failure.empty()) throw std::runtime_error(failure);
+  parallel_for(
+      specs.size(), threads, [&](std::size_t i) { results[i] = run_experiment(specs[i], workload); },
+      [&](std::size_t i) { return algorithm_label(specs[i].config); });
 
   std::cout << fmt::format("{:<10} {:>14} {:>12} {:>8} {:>8} {:>11} {:>11} {:>10} {:>8}\n", "algorithm", "avg resp (s)",
                            "avg wait (s)", "bsld", "w.util", "transferred", "data MB/job", "messages", "wall (s)");

@@ -1,7 +1,6 @@
 #include "sim/sweep.hpp"
 
 #include <fmt/format.h>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -83,37 +82,29 @@ int run_sweep(const SweepOptions& options, spdlog::logger& logger) {
       logger.info("workload: {} ({} jobs), ready in {:.1f} s", plain.description, plain.jobs.size(),
                   seconds_since(started));
     }
-    std::atomic<std::size_t> next{0};
-    std::atomic<std::size_t> done{0};
     std::mutex report;
-    std::string failure;
+    std::size_t done = 0;
     Progress progress("sweep", todo.size());
-    const auto worker = [&] {
-      for (std::size_t i = next++; i < todo.size(); i = next++) {
-        const SweepRun& run = *todo[i];
-        try {
-          ExperimentSpec spec = options.base;
-          spec.config = run.config;
-          spec.selection.split = run.sites;
-          spec.selection.network = run.network;
-          spec.workload.data_size = run.data_size;
-          const ExperimentResult result = run_experiment(spec, workloads.at(run.data_size));
-          nlohmann::json json = experiment_json(spec, result, true);
-          json["run"] = run.name;
-          write_json_file(run_file(options.out, run).string(), json);
-          std::lock_guard lock(report);
-          progress.update(++done);
-        } catch (const std::exception& error) {
-          std::lock_guard lock(report);
-          failure = run.name + ": " + error.what();
-        }
-      }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t t = 0; t < std::max<std::size_t>(1, options.threads); ++t) threads.emplace_back(worker);
-    for (auto& thread : threads) thread.join();
-    if (!failure.empty()) {
-      logger.error("run failed: {}", failure);
+    try {
+      parallel_for(
+          todo.size(), options.threads,
+          [&](std::size_t i) {
+            const SweepRun& run = *todo[i];
+            ExperimentSpec spec = options.base;
+            spec.config = run.config;
+            spec.selection.split = run.sites;
+            spec.selection.network = run.network;
+            spec.workload.data_size = run.data_size;
+            const ExperimentResult result = run_experiment(spec, workloads.at(run.data_size));
+            nlohmann::json json = experiment_json(spec, result, true);
+            json["run"] = run.name;
+            write_json_file(run_file(options.out, run).string(), json);
+            const std::lock_guard lock(report);
+            progress.update(++done);
+          },
+          [&](std::size_t i) { return todo[i]->name; });
+    } catch (const std::exception& error) {
+      logger.error("run failed: {} (the runs that ended are saved; run the sweep again to resume)", error.what());
       return 1;
     }
     logger.info("{} runs in {:.1f} s", todo.size(), seconds_since(started));

@@ -97,7 +97,7 @@ bool write_figures(const std::filesystem::path& dir, const nlohmann::json& resul
   const std::string plots = R"gp(set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
-set key top right
+set key below horizontal
 set grid ytics
 set yrange [0:*]
 set multiplot layout 2,2 title "Grid algorithms, 12 servers (mean over data sizes and site splits)"
