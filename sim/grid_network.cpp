@@ -13,13 +13,13 @@ GridNetwork::GridNetwork(const topology::Topology& grid, SharingModel model)
   for (int site = 0; site < site_count_; ++site) {
     site_links_.push_back(flows_.add_link({"site" + std::to_string(site), site_rate, grid.network.site_latency}));
   }
-  wan_links_.assign(static_cast<std::size_t>(site_count_ * site_count_), 0);
+  wan_links_.assign(pair_index(site_count_, 0), 0);
   for (int a = 0; a < site_count_; ++a) {
     for (int b = a + 1; b < site_count_; ++b) {
       const LinkId id =
           flows_.add_link({"wan" + std::to_string(a) + "-" + std::to_string(b), wan_rate, grid.network.wan_latency});
-      wan_links_[static_cast<std::size_t>(a * site_count_ + b)] = id;
-      wan_links_[static_cast<std::size_t>(b * site_count_ + a)] = id;
+      wan_links_[pair_index(a, b)] = id;
+      wan_links_[pair_index(b, a)] = id;
     }
   }
   routes_.resize(server_count_ * server_count_);
@@ -39,7 +39,7 @@ GridNetwork::GridNetwork(const topology::Topology& grid, SharingModel model)
 }
 
 LinkId GridNetwork::wan_link(int a, int b) const {
-  return wan_links_.at(static_cast<std::size_t>(a * site_count_ + b));
+  return wan_links_.at(pair_index(a, b));
 }
 
 const std::vector<LinkId>& GridNetwork::route(ServerIndex from, ServerIndex to) const {

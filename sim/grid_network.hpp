@@ -28,6 +28,10 @@ class GridNetwork {
   [[nodiscard]] LinkId wan_link(int a, int b) const;
 
  private:
+  [[nodiscard]] std::size_t pair_index(int a, int b) const {
+    return static_cast<std::size_t>(a) * static_cast<std::size_t>(site_count_) + static_cast<std::size_t>(b);
+  }
+
   FlowNetwork flows_;
   std::size_t server_count_;
   int site_count_;

@@ -117,9 +117,9 @@ class GridDriver {
     }
   }
 
-  void push(Event event) {
+  void push(Event event) {  // Event is trivially copyable: by value is as cheap as a move
     event.sequence = sequence_++;
-    queue_.push(std::move(event));
+    queue_.push(event);
   }
 
   void touch(ServerIndex peer) {
@@ -209,7 +209,7 @@ class GridDriver {
       const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
       ++result_.messages;
       result_.message_bytes += size;
-      push({now_ + delay, 0, Event::Kind::message, send->to, peer, 0, std::move(send->message)});
+      push({now_ + delay, 0, Event::Kind::message, send->to, peer, 0, send->message});
     } else if (auto* start = std::get_if<StartTransfer>(&output)) {
       const DataTransfer& transfer = start->transfer;
       const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),

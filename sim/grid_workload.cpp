@@ -16,7 +16,9 @@ void keep_acknowledgements(const workload::SwfHeader& header, const std::string&
                            std::vector<std::string>& provenance) {
   for (const std::string& line : header.lines) {
     if (line.find("Acknowledge") != std::string::npos || line.find("Copyright") != std::string::npos) {
-      provenance.push_back(file + ": " + line);
+      std::string entry = file;
+      entry.append(": ").append(line);
+      provenance.push_back(std::move(entry));
     }
   }
 }

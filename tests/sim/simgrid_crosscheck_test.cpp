@@ -132,13 +132,16 @@ std::vector<double> run_simgrid(const Platform& p, const std::vector<FlowSpec>& 
                                 "--cfg=network/weight-S:0",
                                 "--log=root.thresh:critical"};
   std::vector<char*> argv;
+  argv.reserve(args.size());
   for (auto& arg : args) argv.push_back(arg.data());
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
   auto* zone = sg4::create_full_zone("world");
   std::vector<sg4::Host*> hosts;
+  hosts.reserve(static_cast<std::size_t>(p.hosts));
   for (int h = 0; h < p.hosts; ++h) hosts.push_back(zone->create_host("h" + std::to_string(h), 1e9));
   std::vector<sg4::Link*> links;
+  links.reserve(p.links.size());
   for (const Link& link : p.links) {
     links.push_back(zone->create_link(link.name, link.bytes_per_second)->set_latency(to_seconds(link.latency))->seal());
   }
