@@ -26,6 +26,17 @@ Duration FlowNetwork::latency(const std::vector<LinkId>& route) const {
   return total;
 }
 
+std::uint32_t FlowNetwork::group_for(std::vector<LinkId> route) {
+  const auto found = group_of_route_.find(route);
+  if (found != group_of_route_.end()) return found->second;
+  const auto index = static_cast<std::uint32_t>(groups_.size());
+  groups_.emplace_back();
+  groups_.back().route = route;
+  groups_.back().base_time = now_;
+  group_of_route_.emplace(std::move(route), index);
+  return index;
+}
+
 FlowId FlowNetwork::start_flow(std::vector<LinkId> route, double bytes, TimePoint now) {
   advance(now);
   const FlowId id = next_id_++;
@@ -33,11 +44,15 @@ FlowId FlowNetwork::start_flow(std::vector<LinkId> route, double bytes, TimePoin
     completed_.emplace_back(id, now);
     return id;
   }
+  for (LinkId link : route) assert(link < links_.size());
+  const TimePoint active_from = now + latency(route);
   Flow flow;
-  flow.active_from = now + latency(route);
-  flow.route = std::move(route);
-  flow.remaining = std::max(bytes, 0.0);
-  flows_.emplace(id, std::move(flow));
+  flow.group = group_for(std::move(route));
+  flow.bytes = std::max(bytes, 0.0);
+  flows_.emplace(id, flow);
+  ++groups_[flow.group].latent;
+  latent_.emplace(active_from, id);
+  activate_due();  // a route without latency moves at once
   recompute_rates();
   return id;
 }
@@ -46,39 +61,55 @@ TimePoint FlowNetwork::next_event() const {
   return next_event_;
 }
 
-void FlowNetwork::progress_to(TimePoint t) {
-  const double elapsed = to_seconds(t - now_);
-  if (elapsed > 0) {
-    for (auto& [id, flow] : flows_) {
-      if (flow.active_from <= now_ && flow.rate > 0) {
-        const double moved = std::min(flow.remaining, flow.rate * elapsed);
-        flow.remaining -= moved;
-        bytes_delivered_ += moved;
-      }
+void FlowNetwork::activate_due() {
+  while (!latent_.empty() && latent_.begin()->first <= now_) {
+    const FlowId id = latent_.begin()->second;
+    latent_.erase(latent_.begin());
+    Flow& flow = flows_.at(id);
+    RouteGroup& group = groups_[flow.group];
+    --group.latent;
+    if (group.members.empty()) {  // restart the shared progress: keeps the numbers small
+      group.base_progress = 0;
+      group.base_time = now_;
+    }
+    flow.active = true;
+    flow.target = group.progress_at(now_) + flow.bytes;
+    group.members.push({flow.target, id});
+  }
+}
+
+void FlowNetwork::complete_due() {
+  // Complete every flow due now, in id order (start order) for ties.
+  const std::size_t first_new = completed_.size();
+  for (RouteGroup& group : groups_) {
+    const double progress = group.progress_at(now_);
+    while (!group.members.empty()) {
+      const Member& member = group.members.top();
+      const bool due = group.rate > 0 && (group.base_time + seconds_ceil((member.target - group.base_progress) /
+                                                                          group.rate) <=
+                                              now_ ||
+                                          member.target - progress <= group.rate * kDoneWithin);
+      const bool empty_flow = member.target <= progress;
+      if (!due && !empty_flow) break;
+      const auto it = flows_.find(member.id);
+      bytes_completed_ += it->second.bytes;
+      completed_.emplace_back(member.id, now_);
+      flows_.erase(it);
+      group.members.pop();
     }
   }
-  now_ = t;
+  std::sort(completed_.begin() + static_cast<std::ptrdiff_t>(first_new), completed_.end());
 }
 
 void FlowNetwork::advance(TimePoint now) {
   assert(now >= now_);
   for (TimePoint event = next_event(); event <= now; event = next_event()) {
-    progress_to(event);
-    // Complete every flow due now, in id order (start order) for ties.
-    for (auto it = flows_.begin(); it != flows_.end();) {
-      const Flow& flow = it->second;
-      const bool active = flow.active_from <= now_;
-      if (active && (flow.finish <= now_ || flow.remaining <= flow.rate * kDoneWithin)) {
-        bytes_delivered_ += flow.remaining;
-        completed_.emplace_back(it->first, now_);
-        it = flows_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    now_ = event;
+    activate_due();
+    complete_due();
     recompute_rates();
   }
-  progress_to(now);
+  now_ = now;
 }
 
 std::vector<std::pair<FlowId, TimePoint>> FlowNetwork::take_completed() {
@@ -89,64 +120,77 @@ std::vector<std::pair<FlowId, TimePoint>> FlowNetwork::take_completed() {
 
 double FlowNetwork::rate(FlowId id) const {
   const auto it = flows_.find(id);
-  return it == flows_.end() ? 0.0 : it->second.rate;
+  return it == flows_.end() || !it->second.active ? 0.0 : groups_[it->second.group].rate;
+}
+
+double FlowNetwork::bytes_delivered() const {
+  double total = bytes_completed_;
+  for (const auto& [id, flow] : flows_) {
+    if (!flow.active) continue;
+    const double moved = groups_[flow.group].progress_at(now_) - (flow.target - flow.bytes);
+    total += std::clamp(moved, 0.0, flow.bytes);
+  }
+  return total;
+}
+
+TimePoint FlowNetwork::group_next_finish(const RouteGroup& group) const {
+  if (group.members.empty() || group.rate <= 0) return kNever;
+  const double left = std::max(0.0, group.members.top().target - group.base_progress);
+  return group.base_time + seconds_ceil(left / group.rate);
 }
 
 void FlowNetwork::recompute_rates() {
-  std::vector<Flow*> moving;
-  for (auto& [id, flow] : flows_) {
-    flow.rate = 0;
-    if (flow.active_from <= now_) moving.push_back(&flow);
+  // Fold each group's progress at its old rate into its base before the rates change.
+  for (RouteGroup& group : groups_) {
+    group.base_progress = group.progress_at(now_);
+    group.base_time = now_;
+    group.rate = 0;
   }
   if (model_ == SharingModel::equal_share) {
-    share_equally(moving);
+    share_equally();
   } else {
-    share_max_min(moving);
+    share_max_min();
   }
   link_users_.assign(links_.size(), 0);
   link_used_.assign(links_.size(), 0.0);
-  next_event_ = kNever;
-  for (auto& [id, flow] : flows_) {
-    if (flow.active_from > now_) {
-      flow.finish = kNever;
-      next_event_ = std::min(next_event_, flow.active_from);
-    } else if (flow.rate > 0) {
-      flow.finish = now_ + seconds_ceil(flow.remaining / flow.rate);
-      next_event_ = std::min(next_event_, flow.finish);
-    } else {
-      flow.finish = kNever;
-    }
-    for (LinkId link : flow.route) {
-      ++link_users_[link];
-      link_used_[link] += flow.rate;
+  next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
+  for (const RouteGroup& group : groups_) {
+    const auto moving = static_cast<int>(group.members.size());
+    if (moving + group.latent == 0) continue;
+    next_event_ = std::min(next_event_, group_next_finish(group));
+    for (LinkId link : group.route) {
+      link_users_[link] += moving + group.latent;
+      link_used_[link] += group.rate * moving;
     }
   }
 }
 
-void FlowNetwork::share_equally(std::vector<Flow*>& moving) {
+void FlowNetwork::share_equally() {
   std::vector<int> users(links_.size(), 0);
-  for (const Flow* flow : moving) {
-    for (LinkId id : flow->route) ++users[id];
+  for (const RouteGroup& group : groups_) {
+    for (LinkId id : group.route) users[id] += static_cast<int>(group.members.size());
   }
-  for (Flow* flow : moving) {
+  for (RouteGroup& group : groups_) {
+    if (group.members.empty()) continue;
     double rate = std::numeric_limits<double>::infinity();
-    for (LinkId id : flow->route) rate = std::min(rate, links_[id].bytes_per_second / users[id]);
-    flow->rate = rate;
+    for (LinkId id : group.route) rate = std::min(rate, links_[id].bytes_per_second / users[id]);
+    group.rate = rate;
   }
 }
 
-void FlowNetwork::share_max_min(std::vector<Flow*>& moving) {
+void FlowNetwork::share_max_min() {
   // Progressive filling: repeatedly saturate the link offering the smallest
   // fair share to its unfixed flows, fix those flows at that share.
   std::vector<double> capacity(links_.size());
   std::vector<int> users(links_.size(), 0);
   for (std::size_t i = 0; i < links_.size(); ++i) capacity[i] = links_[i].bytes_per_second;
-  for (const Flow* flow : moving) {
-    for (LinkId id : flow->route) ++users[id];
+  std::vector<RouteGroup*> unfixed;
+  for (RouteGroup& group : groups_) {
+    if (group.members.empty()) continue;
+    unfixed.push_back(&group);
+    for (LinkId id : group.route) users[id] += static_cast<int>(group.members.size());
   }
-  std::vector<bool> fixed(moving.size(), false);
-  std::size_t unfixed = moving.size();
-  while (unfixed > 0) {
+  while (!unfixed.empty()) {
     double share = std::numeric_limits<double>::infinity();
     std::size_t bottleneck = links_.size();
     for (std::size_t i = 0; i < links_.size(); ++i) {
@@ -156,18 +200,18 @@ void FlowNetwork::share_max_min(std::vector<Flow*>& moving) {
       }
     }
     assert(bottleneck < links_.size());
-    for (std::size_t f = 0; f < moving.size(); ++f) {
-      if (fixed[f]) continue;
-      const auto& route = moving[f]->route;
-      if (std::find(route.begin(), route.end(), static_cast<LinkId>(bottleneck)) == route.end()) continue;
-      moving[f]->rate = share;
-      fixed[f] = true;
-      --unfixed;
+    const auto crosses_bottleneck = [&](RouteGroup* group) {
+      const auto& route = group->route;
+      if (std::find(route.begin(), route.end(), static_cast<LinkId>(bottleneck)) == route.end()) return false;
+      const auto flows = static_cast<int>(group->members.size());
+      group->rate = share;
       for (LinkId id : route) {
-        capacity[id] = std::max(0.0, capacity[id] - share);
-        --users[id];
+        capacity[id] = std::max(0.0, capacity[id] - share * flows);
+        users[id] -= flows;
       }
-    }
+      return true;
+    };
+    unfixed.erase(std::remove_if(unfixed.begin(), unfixed.end(), crosses_bottleneck), unfixed.end());
   }
 }
 

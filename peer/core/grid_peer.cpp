@@ -37,7 +37,7 @@ void GridPeer::submit(const Job& job, TimePoint now) {
       break;
   }
   // 002 §3.1 steps 2-3: a job expected to start soon enough stays here.
-  if (local_awt(job, now) < config_.parameters.phi) {
+  if (starts_soon_here(job, now)) {
     run_here(job, now);
     return;
   }
@@ -116,8 +116,8 @@ void GridPeer::advance(TimePoint now) {
 
 // ---- decisions ----------------------------------------------------------------
 
-Duration GridPeer::local_awt(const Job& job, TimePoint now) {
-  return local_.approximate_wait(job.cpus, job.requested_time, now);
+bool GridPeer::starts_soon_here(const Job& job, TimePoint now) {
+  return local_.wait_is_below(job.cpus, job.requested_time, now, config_.parameters.phi);
 }
 
 AttEstimate GridPeer::estimate_att(const protocol::JobRequirements& r, TimePoint now) {
@@ -209,7 +209,8 @@ void GridPeer::handle_volunteer(ServerIndex from, TimePoint now) {
 }
 
 bool GridPeer::volunteer_available(TimePoint now) const {
-  return !recent_volunteers(now).empty();
+  return std::any_of(volunteers_.begin(), volunteers_.end(),
+                     [&](const auto& entry) { return now - entry.second <= config_.parameters.volunteer_memory; });
 }
 
 std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
@@ -240,19 +241,20 @@ void GridPeer::tick(TimePoint now) {
   }
   // Re-check the waiting jobs: run here once the local AWT is below phi;
   // Sy-I also switches a job to S-I when no volunteer is there.
+  const bool switch_to_sender = config_.algorithm == GridAlgorithm::symmetric && !volunteer_available(now);
   for (std::size_t i = 0; i < grid_queue_.size();) {
     Waiting& waiting = grid_queue_[i];
     if (waiting.negotiating) {
       ++i;
       continue;
     }
-    if (local_awt(waiting.job, now) < config_.parameters.phi) {
+    if (starts_soon_here(waiting.job, now)) {
       const Job job = waiting.job;
       grid_queue_.erase(grid_queue_.begin() + static_cast<std::ptrdiff_t>(i));
       run_here(job, now);
       continue;
     }
-    if (config_.algorithm == GridAlgorithm::symmetric && !volunteer_available(now)) {
+    if (switch_to_sender) {
       start_query(waiting, partners_, false, now);
       // start_query may have run the job here (no partners) and removed it.
       if (i < grid_queue_.size() && grid_queue_[i].job.id == waiting.job.id) ++i;

@@ -138,7 +138,8 @@ class GridPeer {
   void tick(TimePoint now);
   void fire_timers(TimePoint now);
   void pump_local();
-  Duration local_awt(const Job& job, TimePoint now);
+  /// 002 §3.1 steps 2-3: the local AWT is below phi.
+  bool starts_soon_here(const Job& job, TimePoint now);
   [[nodiscard]] bool volunteer_available(TimePoint now) const;
   std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
   void remove_waiting(JobId job);

@@ -157,6 +157,14 @@ void LocalScheduler::complete_plan() {
 }
 
 Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now) {
+  return approximate_wait(cpus, planned, now, kForever);
+}
+
+bool LocalScheduler::wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit) {
+  return approximate_wait(cpus, planned, now, limit) < limit;
+}
+
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit) {
   advance(now);
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
@@ -168,7 +176,7 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
     // at the first query after a state change, with overdue inputs assumed to
     // arrive then, and reused until the next change (remaking it whenever time
     // moves costs a forward simulation per query on long staged queues).
-    return easy ? wait_from_easy_forecast(job) : wait_from_plan_forecast(job, cpus, planned);
+    return easy ? wait_from_easy_forecast(job, limit) : wait_from_plan_forecast(job, cpus, planned, limit);
   }
   // The job would join the end of the queue, so it sees exactly the profile the
   // current plan leaves: FCFS and conservative answer from it directly.
@@ -176,15 +184,16 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
   // EASY with a blocked head, or conservative with a bounded depth and the job
   // beyond it: it would be placed, last, in some future pass.
-  return easy ? wait_from_easy_forecast(job) : wait_from_plan_forecast(job, cpus, planned);
+  return easy ? wait_from_easy_forecast(job, limit) : wait_from_plan_forecast(job, cpus, planned, limit);
 }
 
-Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job) {
+Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration limit) {
   // Forecasts survive time passing without events: only the first predicted
   // pass can lie in the past (later ones sit at planned ends, which come no
   // earlier than real finishes), and its state holds until now.
   for (const EasyMoment& moment : easy_forecast()) {
     const TimePoint at = std::max(moment.at, now_);
+    if (at - now_ >= limit) return limit;  // moments are in time order
     const bool fits_now = job.nodes <= moment.free_nodes;
     const bool spares_head =
         !moment.head_blocked || at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
@@ -194,8 +203,10 @@ Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job) {
   return approximate_wait_by_simulation(job.nodes * server_.cpus_per_node, job.planned);
 }
 
-Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned) {
+Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
+                                                 Duration limit) {
   for (const PlanMoment& moment : plan_forecast()) {
+    if (std::max(moment.at, now_) - now_ >= limit) return limit;  // a placement starts no earlier than its pass
     const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
     if (later.kind != Placement::Kind::unplaced) return later.at - now_;
   }
@@ -210,33 +221,70 @@ const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() c
   // before its predicted arrival (its expected arrival, or now if overdue); if
   // it is the first job that cannot start, its reservation is at the first
   // time from then on with enough nodes. Cached until the state changes.
+  //
+  // The head is the first waiting job in queue order, ready or not; only ready
+  // jobs can backfill, so the backfill scan walks an ordered set of those and
+  // stops once the nodes left fit no job. Profiled on deep queues of staged
+  // jobs (data-blind runs on a slow WAN), scanning the not-ready ones was
+  // the whole cost of the forecast.
+  struct Waiting {
+    TimePoint ready_at;  // predicted input arrival; min() when there
+    Duration planned;
+    int nodes;
+    std::uint32_t next;  // queue order among the jobs still waiting
+  };
+  constexpr std::uint32_t kEnd = std::numeric_limits<std::uint32_t>::max();
   std::multimap<TimePoint, int> ends;
   for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
-  std::vector<PlannedJob> waiting;
-  waiting.reserve(queue_.size());
-  std::set<TimePoint> arrivals;
+  std::vector<Waiting> waiting;
+  waiting.reserve(std::min(queue_.size(), kForecastQueueLimit));
+  std::vector<std::uint32_t> previous;  // doubly linked: a backfilled job unlinks in O(1)
+  previous.reserve(waiting.capacity());
+  std::set<std::uint32_t> ready;                               // waiting, input there by t
+  std::multimap<TimePoint, std::uint32_t> arriving;            // waiting for input, by arrival
+  int smallest = std::numeric_limits<int>::max();  // a lower bound for every job left
   for (const Queued& job : queue_) {
     if (waiting.size() == kForecastQueueLimit) break;
-    waiting.push_back(job.plan);
-    if (!job.plan.ready) {
-      waiting.back().ready_at = std::max(job.plan.ready_at, now_);
-      arrivals.insert(waiting.back().ready_at);
+    const auto index = static_cast<std::uint32_t>(waiting.size());
+    TimePoint ready_at = TimePoint::min();
+    if (job.plan.ready) {
+      ready.insert(ready.end(), index);
+    } else {
+      ready_at = std::max(job.plan.ready_at, now_);
+      arriving.emplace(ready_at, index);
     }
+    waiting.push_back({ready_at, job.plan.planned, job.plan.nodes, index + 1});
+    previous.push_back(index == 0 ? kEnd : index - 1);
+    smallest = std::min(smallest, job.plan.nodes);
   }
+  if (!waiting.empty()) waiting.back().next = kEnd;
+  std::uint32_t first = waiting.empty() ? kEnd : 0;
+  const auto unlink = [&](std::uint32_t k) {
+    const std::uint32_t after = waiting[k].next;
+    if (previous[k] == kEnd) {
+      first = after;
+    } else {
+      waiting[previous[k]].next = after;
+    }
+    if (after != kEnd) previous[after] = previous[k];
+  };
   int free_nodes = server_.nodes - busy_nodes_;
   std::vector<EasyMoment> moments;
   TimePoint t = now_;
-  std::vector<PlannedJob> still_waiting;
   for (;;) {
-    std::size_t head = 0;
-    while (head < waiting.size() && waiting[head].ready_by(t) && waiting[head].nodes <= free_nodes) {
-      free_nodes -= waiting[head].nodes;
-      ends.emplace(t + waiting[head].planned, waiting[head].nodes);
-      ++head;
+    while (!arriving.empty() && arriving.begin()->first <= t) {
+      ready.insert(arriving.begin()->second);
+      arriving.erase(arriving.begin());
     }
-    if (head < waiting.size()) {
-      const PlannedJob& blocked = waiting[head];
-      const TimePoint not_before = blocked.ready_by(t) ? t : blocked.ready_at;
+    while (first != kEnd && waiting[first].ready_at <= t && waiting[first].nodes <= free_nodes) {
+      free_nodes -= waiting[first].nodes;
+      ends.emplace(t + waiting[first].planned, waiting[first].nodes);
+      ready.erase(first);
+      unlink(first);
+    }
+    if (first != kEnd) {
+      const Waiting& blocked = waiting[first];
+      const TimePoint not_before = std::max(blocked.ready_at, t);
       // The shadow: the first time from not_before with enough nodes; every
       // job ending by then (including others ending at that very moment)
       // frees its nodes.
@@ -248,30 +296,26 @@ const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() c
         if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end, not_before);
       }
       assert(shadow != kNever);
-      const int extra = available - blocked.nodes;
-      int extra_left = extra;
-      still_waiting.assign(1, blocked);
-      for (std::size_t k = head + 1; k < waiting.size(); ++k) {
-        const PlannedJob& candidate = waiting[k];
+      int extra_left = available - blocked.nodes;
+      for (auto it = ready.upper_bound(first); it != ready.end() && free_nodes >= smallest;) {
+        const Waiting& candidate = waiting[*it];
         const bool ends_before_shadow = t + candidate.planned <= shadow;
-        if (candidate.ready_by(t) && candidate.nodes <= free_nodes &&
-            (ends_before_shadow || candidate.nodes <= extra_left)) {
+        if (candidate.nodes <= free_nodes && (ends_before_shadow || candidate.nodes <= extra_left)) {
           free_nodes -= candidate.nodes;
           if (!ends_before_shadow) extra_left -= candidate.nodes;
           ends.emplace(t + candidate.planned, candidate.nodes);
+          unlink(*it);
+          it = ready.erase(it);
         } else {
-          still_waiting.push_back(candidate);
+          ++it;
         }
       }
-      waiting.swap(still_waiting);
       moments.push_back({t, free_nodes, true, shadow, extra_left});
     } else {
-      waiting.clear();
       moments.push_back({t, free_nodes, false, kNever, 0});
     }
-    const auto next_arrival = arrivals.upper_bound(t);
     const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
-    const TimePoint next = std::min(next_end, next_arrival == arrivals.end() ? kNever : *next_arrival);
+    const TimePoint next = std::min(next_end, arriving.empty() ? kNever : arriving.begin()->first);
     if (next == kNever) break;
     t = next;
     while (!ends.empty() && ends.begin()->first == t) {
@@ -279,7 +323,7 @@ const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() c
       ends.erase(ends.begin());
     }
   }
-  assert(waiting.empty() && free_nodes == server_.nodes);
+  assert(first == kEnd && free_nodes == server_.nodes);
   easy_forecast_ = std::move(moments);
   return *easy_forecast_;
 }

@@ -74,6 +74,9 @@ class LocalScheduler {
   /// submitted now, would wait before starting under this server's policy.
   /// kForever when it can never fit. Advances to `now` first.
   Duration approximate_wait(int cpus, Duration planned, TimePoint now);
+  /// approximate_wait() < limit, found without looking past `limit` (the
+  /// phi test runs for every waiting job at every period).
+  bool wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit);
   /// The same answer by simulating the policy forward from the current state
   /// with planned times: the slow reference that approximate_wait() matches.
   [[nodiscard]] Duration approximate_wait_by_simulation(int cpus, Duration planned) const;
@@ -133,8 +136,10 @@ class LocalScheduler {
   }
   const std::vector<EasyMoment>& easy_forecast() const;
   const std::vector<PlanMoment>& plan_forecast() const;
-  Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned);
-  Duration wait_from_easy_forecast(const PlannedJob& job);
+  /// Both return `limit` as soon as the answer is known to be no smaller.
+  Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit);
+  Duration wait_from_easy_forecast(const PlannedJob& job, Duration limit);
+  Duration approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit);
   /// Plays the policy forward with planned times. With a probe, returns when
   /// it starts; with `record`, keeps every pass's profile (probe absent).
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
