@@ -85,10 +85,9 @@ void FlowNetwork::complete_due() {
     const double progress = group.progress_at(now_);
     while (!group.members.empty()) {
       const Member& member = group.members.top();
-      const bool due = group.rate > 0 && (group.base_time + seconds_ceil((member.target - group.base_progress) /
-                                                                          group.rate) <=
-                                              now_ ||
-                                          member.target - progress <= group.rate * kDoneWithin);
+      const bool due = group.rate > 0 &&
+                       (group.base_time + seconds_ceil((member.target - group.base_progress) / group.rate) <= now_ ||
+                        member.target - progress <= group.rate * kDoneWithin);
       const bool empty_flow = member.target <= progress;
       if (!due && !empty_flow) break;
       const auto it = flows_.find(member.id);

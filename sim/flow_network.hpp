@@ -67,9 +67,7 @@ class FlowNetwork {
   struct Member {
     double target;  ///< the group progress at which the flow is done
     FlowId id;
-    bool operator>(const Member& other) const {
-      return target != other.target ? target > other.target : id > other.id;
-    }
+    bool operator>(const Member& other) const { return target != other.target ? target > other.target : id > other.id; }
   };
   struct RouteGroup {
     std::vector<LinkId> route;
@@ -77,7 +75,7 @@ class FlowNetwork {
     double base_progress = 0;  ///< bytes each member has moved since the group began, at base_time
     TimePoint base_time{};
     std::priority_queue<Member, std::vector<Member>, std::greater<>> members;  // active flows
-    int latent = 0;  ///< flows still in their latency phase
+    int latent = 0;                                                            ///< flows still in their latency phase
     [[nodiscard]] double progress_at(TimePoint t) const { return base_progress + rate * to_seconds(t - base_time); }
   };
   struct Flow {

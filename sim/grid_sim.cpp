@@ -1,5 +1,6 @@
 #include "sim/grid_sim.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <memory>
@@ -25,15 +26,16 @@ class NetworkEstimator final : public TransferEstimator {
   const GridNetwork& network_;
 };
 
+// Events stay small (the heap moves them at every push and pop; profiled):
+// a message's body waits in a slot of its own.
 struct Event {
-  enum class Kind { submit, message, peer_wake, network_wake };
+  enum class Kind : std::uint8_t { submit, message, peer_wake, network_wake };
   TimePoint at;
   std::uint64_t sequence;
   Kind kind;
   ServerIndex peer = 0;  ///< submit: origin; message: receiver; wake: the peer
   ServerIndex from = 0;  ///< message sender
-  std::size_t job = 0;   ///< submit: index into jobs
-  std::optional<protocol::Message> message;
+  std::size_t item = 0;  ///< submit: index into jobs; message: its slot
 };
 
 struct Later {
@@ -59,9 +61,15 @@ class GridDriver {
   }
 
   GridRunResult run() {
-    for (std::size_t i = 0; i < jobs_.size(); ++i) {
-      push({jobs_[i].submit, 0, Event::Kind::submit, jobs_[i].origin, 0, i, std::nullopt});
-    }
+    // Submissions enter the queue one at a time, in (submit time, index)
+    // order, with sequence numbers below every other event's: the order is
+    // that of pushing them all at the start, with a small heap.
+    submission_order_.resize(jobs_.size());
+    for (std::size_t i = 0; i < jobs_.size(); ++i) submission_order_[i] = i;
+    std::stable_sort(submission_order_.begin(), submission_order_.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs_[a].submit < jobs_[b].submit; });
+    sequence_ = jobs_.size();
+    push_next_submission();
     submissions_left_ = jobs_.size();
     for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
@@ -72,7 +80,10 @@ class GridDriver {
       if (event.at > horizon) break;
       now_ = event.at;
       ++result_.events;
-      if (event.kind == Event::Kind::submit) --submissions_left_;
+      if (event.kind == Event::Kind::submit) {
+        --submissions_left_;
+        push_next_submission();
+      }
       handle(event);
       settle();
       stop_periodic_when_idle();
@@ -122,6 +133,23 @@ class GridDriver {
     queue_.push(event);
   }
 
+  void push_next_submission() {
+    if (submitted_ == submission_order_.size()) return;
+    const std::size_t job = submission_order_[submitted_];
+    queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, job});
+  }
+
+  std::size_t store_message(protocol::Message message) {
+    if (free_message_slots_.empty()) {
+      message_slots_.push_back(std::move(message));
+      return message_slots_.size() - 1;
+    }
+    const std::size_t slot = free_message_slots_.back();
+    free_message_slots_.pop_back();
+    message_slots_[slot] = std::move(message);
+    return slot;
+  }
+
   void touch(ServerIndex peer) {
     if (!touched_flag_[peer]) {
       touched_flag_[peer] = true;
@@ -132,10 +160,11 @@ class GridDriver {
   void handle(const Event& event) {
     switch (event.kind) {
       case Event::Kind::submit:
-        submit(jobs_[event.job]);
+        submit(jobs_[event.item]);
         break;
       case Event::Kind::message:
-        peers_[event.peer]->on_message(event.from, *event.message, now_);
+        peers_[event.peer]->on_message(event.from, message_slots_[event.item], now_);
+        free_message_slots_.push_back(event.item);
         touch(event.peer);
         break;
       case Event::Kind::peer_wake:
@@ -186,7 +215,7 @@ class GridDriver {
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
-      push({next, 0, Event::Kind::network_wake, 0, 0, 0, std::nullopt});
+      push({next, 0, Event::Kind::network_wake, 0, 0, 0});
     }
   }
 
@@ -209,7 +238,7 @@ class GridDriver {
       const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
       ++result_.messages;
       result_.message_bytes += size;
-      push({now_ + delay, 0, Event::Kind::message, send->to, peer, 0, send->message});
+      push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(std::move(send->message))});
     } else if (auto* start = std::get_if<StartTransfer>(&output)) {
       const DataTransfer& transfer = start->transfer;
       const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),
@@ -224,7 +253,7 @@ class GridDriver {
     const TimePoint next = peers_[peer]->next_deadline();
     if (next == wake_[peer]) return;
     wake_[peer] = next;
-    if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0, std::nullopt});
+    if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0});
   }
 
   const topology::Topology& grid_;
@@ -236,6 +265,10 @@ class GridDriver {
   std::vector<GridPeer*> peer_pointers_;
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::uint64_t sequence_ = 0;
+  std::vector<std::size_t> submission_order_;
+  std::size_t submitted_ = 0;
+  std::vector<protocol::Message> message_slots_;
+  std::vector<std::size_t> free_message_slots_;
   std::vector<TimePoint> wake_;
   TimePoint network_wake_ = kNever;
   std::map<FlowId, DataTransfer> in_flight_;

@@ -222,7 +222,8 @@ std::string sweep_report(const nlohmann::json& results, bool with_figures) {
   for (const auto& run : results) wall += run["wall_seconds"].get<double>();
   out << fmt::format(
       "\n## Every run\n\nSimulation wall time summed over runs: {:.1f} s.\n\n"
-      "| run | avg response (s) | avg wait (s) | transferred | data (MB/job) | wall (s) |\n|---|---|---|---|---|---|\n",
+      "| run | avg response (s) | avg wait (s) | transferred | data (MB/job) | unfinished | wall (s) |\n"
+      "|---|---|---|---|---|---|---|\n",
       wall);
   for (const auto& run : results) {
     out << fmt::format("| {} | {:.0f} | {:.0f} | {:.2f}% | {:.1f} | {} | {:.2f} |\n", run["run"].get<std::string>(),

@@ -203,8 +203,7 @@ Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration
   return approximate_wait_by_simulation(job.nodes * server_.cpus_per_node, job.planned);
 }
 
-Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
-                                                 Duration limit) {
+Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit) {
   for (const PlanMoment& moment : plan_forecast()) {
     if (std::max(moment.at, now_) - now_ >= limit) return limit;  // a placement starts no earlier than its pass
     const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
@@ -214,118 +213,20 @@ Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus
   return approximate_wait_by_simulation(cpus, planned);
 }
 
-const std::vector<LocalScheduler::EasyMoment>& LocalScheduler::easy_forecast() const {
-  if (easy_forecast_) return *easy_forecast_;
-  // Classic EASY (shadow time and extra nodes) played forward with planned
-  // times; one moment per pass. A job still waiting for its input cannot start
-  // before its predicted arrival (its expected arrival, or now if overdue); if
-  // it is the first job that cannot start, its reservation is at the first
-  // time from then on with enough nodes. Cached until the state changes.
-  //
-  // The head is the first waiting job in queue order, ready or not; only ready
-  // jobs can backfill, so the backfill scan walks an ordered set of those and
-  // stops once the nodes left fit no job. Profiled on deep queues of staged
-  // jobs (data-blind runs on a slow WAN), scanning the not-ready ones was
-  // the whole cost of the forecast.
-  struct Waiting {
-    TimePoint ready_at;  // predicted input arrival; min() when there
-    Duration planned;
-    int nodes;
-    std::uint32_t next;  // queue order among the jobs still waiting
-  };
-  constexpr std::uint32_t kEnd = std::numeric_limits<std::uint32_t>::max();
-  std::multimap<TimePoint, int> ends;
-  for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
-  std::vector<Waiting> waiting;
-  waiting.reserve(std::min(queue_.size(), kForecastQueueLimit));
-  std::vector<std::uint32_t> previous;  // doubly linked: a backfilled job unlinks in O(1)
-  previous.reserve(waiting.capacity());
-  std::set<std::uint32_t> ready;                               // waiting, input there by t
-  std::multimap<TimePoint, std::uint32_t> arriving;            // waiting for input, by arrival
-  int smallest = std::numeric_limits<int>::max();  // a lower bound for every job left
+const std::vector<EasyMoment>& LocalScheduler::easy_forecast() const {
+  if (easy_forecast_valid_) return easy_forecast_;
+  // Overdue inputs are predicted to arrive now.
+  forecaster_.reset(now_, server_.nodes, server_.nodes - busy_nodes_);
+  for (const auto& [key, job] : running_) forecaster_.add_running(job.planned_end, job.nodes);
+  std::size_t added = 0;
   for (const Queued& job : queue_) {
-    if (waiting.size() == kForecastQueueLimit) break;
-    const auto index = static_cast<std::uint32_t>(waiting.size());
-    TimePoint ready_at = TimePoint::min();
-    if (job.plan.ready) {
-      ready.insert(ready.end(), index);
-    } else {
-      ready_at = std::max(job.plan.ready_at, now_);
-      arriving.emplace(ready_at, index);
-    }
-    waiting.push_back({ready_at, job.plan.planned, job.plan.nodes, index + 1});
-    previous.push_back(index == 0 ? kEnd : index - 1);
-    smallest = std::min(smallest, job.plan.nodes);
+    if (added++ == kForecastQueueLimit) break;
+    const TimePoint ready_at = job.plan.ready ? TimePoint::min() : std::max(job.plan.ready_at, now_);
+    forecaster_.add_waiting({ready_at, job.plan.planned, job.plan.nodes});
   }
-  if (!waiting.empty()) waiting.back().next = kEnd;
-  std::uint32_t first = waiting.empty() ? kEnd : 0;
-  const auto unlink = [&](std::uint32_t k) {
-    const std::uint32_t after = waiting[k].next;
-    if (previous[k] == kEnd) {
-      first = after;
-    } else {
-      waiting[previous[k]].next = after;
-    }
-    if (after != kEnd) previous[after] = previous[k];
-  };
-  int free_nodes = server_.nodes - busy_nodes_;
-  std::vector<EasyMoment> moments;
-  TimePoint t = now_;
-  for (;;) {
-    while (!arriving.empty() && arriving.begin()->first <= t) {
-      ready.insert(arriving.begin()->second);
-      arriving.erase(arriving.begin());
-    }
-    while (first != kEnd && waiting[first].ready_at <= t && waiting[first].nodes <= free_nodes) {
-      free_nodes -= waiting[first].nodes;
-      ends.emplace(t + waiting[first].planned, waiting[first].nodes);
-      ready.erase(first);
-      unlink(first);
-    }
-    if (first != kEnd) {
-      const Waiting& blocked = waiting[first];
-      const TimePoint not_before = std::max(blocked.ready_at, t);
-      // The shadow: the first time from not_before with enough nodes; every
-      // job ending by then (including others ending at that very moment)
-      // frees its nodes.
-      TimePoint shadow = free_nodes >= blocked.nodes ? not_before : kNever;
-      int available = free_nodes;
-      for (const auto& [end, nodes] : ends) {
-        if (shadow != kNever && end > shadow) break;
-        available += nodes;
-        if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end, not_before);
-      }
-      assert(shadow != kNever);
-      int extra_left = available - blocked.nodes;
-      for (auto it = ready.upper_bound(first); it != ready.end() && free_nodes >= smallest;) {
-        const Waiting& candidate = waiting[*it];
-        const bool ends_before_shadow = t + candidate.planned <= shadow;
-        if (candidate.nodes <= free_nodes && (ends_before_shadow || candidate.nodes <= extra_left)) {
-          free_nodes -= candidate.nodes;
-          if (!ends_before_shadow) extra_left -= candidate.nodes;
-          ends.emplace(t + candidate.planned, candidate.nodes);
-          unlink(*it);
-          it = ready.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      moments.push_back({t, free_nodes, true, shadow, extra_left});
-    } else {
-      moments.push_back({t, free_nodes, false, kNever, 0});
-    }
-    const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
-    const TimePoint next = std::min(next_end, arriving.empty() ? kNever : arriving.begin()->first);
-    if (next == kNever) break;
-    t = next;
-    while (!ends.empty() && ends.begin()->first == t) {
-      free_nodes += ends.begin()->second;
-      ends.erase(ends.begin());
-    }
-  }
-  assert(first == kEnd && free_nodes == server_.nodes);
-  easy_forecast_ = std::move(moments);
-  return *easy_forecast_;
+  forecaster_.run(easy_forecast_);
+  easy_forecast_valid_ = true;
+  return easy_forecast_;
 }
 
 Duration LocalScheduler::approximate_wait_by_simulation(int cpus, Duration planned) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "peer/core/availability_profile.hpp"
+#include "peer/core/easy_forecast.hpp"
 #include "peer/core/local_policy.hpp"
 #include "peer/core/queue_planner.hpp"
 #include "peer/core/server.hpp"
@@ -107,14 +108,6 @@ class LocalScheduler {
     TimePoint planned_end{};
     TimePoint actual_end{};
   };
-  /// One moment of the predicted EASY future: after the pass at `at`.
-  struct EasyMoment {
-    TimePoint at;
-    int free_nodes;
-    bool head_blocked;  ///< a queued job holds the reservation
-    TimePoint shadow;   ///< when the blocked head is predicted to start
-    int extra_nodes;    ///< nodes still free at the shadow time besides the head's
-  };
 
   /// One predicted pass of a bounded-depth plan: the profile and cursor it
   /// leaves, against which a job appended to the queue would be placed.
@@ -131,7 +124,7 @@ class LocalScheduler {
   void complete_plan();
   void start(Queued& job, TimePoint now);
   void invalidate_forecast() {
-    easy_forecast_.reset();
+    easy_forecast_valid_ = false;
     plan_forecast_.reset();
   }
   const std::vector<EasyMoment>& easy_forecast() const;
@@ -157,7 +150,9 @@ class LocalScheduler {
   std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
   std::size_t awaiting_input_ = 0;  // queued jobs whose input has not arrived
   std::vector<LocalEvent> events_;
-  mutable std::optional<std::vector<EasyMoment>> easy_forecast_;
+  mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
+  mutable bool easy_forecast_valid_ = false;
+  mutable EasyForecaster forecaster_;  // keeps its buffers between forecasts
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;
 };
 

@@ -1,0 +1,500 @@
+#include "protocol/codec.hpp"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "protocol/gridpeer.capnp.h"
+
+namespace gridpeer::protocol {
+namespace {
+
+namespace w = ::gridpeer::wire;
+
+// An invalid field value: decoding stops with its path in the message.
+struct Invalid {
+  std::string detail;
+};
+
+std::int64_t us(Duration d) {
+  return d.count();
+}
+std::int64_t us(TimePoint t) {
+  return t.time_since_epoch().count();
+}
+Duration duration_of(std::int64_t v) {
+  return Duration{v};
+}
+TimePoint time_of(std::int64_t v) {
+  return TimePoint{Duration{v}};
+}
+
+void require(bool ok, const char* what) {
+  if (!ok) throw Invalid{what};
+}
+
+// ---- encoding -------------------------------------------------------------
+
+void put_job(w::Job::Builder out, const Job& job) {
+  out.setId(job.id);
+  out.setOrigin(job.origin);
+  out.setCpus(job.cpus);
+  out.setSubmitUs(us(job.submit));
+  out.setRequestedUs(us(job.requested_time));
+  out.setRunUs(us(job.run_time));
+  out.setInputBytes(job.input_bytes);
+  out.setOutputBytes(job.output_bytes);
+}
+
+void put_record(w::JobRecord::Builder out, const ResultRecord& result) {
+  const JobRecord& r = result.record;
+  out.setId(r.id);
+  out.setOrigin(r.origin);
+  out.setExecutedOn(r.executed_on);
+  out.setCpus(r.cpus);
+  out.setSubmitUs(us(r.submit));
+  out.setStartUs(us(r.start));
+  out.setFinishUs(us(r.finish));
+  out.setEndUs(us(r.end));
+  out.setInputBytes(r.input_bytes);
+  out.setOutputBytes(r.output_bytes);
+  switch (result.outcome) {
+    case ResultRecord::Outcome::completed:
+      out.setOutcome(w::JobRecord::Outcome::COMPLETED);
+      break;
+    case ResultRecord::Outcome::lost:
+      out.setOutcome(w::JobRecord::Outcome::LOST);
+      break;
+    case ResultRecord::Outcome::rejected:
+      out.setOutcome(w::JobRecord::Outcome::REJECTED);
+      break;
+  }
+  out.setReason(result.reason);
+}
+
+w::TransferBegin::Kind kind_of(bool output) {
+  return output ? w::TransferBegin::Kind::OUTPUT : w::TransferBegin::Kind::INPUT;
+}
+
+w::Error::Code wire_code(Error::Code code) {
+  switch (code) {
+    case Error::Code::malformed:
+      return w::Error::Code::MALFORMED;
+    case Error::Code::version_mismatch:
+      return w::Error::Code::VERSION_MISMATCH;
+    case Error::Code::unknown_message:
+      return w::Error::Code::UNKNOWN_MESSAGE;
+    case Error::Code::frame_too_large:
+      return w::Error::Code::FRAME_TOO_LARGE;
+    case Error::Code::unknown_peer:
+      return w::Error::Code::UNKNOWN_PEER;
+    case Error::Code::config_mismatch:
+      return w::Error::Code::CONFIG_MISMATCH;
+    case Error::Code::not_accepted:
+      return w::Error::Code::NOT_ACCEPTED;
+  }
+  return w::Error::Code::MALFORMED;
+}
+
+struct Encoder {
+  w::Envelope::Builder env;
+
+  void operator()(const Hello& m) {
+    auto out = env.initHello();
+    out.setVersion(m.version);
+    out.setRole(m.role == Hello::Role::peer ? w::Hello::Role::PEER : w::Hello::Role::CLIENT);
+    out.setPeerId(m.peer);
+    out.setName(m.name);
+    out.setSite(m.site);
+    out.setNodes(m.nodes);
+    out.setCpusPerNode(m.cpus_per_node);
+    out.setMhz(m.mhz);
+    out.setTimeScale(m.time_scale);
+    out.setEpochUnixUs(m.epoch_unix_us);
+    out.setAlgorithm(m.algorithm);
+  }
+  void operator()(const AttQuery& m) {
+    auto out = env.initAttQuery();
+    out.setQuery(m.query);
+    auto r = out.initRequirements();
+    r.setJob(m.requirements.job);
+    r.setOrigin(m.requirements.origin);
+    r.setCpus(m.requirements.cpus);
+    r.setRequestedUs(us(m.requirements.requested));
+    r.setOriginMhz(m.requirements.origin_mhz);
+    r.setInputBytes(m.requirements.input_bytes);
+    r.setOutputBytes(m.requirements.output_bytes);
+  }
+  void operator()(const AttReply& m) {
+    auto out = env.initAttReply();
+    out.setQuery(m.query);
+    out.setJob(m.job);
+    out.setAttUs(us(m.att));
+    out.setAwtUs(us(m.awt));
+    out.setRu(m.ru);
+  }
+  void operator()(const Volunteer& m) { env.initVolunteer().setRu(m.ru); }
+  void operator()(const JobTransfer& m) {
+    auto out = env.initJobOffer();
+    put_job(out.initJob(), m.job);
+    out.setOriginMhz(m.origin_mhz);
+  }
+  void operator()(const JobAccept& m) { env.initJobAccept().setJob(m.job); }
+  void operator()(const JobReject& m) {
+    auto out = env.initJobReject();
+    out.setJob(m.job);
+    out.setReason(m.reason);
+  }
+  void operator()(const JobCommit& m) { env.initJobCommit().setJob(m.job); }
+  void operator()(const TransferBegin& m) {
+    auto out = env.initTransferBegin();
+    out.setJob(m.job);
+    out.setKind(kind_of(m.output));
+    out.setBytes(m.bytes);
+    out.setPayloadBytes(m.payload_bytes);
+    out.setSubmitUs(us(m.submit));
+    out.setStartUs(us(m.start));
+    out.setFinishUs(us(m.finish));
+    out.setCpus(m.cpus);
+    out.setInputBytes(m.input_bytes);
+  }
+  void operator()(const DataChunk& m) {
+    auto out = env.initDataChunk();
+    out.setJob(m.job);
+    out.setKind(kind_of(m.output));
+    out.setPayload(kj::arrayPtr(m.payload.data(), m.payload.size()));
+  }
+  void operator()(const Completion& m) {
+    auto out = env.initCompletion();
+    out.setJob(m.job);
+    out.setStartUs(us(m.start));
+    out.setFinishUs(us(m.finish));
+  }
+  void operator()(const Heartbeat& m) { env.initHeartbeat().setSentUs(us(m.sent)); }
+  void operator()(const Error& m) {
+    auto out = env.initError();
+    out.setCode(wire_code(m.code));
+    out.setDetail(m.detail);
+  }
+  void operator()(const Submit& m) { put_job(env.initSubmit().initJob(), m.job); }
+  void operator()(const SubmitAck& m) {
+    auto out = env.initSubmitAck();
+    out.setJob(m.job);
+    out.setAccepted(m.accepted);
+    out.setReason(m.reason);
+  }
+  void operator()(const StatusRequest& /*m*/) { env.initStatusRequest(); }
+  void operator()(const PeerStatus& m) {
+    auto out = env.initStatus();
+    out.setPeerId(m.peer);
+    out.setName(m.name);
+    out.setNowUs(us(m.now));
+    out.setGridQueue(m.grid_queue);
+    out.setLocalQueue(m.local_queue);
+    out.setRunning(m.running);
+    out.setAwaitingInput(m.awaiting_input);
+    out.setRu(m.ru);
+    auto connected = out.initConnectedPeers(static_cast<unsigned>(m.connected.size()));
+    for (unsigned i = 0; i < m.connected.size(); ++i) connected.set(i, m.connected[i]);
+    out.setCompleted(m.completed);
+    out.setSubmitted(m.submitted);
+    out.setJobsSent(m.jobs_sent);
+    out.setJobsReceived(m.jobs_received);
+    out.setDraining(m.draining);
+    out.setLost(m.lost);
+  }
+  void operator()(const ResultsRequest& m) {
+    auto out = env.initResultsRequest();
+    out.setFrom(m.from);
+    out.setMax(m.max);
+  }
+  void operator()(const ResultsReply& m) {
+    auto out = env.initResults();
+    auto records = out.initRecords(static_cast<unsigned>(m.records.size()));
+    for (unsigned i = 0; i < m.records.size(); ++i) put_record(records[i], m.records[i]);
+    out.setTotal(m.total);
+  }
+  void operator()(const Drain& /*m*/) { env.initDrain(); }
+  void operator()(const Shutdown& /*m*/) { env.initShutdown(); }
+  void operator()(const Ack& /*m*/) { env.initAck(); }
+};
+
+// ---- decoding -------------------------------------------------------------
+
+Job get_job(w::Job::Reader in, const char* where) {
+  Job job;
+  job.id = in.getId();
+  job.origin = in.getOrigin();
+  job.cpus = in.getCpus();
+  job.submit = time_of(in.getSubmitUs());
+  job.requested_time = duration_of(in.getRequestedUs());
+  job.run_time = duration_of(in.getRunUs());
+  job.input_bytes = in.getInputBytes();
+  job.output_bytes = in.getOutputBytes();
+  require(job.cpus >= 1, where);
+  require(job.requested_time >= Duration::zero() && job.run_time >= Duration::zero(), where);
+  return job;
+}
+
+bool get_output(w::TransferBegin::Kind kind) {
+  switch (kind) {
+    case w::TransferBegin::Kind::INPUT:
+      return false;
+    case w::TransferBegin::Kind::OUTPUT:
+      return true;
+  }
+  throw Invalid{"transfer kind is neither input nor output"};
+}
+
+Error::Code plain_code(w::Error::Code code) {
+  switch (code) {
+    case w::Error::Code::MALFORMED:
+      return Error::Code::malformed;
+    case w::Error::Code::VERSION_MISMATCH:
+      return Error::Code::version_mismatch;
+    case w::Error::Code::UNKNOWN_MESSAGE:
+      return Error::Code::unknown_message;
+    case w::Error::Code::FRAME_TOO_LARGE:
+      return Error::Code::frame_too_large;
+    case w::Error::Code::UNKNOWN_PEER:
+      return Error::Code::unknown_peer;
+    case w::Error::Code::CONFIG_MISMATCH:
+      return Error::Code::config_mismatch;
+    case w::Error::Code::NOT_ACCEPTED:
+      return Error::Code::not_accepted;
+  }
+  return Error::Code::malformed;  // a newer peer's code: still an error
+}
+
+ResultRecord get_record(w::JobRecord::Reader in) {
+  ResultRecord result;
+  JobRecord& r = result.record;
+  r.id = in.getId();
+  r.origin = in.getOrigin();
+  r.executed_on = in.getExecutedOn();
+  r.cpus = in.getCpus();
+  r.submit = time_of(in.getSubmitUs());
+  r.start = time_of(in.getStartUs());
+  r.finish = time_of(in.getFinishUs());
+  r.end = time_of(in.getEndUs());
+  r.input_bytes = in.getInputBytes();
+  r.output_bytes = in.getOutputBytes();
+  switch (in.getOutcome()) {
+    case w::JobRecord::Outcome::COMPLETED:
+      result.outcome = ResultRecord::Outcome::completed;
+      break;
+    case w::JobRecord::Outcome::LOST:
+      result.outcome = ResultRecord::Outcome::lost;
+      break;
+    case w::JobRecord::Outcome::REJECTED:
+      result.outcome = ResultRecord::Outcome::rejected;
+      break;
+    default:
+      throw Invalid{"results.records[].outcome is unknown"};
+  }
+  result.reason = in.getReason();
+  return result;
+}
+
+WireMessage decode_envelope(w::Envelope::Reader env) {
+  switch (env.which()) {
+    case w::Envelope::HELLO: {
+      const auto in = env.getHello();
+      Hello m;
+      m.version = in.getVersion();
+      switch (in.getRole()) {
+        case w::Hello::Role::PEER:
+          m.role = Hello::Role::peer;
+          break;
+        case w::Hello::Role::CLIENT:
+          m.role = Hello::Role::client;
+          break;
+        default:
+          throw Invalid{"hello.role is unknown"};
+      }
+      m.peer = in.getPeerId();
+      m.name = in.getName();
+      m.site = in.getSite();
+      m.nodes = in.getNodes();
+      m.cpus_per_node = in.getCpusPerNode();
+      m.mhz = in.getMhz();
+      m.time_scale = in.getTimeScale();
+      m.epoch_unix_us = in.getEpochUnixUs();
+      m.algorithm = in.getAlgorithm();
+      return m;
+    }
+    case w::Envelope::ATT_QUERY: {
+      const auto in = env.getAttQuery();
+      const auto r = in.getRequirements();
+      AttQuery m;
+      m.query = in.getQuery();
+      m.requirements = {r.getJob(),       r.getOrigin(),     r.getCpus(),       duration_of(r.getRequestedUs()),
+                        r.getOriginMhz(), r.getInputBytes(), r.getOutputBytes()};
+      require(m.requirements.cpus >= 1, "attQuery.requirements.cpus must be at least 1");
+      require(m.requirements.requested >= Duration::zero(), "attQuery.requirements.requestedUs must not be negative");
+      require(m.requirements.origin_mhz >= 1, "attQuery.requirements.originMhz must be at least 1");
+      return m;
+    }
+    case w::Envelope::ATT_REPLY: {
+      const auto in = env.getAttReply();
+      AttReply m{in.getQuery(), in.getJob(), duration_of(in.getAttUs()), duration_of(in.getAwtUs()), in.getRu()};
+      require(m.att >= Duration::zero() && m.awt >= Duration::zero(), "attReply times must not be negative");
+      return m;
+    }
+    case w::Envelope::VOLUNTEER:
+      return Volunteer{env.getVolunteer().getRu()};
+    case w::Envelope::JOB_OFFER: {
+      const auto in = env.getJobOffer();
+      JobTransfer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz()};
+      require(m.origin_mhz >= 1, "jobOffer.originMhz must be at least 1");
+      return m;
+    }
+    case w::Envelope::JOB_ACCEPT:
+      return JobAccept{env.getJobAccept().getJob()};
+    case w::Envelope::JOB_REJECT:
+      return JobReject{env.getJobReject().getJob(), env.getJobReject().getReason()};
+    case w::Envelope::JOB_COMMIT:
+      return JobCommit{env.getJobCommit().getJob()};
+    case w::Envelope::TRANSFER_BEGIN: {
+      const auto in = env.getTransferBegin();
+      TransferBegin m;
+      m.job = in.getJob();
+      m.output = get_output(in.getKind());
+      m.bytes = in.getBytes();
+      m.payload_bytes = in.getPayloadBytes();
+      m.submit = time_of(in.getSubmitUs());
+      m.start = time_of(in.getStartUs());
+      m.finish = time_of(in.getFinishUs());
+      m.cpus = in.getCpus();
+      m.input_bytes = in.getInputBytes();
+      return m;
+    }
+    case w::Envelope::DATA_CHUNK: {
+      const auto in = env.getDataChunk();
+      const auto payload = in.getPayload();
+      return DataChunk{in.getJob(), get_output(in.getKind()), {payload.begin(), payload.end()}};
+    }
+    case w::Envelope::COMPLETION: {
+      const auto in = env.getCompletion();
+      return Completion{in.getJob(), time_of(in.getStartUs()), time_of(in.getFinishUs())};
+    }
+    case w::Envelope::HEARTBEAT:
+      return Heartbeat{time_of(env.getHeartbeat().getSentUs())};
+    case w::Envelope::ERROR:
+      return Error{plain_code(env.getError().getCode()), env.getError().getDetail()};
+    case w::Envelope::SUBMIT:
+      return Submit{get_job(env.getSubmit().getJob(), "submit.job needs cpus >= 1 and times >= 0")};
+    case w::Envelope::SUBMIT_ACK: {
+      const auto in = env.getSubmitAck();
+      return SubmitAck{in.getJob(), in.getAccepted(), in.getReason()};
+    }
+    case w::Envelope::STATUS_REQUEST:
+      return StatusRequest{};
+    case w::Envelope::STATUS: {
+      const auto in = env.getStatus();
+      PeerStatus m;
+      m.peer = in.getPeerId();
+      m.name = in.getName();
+      m.now = time_of(in.getNowUs());
+      m.grid_queue = in.getGridQueue();
+      m.local_queue = in.getLocalQueue();
+      m.running = in.getRunning();
+      m.awaiting_input = in.getAwaitingInput();
+      m.ru = in.getRu();
+      for (const auto peer : in.getConnectedPeers()) m.connected.push_back(peer);
+      m.completed = in.getCompleted();
+      m.submitted = in.getSubmitted();
+      m.jobs_sent = in.getJobsSent();
+      m.jobs_received = in.getJobsReceived();
+      m.draining = in.getDraining();
+      m.lost = in.getLost();
+      return m;
+    }
+    case w::Envelope::RESULTS_REQUEST:
+      return ResultsRequest{env.getResultsRequest().getFrom(), env.getResultsRequest().getMax()};
+    case w::Envelope::RESULTS: {
+      const auto in = env.getResults();
+      ResultsReply m;
+      for (const auto record : in.getRecords()) m.records.push_back(get_record(record));
+      m.total = in.getTotal();
+      return m;
+    }
+    case w::Envelope::DRAIN:
+      return Drain{};
+    case w::Envelope::SHUTDOWN:
+      return Shutdown{};
+    case w::Envelope::ACK:
+      return Ack{};
+  }
+  throw Invalid{};  // reached only for a union arm this version does not know
+}
+
+}  // namespace
+
+Frame encode(const WireMessage& message) {
+  capnp::MallocMessageBuilder builder;
+  std::visit(Encoder{builder.initRoot<w::Envelope>()}, message);
+  const kj::Array<capnp::word> words = capnp::messageToFlatArray(builder);
+  const auto bytes = words.asBytes();
+  return {bytes.begin(), bytes.end()};
+}
+
+std::variant<std::optional<std::size_t>, DecodeError> frame_size(std::span<const std::uint8_t> prefix,
+                                                                 const CodecLimits& limits) {
+  const auto u32 = [&](std::size_t at) {
+    std::uint32_t value = 0;
+    std::memcpy(&value, prefix.data() + at, sizeof value);  // Cap'n Proto is little-endian, as are our hosts
+    return value;
+  };
+  if (prefix.size() < 4) return std::optional<std::size_t>{};
+  const std::uint64_t segments = std::uint64_t{u32(0)} + 1;
+  if (segments > limits.max_segments) {
+    return DecodeError{Error::Code::frame_too_large, "frame has " + std::to_string(segments) + " segments; at most " +
+                                                         std::to_string(limits.max_segments)};
+  }
+  const std::size_t table_bytes = (4 + 4 * segments + 7) / 8 * 8;
+  if (prefix.size() < 4 + 4 * segments) return std::optional<std::size_t>{};
+  std::uint64_t total = table_bytes;
+  for (std::uint64_t i = 0; i < segments; ++i) total += std::uint64_t{u32(4 + 4 * i)} * 8;
+  if (total > limits.max_frame_bytes) {
+    return DecodeError{Error::Code::frame_too_large, "frame of " + std::to_string(total) + " bytes; at most " +
+                                                         std::to_string(limits.max_frame_bytes)};
+  }
+  return std::optional<std::size_t>{static_cast<std::size_t>(total)};
+}
+
+std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> frame, const CodecLimits& limits) {
+  if (frame.size() % 8 != 0 || frame.empty()) {
+    return DecodeError{Error::Code::malformed,
+                       "frame of " + std::to_string(frame.size()) + " bytes is not a whole number of 8-byte words"};
+  }
+  // Copy into word-aligned memory: the reader wants aligned words.
+  kj::Array<capnp::word> words = kj::heapArray<capnp::word>(frame.size() / 8);
+  std::memcpy(words.begin(), frame.data(), frame.size());
+  try {
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = limits.traversal_limit_words;
+    options.nestingLimit = limits.nesting_limit;
+    capnp::FlatArrayMessageReader reader(words.asPtr(), options);
+    if (reader.getEnd() != words.end()) {
+      return DecodeError{Error::Code::malformed, "frame has bytes after its last segment"};
+    }
+    const auto envelope = reader.getRoot<w::Envelope>();
+    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::ACK)) {
+      return DecodeError{Error::Code::unknown_message,
+                         "unknown message (union arm " + std::to_string(static_cast<unsigned>(envelope.which())) + ")"};
+    }
+    return decode_envelope(envelope);
+  } catch (const Invalid& invalid) {
+    return DecodeError{Error::Code::malformed, invalid.detail};
+  } catch (const kj::Exception& exception) {
+    return DecodeError{Error::Code::malformed,
+                       std::string("not a valid Envelope: ") + exception.getDescription().cStr()};
+  }
+}
+
+}  // namespace gridpeer::protocol

@@ -1,0 +1,222 @@
+@0xa72d46b9164555f6;
+# The gridpeer wire protocol: one Envelope per frame, framed by Cap'n Proto's
+# own segment table (docs/protocol.md). Times are int64 microseconds of the
+# grid's virtual time; durations likewise. Version 1.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("gridpeer::wire");
+
+const protocolVersion :UInt16 = 1;
+
+struct Job {
+  id @0 :UInt64;          # unique in the grid: the origin's id in the top bits
+  origin @1 :UInt32;
+  cpus @2 :Int32;
+  submitUs @3 :Int64;
+  requestedUs @4 :Int64;  # the user's estimate, at the origin's clock speed
+  runUs @5 :Int64;        # the emulator's real run time, at the origin's speed
+  inputBytes @6 :UInt64;
+  outputBytes @7 :UInt64;
+}
+
+struct Requirements {
+  job @0 :UInt64;
+  origin @1 :UInt32;
+  cpus @2 :Int32;
+  requestedUs @3 :Int64;
+  originMhz @4 :Int32;
+  inputBytes @5 :UInt64;
+  outputBytes @6 :UInt64;
+}
+
+struct JobRecord {
+  id @0 :UInt64;
+  origin @1 :UInt32;
+  executedOn @2 :UInt32;
+  cpus @3 :Int32;
+  submitUs @4 :Int64;
+  startUs @5 :Int64;
+  finishUs @6 :Int64;
+  endUs @7 :Int64;        # output back at the origin
+  inputBytes @8 :UInt64;
+  outputBytes @9 :UInt64;
+  outcome @10 :Outcome;
+  reason @11 :Text;       # why, when not completed
+  enum Outcome {
+    completed @0;
+    lost @1;              # held by a peer that went away
+    rejected @2;          # can never fit anywhere it was offered
+  }
+}
+
+struct Hello {
+  version @0 :UInt16;
+  role @1 :Role;
+  peerId @2 :UInt32;      # peers only
+  name @3 :Text;
+  site @4 :Text;
+  nodes @5 :Int32;
+  cpusPerNode @6 :Int32;
+  mhz @7 :Int32;
+  timeScale @8 :Float64;  # virtual seconds per real second; peers must agree
+  epochUnixUs @9 :Int64;  # real time of virtual time 0; peers adopt the earliest
+  algorithm @10 :Text;
+  enum Role {
+    peer @0;
+    client @1;
+  }
+}
+
+struct AttQuery {
+  query @0 :UInt64;
+  requirements @1 :Requirements;
+}
+
+struct AttReply {
+  query @0 :UInt64;
+  job @1 :UInt64;
+  attUs @2 :Int64;        # int64 max: the job can never run there
+  awtUs @3 :Int64;
+  ru @4 :Float64;
+}
+
+struct Volunteer {
+  ru @0 :Float64;
+}
+
+# Hand-off (origin -> executor): offer, accept or reject, commit. Offers and
+# commits are idempotent by job id; the executor hosts a job only once it is
+# committed, and the origin sends the input only after committing.
+struct JobOffer {
+  job @0 :Job;
+  originMhz @1 :Int32;
+}
+
+struct JobAccept {
+  job @0 :UInt64;
+}
+
+struct JobReject {
+  job @0 :UInt64;
+  reason @1 :Text;
+}
+
+struct JobCommit {
+  job @0 :UInt64;
+}
+
+# Data staging: a header, then payload chunks until payloadBytes have come.
+# The payload is the modelled size divided by the data scale.
+struct TransferBegin {
+  job @0 :UInt64;
+  kind @1 :Kind;
+  bytes @2 :UInt64;         # modelled size
+  payloadBytes @3 :UInt64;  # what crosses the wire
+  # outputs: what the origin needs to close the record
+  submitUs @4 :Int64;
+  startUs @5 :Int64;
+  finishUs @6 :Int64;
+  cpus @7 :Int32;
+  inputBytes @8 :UInt64;
+  enum Kind {
+    input @0;
+    output @1;
+  }
+}
+
+struct DataChunk {
+  job @0 :UInt64;
+  kind @1 :TransferBegin.Kind;
+  payload @2 :Data;
+}
+
+# Executor -> origin: the job has finished; its output is on its way.
+struct Completion {
+  job @0 :UInt64;
+  startUs @1 :Int64;
+  finishUs @2 :Int64;
+}
+
+struct Heartbeat {
+  sentUs @0 :Int64;
+}
+
+struct Error {
+  code @0 :Code;
+  detail @1 :Text;
+  enum Code {
+    malformed @0;
+    versionMismatch @1;
+    unknownMessage @2;
+    frameTooLarge @3;
+    unknownPeer @4;
+    configMismatch @5;
+    notAccepted @6;
+  }
+}
+
+# gridctl -> peer
+struct Submit {
+  job @0 :Job;              # id 0: the peer assigns one
+}
+struct SubmitAck {
+  job @0 :UInt64;
+  accepted @1 :Bool;
+  reason @2 :Text;
+}
+struct StatusRequest {}
+struct PeerStatus {
+  peerId @0 :UInt32;
+  name @1 :Text;
+  nowUs @2 :Int64;
+  gridQueue @3 :UInt32;
+  localQueue @4 :UInt32;
+  running @5 :UInt32;
+  awaitingInput @6 :UInt32;
+  ru @7 :Float64;
+  connectedPeers @8 :List(UInt32);
+  completed @9 :UInt64;
+  submitted @10 :UInt64;
+  jobsSent @11 :UInt64;
+  jobsReceived @12 :UInt64;
+  draining @13 :Bool;
+  lost @14 :UInt64;
+}
+struct ResultsRequest {
+  from @0 :UInt64;          # index of the first record wanted
+  max @1 :UInt32;
+}
+struct ResultsReply {
+  records @0 :List(JobRecord);
+  total @1 :UInt64;         # records held so far
+}
+struct Drain {}
+struct Shutdown {}
+struct Ack {}
+
+struct Envelope {
+  union {
+    hello @0 :Hello;
+    attQuery @1 :AttQuery;
+    attReply @2 :AttReply;
+    volunteer @3 :Volunteer;
+    jobOffer @4 :JobOffer;
+    jobAccept @5 :JobAccept;
+    jobReject @6 :JobReject;
+    jobCommit @7 :JobCommit;
+    transferBegin @8 :TransferBegin;
+    dataChunk @9 :DataChunk;
+    completion @10 :Completion;
+    heartbeat @11 :Heartbeat;
+    error @12 :Error;
+    submit @13 :Submit;
+    submitAck @14 :SubmitAck;
+    statusRequest @15 :StatusRequest;
+    status @16 :PeerStatus;
+    resultsRequest @17 :ResultsRequest;
+    results @18 :ResultsReply;
+    drain @19 :Drain;
+    shutdown @20 :Shutdown;
+    ack @21 :Ack;
+  }
+}

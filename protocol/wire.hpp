@@ -1,0 +1,137 @@
+#pragma once
+// Every message that crosses a gridpeer connection, as plain structs: the
+// grid messages the core speaks (messages.hpp) plus the hand-off, staging,
+// liveness and client messages the daemon adds. codec.hpp maps them to the
+// Cap'n Proto schema (gridpeer.capnp) and back.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "peer/core/job_record.hpp"
+#include "protocol/messages.hpp"
+
+namespace gridpeer::protocol {
+
+inline constexpr std::uint16_t kProtocolVersion = 1;
+
+struct Hello {
+  enum class Role { peer, client };
+  std::uint16_t version = kProtocolVersion;
+  Role role = Role::peer;
+  PeerId peer = 0;
+  std::string name;
+  std::string site;
+  int nodes = 0;
+  int cpus_per_node = 0;
+  int mhz = 0;
+  double time_scale = 1;
+  std::int64_t epoch_unix_us = 0;
+  std::string algorithm;
+};
+
+// Hand-off: the offer is JobTransfer (messages.hpp); then these.
+struct JobAccept {
+  JobId job = 0;
+};
+struct JobReject {
+  JobId job = 0;
+  std::string reason;
+};
+struct JobCommit {
+  JobId job = 0;
+};
+
+struct TransferBegin {
+  JobId job = 0;
+  bool output = false;  ///< else input
+  std::uint64_t bytes = 0;
+  std::uint64_t payload_bytes = 0;
+  TimePoint submit{};
+  TimePoint start{};
+  TimePoint finish{};
+  int cpus = 0;
+  std::uint64_t input_bytes = 0;
+};
+struct DataChunk {
+  JobId job = 0;
+  bool output = false;
+  std::vector<std::uint8_t> payload;
+};
+struct Completion {
+  JobId job = 0;
+  TimePoint start{};
+  TimePoint finish{};
+};
+struct Heartbeat {
+  TimePoint sent{};
+};
+struct Error {
+  enum class Code {
+    malformed,
+    version_mismatch,
+    unknown_message,
+    frame_too_large,
+    unknown_peer,
+    config_mismatch,
+    not_accepted
+  };
+  Code code = Code::malformed;
+  std::string detail;
+};
+
+/// A job's end as results report it: completed, or failed with a reason.
+struct ResultRecord {
+  enum class Outcome { completed, lost, rejected };
+  JobRecord record;
+  Outcome outcome = Outcome::completed;
+  std::string reason;
+};
+
+struct Submit {
+  Job job;  ///< id 0: the peer assigns one
+};
+struct SubmitAck {
+  JobId job = 0;
+  bool accepted = false;
+  std::string reason;
+};
+struct StatusRequest {};
+struct PeerStatus {
+  PeerId peer = 0;
+  std::string name;
+  TimePoint now{};
+  std::uint32_t grid_queue = 0;
+  std::uint32_t local_queue = 0;
+  std::uint32_t running = 0;
+  std::uint32_t awaiting_input = 0;
+  double ru = 0;
+  std::vector<PeerId> connected;
+  std::uint64_t completed = 0;
+  std::uint64_t submitted = 0;
+  std::uint64_t jobs_sent = 0;
+  std::uint64_t jobs_received = 0;
+  bool draining = false;
+  std::uint64_t lost = 0;
+};
+struct ResultsRequest {
+  std::uint64_t from = 0;
+  std::uint32_t max = 0;
+};
+struct ResultsReply {
+  std::vector<ResultRecord> records;
+  std::uint64_t total = 0;
+};
+struct Drain {};
+struct Shutdown {};
+struct Ack {};
+
+using WireMessage = std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransfer, JobAccept, JobReject, JobCommit,
+                                 TransferBegin, DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck,
+                                 StatusRequest, PeerStatus, ResultsRequest, ResultsReply, Drain, Shutdown, Ack>;
+
+/// The schema's name of a message's union arm (for logs and errors).
+const char* message_name(const WireMessage& message);
+const char* to_string(Error::Code code);
+
+}  // namespace gridpeer::protocol
