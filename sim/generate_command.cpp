@@ -8,7 +8,7 @@
 #include "peer/workload/swf_writer.hpp"
 #include "sim/cli_support.hpp"
 #include "sim/commands.hpp"
-#include "sim/workload_source.hpp"
+#include "sim/workloads.hpp"
 
 namespace gridpeer::sim {
 

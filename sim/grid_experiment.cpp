@@ -1,5 +1,7 @@
 #include "sim/grid_experiment.hpp"
 
+#include "peer/report/metrics_json.hpp"
+
 #include <chrono>
 
 #include "sim/cli_support.hpp"
@@ -44,18 +46,10 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
 
 nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing) {
   const MetricsSummary& s = result.summary;
-  nlohmann::json per_server = nlohmann::json::array();
-  for (std::size_t i = 0; i < s.per_server.size(); ++i) {
-    const ServerMetrics& m = s.per_server[i];
+  nlohmann::json per_server = report::per_server_json(s);
+  for (std::size_t i = 0; i < per_server.size(); ++i) {
     const PeerCounters& c = result.run.counters[i];
-    per_server.push_back({{"name", m.name},
-                          {"site", result.grid.servers[i].spec.site},
-                          {"jobs_originated", m.jobs_originated},
-                          {"jobs_executed", m.jobs_executed},
-                          {"utilization", m.utilization},
-                          {"avg_response_s", m.avg_response_s},
-                          {"avg_wait_s", m.avg_wait_s},
-                          {"avg_bounded_slowdown", m.avg_bounded_slowdown},
+    per_server[i].update({{"site", result.grid.servers[i].spec.site},
                           {"jobs_sent", c.jobs_sent},
                           {"jobs_received", c.jobs_received},
                           {"queries_sent", c.queries_sent},
@@ -65,41 +59,33 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
   }
   const auto& p = spec.config.parameters;
   const double wall = include_timing ? result.wall_seconds : 0.0;
-  return {{"algorithm", algorithm_label(spec.config)},
-          {"data_blind", p.data_blind},
-          {"seed", spec.workload.seed},
-          {"topology", result.grid.name},
-          {"sites", result.grid.split},
-          {"network", result.grid.network_name},
-          {"sharing", to_string(spec.sharing)},
-          {"local_policy", to_string(spec.config.local_policy.policy)},
-          {"data_size", workload::to_string(spec.workload.data_size)},
-          {"workload", result.workload_description},
-          {"parameters",
-           {{"phi_s", to_seconds(p.phi)},
-            {"sigma_s", to_seconds(p.sigma)},
-            {"delta", p.delta},
-            {"epsilon", p.epsilon},
-            {"query_timeout_s", to_seconds(p.query_timeout)}}},
-          {"jobs", s.jobs},
-          {"unfinished_jobs", result.run.unfinished},
-          {"avg_response_s", s.avg_response_s},
-          {"avg_wait_s", s.avg_wait_s},
-          {"weighted_utilization", s.weighted_utilization},
-          {"fraction_transferred", s.fraction_transferred},
-          {"fraction_in_origin_site", s.fraction_in_origin_site},
-          {"fraction_moved_within_site", s.fraction_moved_within_site},
-          {"data_volume_mb_per_job", s.data_volume_mb_per_job},
-          {"avg_bounded_slowdown", s.avg_bounded_slowdown},
-          {"span_s", s.span_s},
-          {"messages", result.run.messages},
-          {"message_bytes", result.run.message_bytes},
-          {"network_bytes", result.run.data_bytes},
-          {"events", result.run.events},
-          {"wall_seconds", wall},
-          {"jobs_per_second", wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0},
-          {"per_server", per_server},
-          {"provenance", result.provenance}};
+  nlohmann::json out = {{"algorithm", algorithm_label(spec.config)},
+                        {"data_blind", p.data_blind},
+                        {"seed", spec.workload.seed},
+                        {"topology", result.grid.name},
+                        {"sites", result.grid.split},
+                        {"network", result.grid.network_name},
+                        {"sharing", to_string(spec.sharing)},
+                        {"local_policy", to_string(spec.config.local_policy.policy)},
+                        {"data_size", workload::to_string(spec.workload.data_size)},
+                        {"workload", result.workload_description},
+                        {"parameters",
+                         {{"phi_s", to_seconds(p.phi)},
+                          {"sigma_s", to_seconds(p.sigma)},
+                          {"delta", p.delta},
+                          {"epsilon", p.epsilon},
+                          {"query_timeout_s", to_seconds(p.query_timeout)}}}};
+  out.update(report::summary_json(s));
+  out.update({{"unfinished_jobs", result.run.unfinished},
+              {"messages", result.run.messages},
+              {"message_bytes", result.run.message_bytes},
+              {"network_bytes", result.run.data_bytes},
+              {"events", result.run.events},
+              {"wall_seconds", wall},
+              {"jobs_per_second", wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0},
+              {"per_server", per_server},
+              {"provenance", result.provenance}});
+  return out;
 }
 
 }  // namespace gridpeer::sim

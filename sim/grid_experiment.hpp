@@ -11,7 +11,7 @@
 #include "peer/topology/topology.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/grid_sim.hpp"
-#include "sim/grid_workload.hpp"
+#include "sim/workloads.hpp"
 
 namespace gridpeer::sim {
 

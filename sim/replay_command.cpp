@@ -12,7 +12,7 @@
 #include "sim/cli_support.hpp"
 #include "sim/commands.hpp"
 #include "sim/local_replay.hpp"
-#include "sim/workload_source.hpp"
+#include "sim/workloads.hpp"
 
 namespace gridpeer::sim {
 namespace {

@@ -6,7 +6,7 @@
 #include "peer/topology/topology.hpp"
 #include "peer/traceio/trace_file.hpp"
 #include "sim/commands.hpp"
-#include "sim/workload_source.hpp"
+#include "sim/workloads.hpp"
 
 namespace gridpeer::sim {
 

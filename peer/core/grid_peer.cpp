@@ -297,6 +297,12 @@ void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint /*now*/, bool 
   outputs_.emplace_back(StartTransfer{input});
 }
 
+void GridPeer::take_back(const Job& job, TimePoint now) {
+  assert(job.origin == id_);
+  ++counters_.taken_back;
+  submit(job, now);
+}
+
 void GridPeer::accept(const Job& job, int origin_mhz, TimePoint now) {
   advance(now);
   ++counters_.jobs_received;

@@ -65,6 +65,7 @@ struct PeerCounters {
   std::uint64_t query_timeouts = 0;  ///< decisions taken without every reply
   std::uint64_t late_replies = 0;    ///< replies after their decision (ignored)
   std::uint64_t rejected = 0;        ///< jobs that can never fit here
+  std::uint64_t taken_back = 0;      ///< own jobs whose hand-off failed
 };
 
 class GridPeer {
@@ -95,6 +96,10 @@ class GridPeer {
   void dispatch(const Job& job, ServerIndex to, TimePoint now, bool notify = true);
   /// Executor side of a hand-off.
   void accept(const Job& job, int origin_mhz, TimePoint now);
+  /// Origin side: a hand-off did not happen (the executor refused, or never
+  /// answered, or went away before the commit). The job is this peer's again
+  /// and is decided anew, as if just submitted.
+  void take_back(const Job& job, TimePoint now);
 
   // ---- outputs --------------------------------------------------------------
   [[nodiscard]] TimePoint next_deadline() const;

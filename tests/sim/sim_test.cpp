@@ -11,7 +11,7 @@
 #include "peer/core/rng.hpp"
 #include "peer/workload/lublin.hpp"
 #include "sim/local_replay.hpp"
-#include "sim/workload_source.hpp"
+#include "sim/workloads.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

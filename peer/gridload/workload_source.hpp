@@ -10,7 +10,7 @@
 #include "peer/core/job.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
-namespace gridpeer::sim {
+namespace gridpeer::gridload {
 
 struct WorkloadRequest {
   std::string source = "synthetic";  ///< synthetic|lublin|feitelson96|poisson, or an SWF file
@@ -36,4 +36,4 @@ bool is_synthetic_model(const std::string& source);
 /// Throws std::runtime_error (or a subclass) with a message naming the file and line.
 Workload load_workload(const WorkloadRequest& request);
 
-}  // namespace gridpeer::sim
+}  // namespace gridpeer::gridload

@@ -1,4 +1,4 @@
-#include "sim/grid_workload.hpp"
+#include "peer/gridload/grid_workload.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,9 +7,9 @@
 #include "peer/core/rng.hpp"
 #include "peer/traceio/trace_file.hpp"
 #include "peer/workload/swf_jobs.hpp"
-#include "sim/workload_source.hpp"
+#include "peer/gridload/workload_source.hpp"
 
-namespace gridpeer::sim {
+namespace gridpeer::gridload {
 namespace {
 
 void keep_acknowledgements(const workload::SwfHeader& header, const std::string& file,
@@ -112,4 +112,4 @@ void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workloa
   for (Job& job : jobs) workload::assign_data_sizes(job, b, streams.at(job.origin));
 }
 
-}  // namespace gridpeer::sim
+}  // namespace gridpeer::gridload

@@ -1,4 +1,4 @@
-#include "sim/workload_source.hpp"
+#include "peer/gridload/workload_source.hpp"
 
 #include "peer/core/rng.hpp"
 #include "peer/traceio/trace_file.hpp"
@@ -6,7 +6,7 @@
 #include "peer/workload/lublin.hpp"
 #include "peer/workload/poisson_model.hpp"
 
-namespace gridpeer::sim {
+namespace gridpeer::gridload {
 
 bool is_synthetic_model(const std::string& source) {
   return source == "synthetic" || source == "lublin" || source == "feitelson96" || source == "poisson";
@@ -51,4 +51,4 @@ Workload load_workload(const WorkloadRequest& request) {
   return result;
 }
 
-}  // namespace gridpeer::sim
+}  // namespace gridpeer::gridload

@@ -12,7 +12,7 @@
 #include "peer/topology/topology.hpp"
 #include "peer/workload/data_sizes.hpp"
 
-namespace gridpeer::sim {
+namespace gridpeer::gridload {
 
 enum class SplitRule { queue, round_robin };
 
@@ -40,4 +40,4 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
 /// derived from `seed`, consumed in submit order.
 void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed);
 
-}  // namespace gridpeer::sim
+}  // namespace gridpeer::gridload
