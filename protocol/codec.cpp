@@ -443,28 +443,27 @@ Frame encode(const WireMessage& message) {
   return {bytes.begin(), bytes.end()};
 }
 
-std::variant<std::optional<std::size_t>, DecodeError> frame_size(std::span<const std::uint8_t> prefix,
-                                                                 const CodecLimits& limits) {
+std::variant<FrameNeed, DecodeError> frame_size(std::span<const std::uint8_t> prefix, const CodecLimits& limits) {
   const auto u32 = [&](std::size_t at) {
     std::uint32_t value = 0;
     std::memcpy(&value, prefix.data() + at, sizeof value);  // Cap'n Proto is little-endian, as are our hosts
     return value;
   };
-  if (prefix.size() < 4) return std::optional<std::size_t>{};
+  if (prefix.size() < 8) return FrameNeed{8, false};
   const std::uint64_t segments = std::uint64_t{u32(0)} + 1;
   if (segments > limits.max_segments) {
     return DecodeError{Error::Code::frame_too_large, "frame has " + std::to_string(segments) + " segments; at most " +
                                                          std::to_string(limits.max_segments)};
   }
   const std::size_t table_bytes = (4 + 4 * segments + 7) / 8 * 8;
-  if (prefix.size() < 4 + 4 * segments) return std::optional<std::size_t>{};
+  if (prefix.size() < table_bytes) return FrameNeed{table_bytes, false};
   std::uint64_t total = table_bytes;
   for (std::uint64_t i = 0; i < segments; ++i) total += std::uint64_t{u32(4 + 4 * i)} * 8;
   if (total > limits.max_frame_bytes) {
     return DecodeError{Error::Code::frame_too_large, "frame of " + std::to_string(total) + " bytes; at most " +
                                                          std::to_string(limits.max_frame_bytes)};
   }
-  return std::optional<std::size_t>{static_cast<std::size_t>(total)};
+  return FrameNeed{static_cast<std::size_t>(total), true};
 }
 
 std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> frame, const CodecLimits& limits) {

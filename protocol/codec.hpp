@@ -6,7 +6,6 @@
 // what was wrong.
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -32,11 +31,16 @@ using Frame = std::vector<std::uint8_t>;
 
 Frame encode(const WireMessage& message);
 
-/// From the first bytes of a frame: how many bytes the whole frame has, or
-/// nullopt while the prefix is too short to tell. A segment table that
-/// promises too many segments or bytes is an error.
-std::variant<std::optional<std::size_t>, DecodeError> frame_size(std::span<const std::uint8_t> prefix,
-                                                                 const CodecLimits& limits = {});
+/// What a reader needs next: with `whole`, the frame's full size; else how
+/// many leading bytes it must have to learn it (the segment table's size).
+struct FrameNeed {
+  std::size_t bytes = 8;
+  bool whole = false;
+};
+
+/// From the first bytes of a frame (any number, 8 to start with). A segment
+/// table that promises too many segments or bytes is an error.
+std::variant<FrameNeed, DecodeError> frame_size(std::span<const std::uint8_t> prefix, const CodecLimits& limits = {});
 
 /// One whole frame (as frame_size measured it) to a message.
 std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> frame, const CodecLimits& limits = {});

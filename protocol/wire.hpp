@@ -130,6 +130,11 @@ using WireMessage = std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransf
                                  TransferBegin, DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck,
                                  StatusRequest, PeerStatus, ResultsRequest, ResultsReply, Drain, Shutdown, Ack>;
 
+/// A core message as a wire message (the core speaks a subset).
+inline WireMessage to_wire(const Message& message) {
+  return std::visit([](const auto& m) -> WireMessage { return m; }, message);
+}
+
 /// The schema's name of a message's union arm (for logs and errors).
 const char* message_name(const WireMessage& message);
 const char* to_string(Error::Code code);

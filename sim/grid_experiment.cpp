@@ -12,12 +12,6 @@ std::string_view to_string(SharingModel model) {
   return model == SharingModel::equal_share ? "equal-share" : "max-min";
 }
 
-std::string algorithm_label(const GridConfig& config) {
-  std::string label(to_string(config.algorithm));
-  if (config.parameters.data_blind) label += "-blind";
-  return label;
-}
-
 ExperimentResult run_experiment(const ExperimentSpec& spec,
                                 const std::function<void(std::size_t, std::size_t)>& progress) {
   const topology::Topology grid = topology::load_topology_file(spec.topology_file, spec.selection);

@@ -40,10 +40,6 @@ ExperimentResult run_experiment(const ExperimentSpec& spec,
 ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
                                 const std::function<void(std::size_t, std::size_t)>& progress = {});
 
-/// The label of an algorithm as results name it: si, ri, syi, local, central,
-/// with "-blind" for data-blind variants.
-std::string algorithm_label(const GridConfig& config);
-
 /// The run's JSON (keys documented in docs/grid-algorithms.md). With
 /// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.
 nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing);

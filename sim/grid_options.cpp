@@ -1,5 +1,7 @@
 #include "sim/grid_options.hpp"
 
+#include "peer/cli/scheduler_options.hpp"
+
 #include <filesystem>
 #include <sstream>
 
@@ -12,7 +14,6 @@ std::string default_topology_file() {
 }
 
 void add_grid_options(cxxopts::Options& options) {
-  const GridParameters defaults;
   options.add_options()("topology", "topology file (default: topologies/shan2004.toml)", cxxopts::value<std::string>())(
       "sites", "site split of the topology (shan2004: 3, 6, 12)", cxxopts::value<std::string>())(
       "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
@@ -29,23 +30,11 @@ void add_grid_options(cxxopts::Options& options) {
       "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
-      cxxopts::value<std::uint64_t>()->default_value("1"))("policy", "local scheduler policy: fcfs, easy, conservative",
-                                                           cxxopts::value<std::string>()->default_value("easy"))(
-      "depth", "reservation depth of conservative backfilling (0 = all)", cxxopts::value<int>()->default_value("0"))(
-      "sharing", "bandwidth sharing: equal-share (002) or max-min",
-      cxxopts::value<std::string>()->default_value("equal-share"))(
-      "phi", "AWT threshold phi in seconds: below it a job runs where it was submitted",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.phi))))(
-      "sigma", "R-I/Sy-I period sigma in seconds",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.sigma))))(
-      "delta", "RU threshold delta below which a server volunteers",
-      cxxopts::value<double>()->default_value(std::to_string(defaults.delta)))(
-      "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
-      cxxopts::value<double>()->default_value(std::to_string(defaults.epsilon)))(
-      "timeout", "ATT query time-out in seconds (later replies are ignored)",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))))(
+      cxxopts::value<std::uint64_t>()->default_value("1"))("sharing", "bandwidth sharing: equal-share (002) or max-min",
+                                                           cxxopts::value<std::string>()->default_value("equal-share"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
       cxxopts::value<std::string>())("verbose", "more log output");
+  cli::add_scheduler_options(options);
 }
 
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
@@ -69,11 +58,9 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.workload.data_size = *data_size;
   spec.workload.seed = args["seed"].as<std::uint64_t>();
   if (args.count("trace-dir") != 0U) spec.workload.trace_dir = args["trace-dir"].as<std::string>();
-  const std::string policy = args["policy"].as<std::string>();
-  const auto local = parse_local_policy(policy);
-  if (!local) throw std::invalid_argument("--policy '" + policy + "' is not fcfs, easy or conservative");
-  spec.config.local_policy = {*local, args["depth"].as<int>()};
-  if (spec.config.local_policy.reservation_depth < 0) throw std::invalid_argument("--depth must be >= 0");
+  const GridConfig scheduler = cli::scheduler_config_from(args);
+  spec.config.local_policy = scheduler.local_policy;
+  spec.config.parameters = scheduler.parameters;
   const std::string sharing = args["sharing"].as<std::string>();
   if (sharing == "equal-share")
     spec.sharing = SharingModel::equal_share;
@@ -81,20 +68,6 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
     spec.sharing = SharingModel::max_min;
   else
     throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
-  GridParameters& p = spec.config.parameters;
-  const auto positive_seconds = [&](const char* name) {
-    const double value = args[name].as<double>();
-    if (!(value >= 0)) throw std::invalid_argument(std::string("--") + name + " must be >= 0 seconds");
-    return seconds_ceil(value);
-  };
-  p.phi = positive_seconds("phi");
-  p.sigma = positive_seconds("sigma");
-  if (p.sigma <= Duration::zero()) throw std::invalid_argument("--sigma must be positive");
-  p.query_timeout = positive_seconds("timeout");
-  p.volunteer_memory = p.sigma;
-  p.delta = args["delta"].as<double>();
-  p.epsilon = args["epsilon"].as<double>();
-  if (p.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
   return spec;
 }
 

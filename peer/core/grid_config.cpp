@@ -27,4 +27,10 @@ std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
   return std::nullopt;
 }
 
+std::string algorithm_label(const GridConfig& config) {
+  std::string label(to_string(config.algorithm));
+  if (config.parameters.data_blind) label += "-blind";
+  return label;
+}
+
 }  // namespace gridpeer

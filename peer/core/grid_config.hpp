@@ -1,6 +1,7 @@
 #pragma once
 // The grid algorithms of 002 §3 and their parameters.
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "peer/core/local_policy.hpp"
@@ -36,5 +37,8 @@ struct GridConfig {
   GridParameters parameters;
   LocalPolicyConfig local_policy;
 };
+
+/// "si", "syi-blind", ...: the algorithm as results and peers name it.
+std::string algorithm_label(const GridConfig& config);
 
 }  // namespace gridpeer

@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "peer/core/rng.hpp"
+#include "peer/gridload/workload_source.hpp"
 #include "peer/traceio/trace_file.hpp"
 #include "peer/workload/swf_jobs.hpp"
-#include "peer/gridload/workload_source.hpp"
 
 namespace gridpeer::gridload {
 namespace {

@@ -1,0 +1,305 @@
+// gridctl: submit jobs to gridpeer peers, replay traces against them at a
+// time scale, and collect their status and results.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cxxopts.hpp>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "peer/client/peer_client.hpp"
+#include "peer/core/metrics.hpp"
+#include "peer/daemon/peer_addresses.hpp"
+#include "peer/gridload/grid_workload.hpp"
+#include "peer/report/metrics_json.hpp"
+#include "peer/topology/topology.hpp"
+#include "peer/workload/data_sizes.hpp"
+
+namespace {
+
+using namespace gridpeer;
+
+constexpr const char* kUsage =
+    "gridctl COMMAND [options]   (gridctl COMMAND --help for its options)\n"
+    "  submit    submit one job to a peer\n"
+    "  replay    replay a workload (trace windows, a synthetic model, or an SWF file) against the peers of a\n"
+    "            topology at a time scale\n"
+    "  status    every peer's queues, RU, connections and counters\n"
+    "  results   every peer's job records (JSON lines) and the gridsim metrics summary (JSON)\n"
+    "  drain     stop the peers taking new submissions and offers\n"
+    "  shutdown  ask the peers to finish what they hold and exit\n";
+
+cxxopts::Options grid_options(const std::string& command, const std::string& what) {
+  cxxopts::Options options("gridctl " + command, what);
+  options.add_options()("topology", "topology file the peers run", cxxopts::value<std::string>())(
+      "sites", "site split of the topology", cxxopts::value<std::string>())(
+      "host", "address the peers listen on (when --peer is not given)",
+      cxxopts::value<std::string>()->default_value("127.0.0.1"))("base-port", "peer i listens on base-port + i",
+                                                                 cxxopts::value<int>()->default_value("7400"))(
+      "peer", "NAME=HOST:PORT of a peer (repeat; overrides --host/--base-port)",
+      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+  return options;
+}
+
+struct Grid {
+  topology::Topology topology;
+  std::vector<daemon::PeerAddress> addresses;
+};
+
+Grid grid_from(const cxxopts::ParseResult& args) {
+  if (args.count("topology") == 0U) throw std::invalid_argument("--topology is required (see --help)");
+  topology::TopologySelection selection;
+  if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
+  Grid grid{topology::load_topology_file(args["topology"].as<std::string>(), selection), {}};
+  grid.addresses = daemon::peer_addresses(
+      grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
+      args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  return grid;
+}
+
+bool wants_help(const cxxopts::ParseResult& args, const cxxopts::Options& options) {
+  if (args.count("help") == 0U) return false;
+  std::cout << options.help() << '\n';
+  return true;
+}
+
+int submit_command(int argc, char** argv) {
+  auto options = grid_options("submit", "Submit one job to a peer; prints the id it was given.");
+  options.add_options()("to", "the peer (server name or index)", cxxopts::value<std::string>()->default_value("0"))(
+      "cpus", "CPUs", cxxopts::value<int>()->default_value("1"))(
+      "run", "real run time in seconds (what the emulator runs)", cxxopts::value<double>()->default_value("60"))(
+      "requested", "the user's estimate in seconds (default: the run time)", cxxopts::value<double>())(
+      "input-bytes", "input data size", cxxopts::value<std::uint64_t>()->default_value("0"))(
+      "output-bytes", "output data size", cxxopts::value<std::uint64_t>()->default_value("0"));
+  const auto args = options.parse(argc, argv);
+  if (wants_help(args, options)) return 0;
+  const Grid grid = grid_from(args);
+  const ServerIndex to = daemon::resolve_server(grid.topology, args["to"].as<std::string>());
+  Job job;
+  job.cpus = args["cpus"].as<int>();
+  job.run_time = seconds_ceil(args["run"].as<double>());
+  job.requested_time =
+      seconds_ceil(args.count("requested") != 0U ? args["requested"].as<double>() : args["run"].as<double>());
+  job.input_bytes = args["input-bytes"].as<std::uint64_t>();
+  job.output_bytes = args["output-bytes"].as<std::uint64_t>();
+  if (job.cpus < 1 || job.run_time < Duration::zero()) throw std::invalid_argument("--cpus >= 1 and --run >= 0");
+  net::asio::io_context io;
+  client::PeerClient peer(io, grid.addresses[to]);
+  const auto ack = peer.request<protocol::SubmitAck>(protocol::Submit{job});
+  if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
+  std::cout << ack.job << '\n';
+  return 0;
+}
+
+int replay_command(int argc, char** argv) {
+  auto options = grid_options(
+      "replay",
+      "Replay a workload against the peers: each server's jobs go to its peer at their submit times divided "
+      "by the time scale (the peers' --time-scale).");
+  options.add_options()("workload", "topology (trace windows), synthetic, feitelson96, poisson, or an SWF file",
+                        cxxopts::value<std::string>()->default_value("synthetic"))(
+      "split", "how an SWF file is split: queue or round-robin", cxxopts::value<std::string>()->default_value("queue"))(
+      "jobs", "jobs per server of a synthetic workload", cxxopts::value<std::size_t>()->default_value("50"))(
+      "limit-days", "only the first N days of each trace window", cxxopts::value<double>()->default_value("0"))(
+      "max-jobs", "stop after this many jobs in all (0 = all)", cxxopts::value<std::size_t>()->default_value("0"))(
+      "data-size", "none, small, medium, large", cxxopts::value<std::string>()->default_value("medium"))(
+      "seed", "seed of the workload and data sizes", cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "time-scale", "virtual seconds per real second (as the peers run)",
+      cxxopts::value<double>()->default_value("1000"))("trace-dir", "where trace files are",
+                                                       cxxopts::value<std::string>());
+  const auto args = options.parse(argc, argv);
+  if (wants_help(args, options)) return 0;
+  const Grid grid = grid_from(args);
+  gridload::GridWorkloadRequest request;
+  request.source = args["workload"].as<std::string>();
+  request.split =
+      args["split"].as<std::string>() == "round-robin" ? gridload::SplitRule::round_robin : gridload::SplitRule::queue;
+  request.synthetic_jobs_per_server = args["jobs"].as<std::size_t>();
+  request.limit_days = args["limit-days"].as<double>();
+  request.seed = args["seed"].as<std::uint64_t>();
+  const auto size = workload::parse_data_size(args["data-size"].as<std::string>());
+  if (!size) throw std::invalid_argument("--data-size is none, small, medium or large");
+  request.data_size = *size;
+  if (args.count("trace-dir") != 0U) request.trace_dir = args["trace-dir"].as<std::string>();
+  const double scale = args["time-scale"].as<double>();
+  if (!(scale > 0)) throw std::invalid_argument("--time-scale must be positive");
+  gridload::GridWorkload load = gridload::load_grid_workload(grid.topology, request);
+  if (const auto max = args["max-jobs"].as<std::size_t>(); max > 0 && load.jobs.size() > max) load.jobs.resize(max);
+  std::cerr << fmt::format("replaying {} jobs ({}) at time scale {}, seed {}\n", load.jobs.size(), load.description,
+                           scale, request.seed);
+  net::asio::io_context io;
+  std::map<ServerIndex, std::unique_ptr<client::PeerClient>> peers;
+  for (const Job& job : load.jobs) {
+    if (peers.count(job.origin) == 0U) {
+      peers[job.origin] = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin));
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const TimePoint first = load.jobs.empty() ? TimePoint{} : load.jobs.front().submit;
+  std::size_t refused = 0;
+  for (const Job& job : load.jobs) {
+    const double real_s = to_seconds(job.submit - first) / scale;
+    std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<std::int64_t>(real_s * 1e6)));
+    const auto ack = peers[job.origin]->request<protocol::SubmitAck>(protocol::Submit{job});
+    if (!ack.accepted) {
+      ++refused;
+      std::cerr << "job refused by " << grid.topology.servers[job.origin].spec.name << ": " << ack.reason << '\n';
+    }
+  }
+  std::cerr << fmt::format("submitted {} jobs in {:.1f} s ({} refused)\n", load.jobs.size() - refused,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused);
+  return refused == 0 ? 0 : 1;
+}
+
+int status_command(int argc, char** argv) {
+  auto options = grid_options("status", "Print every peer's state; unreachable peers are named.");
+  const auto args = options.parse(argc, argv);
+  if (wants_help(args, options)) return 0;
+  const Grid grid = grid_from(args);
+  net::asio::io_context io;
+  int unreachable = 0;
+  std::cout << fmt::format("{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5}  connected\n",
+                           "peer", "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent",
+                           "recv", "lost");
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    try {
+      client::PeerClient peer(io, grid.addresses[i]);
+      const auto s = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
+      std::string connected;
+      for (const auto p : s.connected) connected += grid.topology.servers.at(p).spec.name + " ";
+      std::cout << fmt::format("{:<8} {:>10.1f} {:>6} {:>6} {:>5} {:>6} {:>5.2f} {:>9} {:>9} {:>5} {:>5} {:>5}  {}{}\n",
+                               s.name, to_seconds(s.now.time_since_epoch()), s.grid_queue, s.local_queue, s.running,
+                               s.awaiting_input, s.ru, s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost,
+                               connected, s.draining ? "(draining)" : "");
+    } catch (const std::exception& error) {
+      ++unreachable;
+      std::cout << fmt::format("{:<8} unreachable: {}\n", grid.topology.servers[i].spec.name, error.what());
+    }
+  }
+  return unreachable == 0 ? 0 : 1;
+}
+
+int results_command(int argc, char** argv) {
+  auto options = grid_options(
+      "results",
+      "Collect every job record from the peers (each peer holds its own jobs' records) and compute the same "
+      "metrics as gridsim.");
+  options.add_options()("records", "write the records as JSON lines here (- for stdout)",
+                        cxxopts::value<std::string>())("out", "write the summary JSON here",
+                                                       cxxopts::value<std::string>())(
+      "expect", "exit non-zero unless this many jobs have ended", cxxopts::value<std::size_t>());
+  const auto args = options.parse(argc, argv);
+  if (wants_help(args, options)) return 0;
+  const Grid grid = grid_from(args);
+  net::asio::io_context io;
+  std::vector<protocol::ResultRecord> all;
+  std::vector<std::string> unreachable;
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    try {
+      client::PeerClient peer(io, grid.addresses[i]);
+      for (std::uint64_t from = 0;;) {
+        const auto reply = peer.request<protocol::ResultsReply>(protocol::ResultsRequest{from, 10'000});
+        all.insert(all.end(), reply.records.begin(), reply.records.end());
+        from += reply.records.size();
+        if (reply.records.empty() || from >= reply.total) break;
+      }
+    } catch (const std::exception& error) {
+      unreachable.push_back(grid.topology.servers[i].spec.name + ": " + error.what());
+    }
+  }
+  std::vector<JobRecord> completed;
+  std::size_t lost = 0;
+  nlohmann::json lost_jobs = nlohmann::json::array();
+  std::ofstream records_file;
+  const bool to_stdout = args.count("records") != 0U && args["records"].as<std::string>() == "-";
+  if (args.count("records") != 0U && !to_stdout) records_file.open(args["records"].as<std::string>());
+  for (const auto& r : all) {
+    const char* outcome = r.outcome == protocol::ResultRecord::Outcome::completed ? "completed"
+                          : r.outcome == protocol::ResultRecord::Outcome::lost    ? "lost"
+                                                                                  : "rejected";
+    const nlohmann::json line = {{"id", r.record.id},
+                                 {"origin", grid.topology.servers.at(r.record.origin).spec.name},
+                                 {"executed_on", grid.topology.servers.at(r.record.executed_on).spec.name},
+                                 {"cpus", r.record.cpus},
+                                 {"submit_s", to_seconds(r.record.submit.time_since_epoch())},
+                                 {"start_s", to_seconds(r.record.start.time_since_epoch())},
+                                 {"finish_s", to_seconds(r.record.finish.time_since_epoch())},
+                                 {"end_s", to_seconds(r.record.end.time_since_epoch())},
+                                 {"input_bytes", r.record.input_bytes},
+                                 {"output_bytes", r.record.output_bytes},
+                                 {"outcome", outcome},
+                                 {"reason", r.reason}};
+    if (to_stdout) std::cout << line.dump() << '\n';
+    if (records_file.is_open()) records_file << line.dump() << '\n';
+    if (r.outcome == protocol::ResultRecord::Outcome::completed) {
+      completed.push_back(r.record);
+    } else {
+      ++lost;
+      lost_jobs.push_back(line);
+    }
+  }
+  std::vector<ServerSpec> servers;
+  for (const auto& server : grid.topology.servers) servers.push_back(server.spec);
+  const MetricsSummary summary = summarize(completed, servers);
+  nlohmann::json out = report::summary_json(summary);
+  out.update({{"per_server", report::per_server_json(summary)},
+              {"topology", grid.topology.name},
+              {"lost_jobs", lost},
+              {"lost", lost_jobs},
+              {"unreachable_peers", unreachable}});
+  if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+  if (!to_stdout) std::cout << out.dump(2) << '\n';
+  for (const auto& u : unreachable) std::cerr << "unreachable: " << u << '\n';
+  if (args.count("expect") != 0U && completed.size() + lost != args["expect"].as<std::size_t>()) {
+    std::cerr << fmt::format("{} jobs ended ({} completed, {} lost); expected {}\n", completed.size() + lost,
+                             completed.size(), lost, args["expect"].as<std::size_t>());
+    return 1;
+  }
+  return unreachable.empty() ? 0 : 1;
+}
+
+int broadcast_command(const std::string& command, const protocol::WireMessage& message, int argc, char** argv) {
+  auto options = grid_options(command, command == "drain" ? "Stop every peer taking new work."
+                                                          : "Ask every peer to finish what it holds and exit.");
+  const auto args = options.parse(argc, argv);
+  if (wants_help(args, options)) return 0;
+  const Grid grid = grid_from(args);
+  net::asio::io_context io;
+  int failed = 0;
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    try {
+      client::PeerClient peer(io, grid.addresses[i]);
+      peer.request<protocol::Ack>(message);
+    } catch (const std::exception& error) {
+      ++failed;
+      std::cerr << grid.topology.servers[i].spec.name << ": " << error.what() << '\n';
+    }
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "submit") return submit_command(argc - 1, argv + 1);
+    if (command == "replay") return replay_command(argc - 1, argv + 1);
+    if (command == "status") return status_command(argc - 1, argv + 1);
+    if (command == "results") return results_command(argc - 1, argv + 1);
+    if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
+    if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
+    std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "gridctl " << command << ": " << error.what() << '\n';
+    return 2;
+  }
+}

@@ -1,0 +1,66 @@
+#include "peer/client/peer_client.hpp"
+
+#include <stdexcept>
+
+namespace gridpeer::client {
+
+PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address)
+    : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
+  boost::system::error_code ec;
+  const auto ip = net::asio::ip::make_address(address.host, ec);
+  if (!ec) socket_.connect({ip, address.port}, ec);
+  if (ec)
+    throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
+  protocol::Hello hello;
+  hello.role = protocol::Hello::Role::client;
+  hello.name = "gridctl";
+  send(hello);
+  protocol::WireMessage reply = receive();
+  if (auto* h = std::get_if<protocol::Hello>(&reply)) {
+    peer_ = *h;
+  } else {
+    throw std::runtime_error(where_ + " answered the handshake with " + protocol::message_name(reply));
+  }
+}
+
+void PeerClient::send(const protocol::WireMessage& message) {
+  const protocol::Frame frame = protocol::encode(message);
+  boost::system::error_code ec;
+  net::asio::write(socket_, net::asio::buffer(frame), ec);
+  if (ec) throw std::runtime_error("sending to " + where_ + ": " + ec.message());
+}
+
+protocol::WireMessage PeerClient::receive() {
+  std::vector<std::uint8_t> buffer;
+  boost::system::error_code ec;
+  std::size_t have = 0;
+  std::size_t total = 0;
+  for (protocol::FrameNeed need; !need.whole;) {
+    buffer.resize(need.bytes);
+    net::asio::read(socket_, net::asio::buffer(buffer.data() + have, need.bytes - have), ec);
+    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+    have = need.bytes;
+    const auto measured = protocol::frame_size(buffer);
+    if (const auto* error = std::get_if<protocol::DecodeError>(&measured)) {
+      throw std::runtime_error(where_ + " sent a bad frame: " + error->detail);
+    }
+    need = std::get<protocol::FrameNeed>(measured);
+    total = need.bytes;
+  }
+  buffer.resize(total);
+  if (total > have) {
+    net::asio::read(socket_, net::asio::buffer(buffer.data() + have, total - have), ec);
+    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+  }
+  auto decoded = protocol::decode(buffer);
+  if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
+    throw std::runtime_error(where_ + " sent a bad frame: " + error->detail);
+  }
+  auto message = std::get<protocol::WireMessage>(std::move(decoded));
+  if (auto* error = std::get_if<protocol::Error>(&message)) {
+    throw std::runtime_error(where_ + ": " + protocol::to_string(error->code) + ": " + error->detail);
+  }
+  return message;
+}
+
+}  // namespace gridpeer::client

@@ -1,0 +1,35 @@
+#pragma once
+// gridctl's side of a connection to one peer: blocking request/reply over
+// the same framed Cap'n Proto protocol the peers speak.
+#include <string>
+
+#include "peer/daemon/peer_daemon.hpp"
+#include "peer/net/asio.hpp"
+#include "protocol/codec.hpp"
+
+namespace gridpeer::client {
+
+class PeerClient {
+ public:
+  /// Connects and shakes hands; throws with the address and the reason.
+  PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address);
+
+  void send(const protocol::WireMessage& message);
+  /// The next message; an Error from the peer is thrown as its detail.
+  protocol::WireMessage receive();
+  template <typename Reply>
+  Reply request(const protocol::WireMessage& message) {
+    send(message);
+    protocol::WireMessage reply = receive();
+    if (auto* typed = std::get_if<Reply>(&reply)) return std::move(*typed);
+    throw std::runtime_error(where_ + ": unexpected " + protocol::message_name(reply));
+  }
+  [[nodiscard]] const protocol::Hello& peer() const { return peer_; }
+
+ private:
+  net::tcp::socket socket_;
+  std::string where_;
+  protocol::Hello peer_;
+};
+
+}  // namespace gridpeer::client

@@ -1,0 +1,119 @@
+// gridpeer: one grid-scheduler peer with its local-scheduler emulator.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cxxopts.hpp>
+#include <iostream>
+#include <stdexcept>
+
+#include "peer/cli/scheduler_options.hpp"
+#include "peer/daemon/peer_addresses.hpp"
+#include "peer/daemon/peer_daemon.hpp"
+
+namespace {
+
+using namespace gridpeer;
+
+int run(int argc, char** argv) {
+  cxxopts::Options options("gridpeer",
+                           "One grid-scheduler peer (002's S-I, R-I, Sy-I or Local) with its local-scheduler "
+                           "emulator, on a real network. Peers and their servers come from a topology file.");
+  options.add_options()("topology", "topology file (servers, sites, network)", cxxopts::value<std::string>())(
+      "sites", "site split of the topology", cxxopts::value<std::string>())(
+      "network", "network setting of the topology (for ADT estimates)", cxxopts::value<std::string>())(
+      "id", "this peer: a server name of the topology, or its index", cxxopts::value<std::string>())(
+      "host", "address every peer listens on when --peer is not given",
+      cxxopts::value<std::string>()->default_value("127.0.0.1"))(
+      "base-port", "peer i listens on --host at base-port + i", cxxopts::value<int>()->default_value("7400"))(
+      "peer", "NAME=HOST:PORT of a peer (repeat for each; overrides --host/--base-port)",
+      cxxopts::value<std::vector<std::string>>())("algorithm", "local, si, ri or syi",
+                                                  cxxopts::value<std::string>()->default_value("si"))(
+      "data-blind", "decide without the data-transfer (ADT) terms")(
+      "time-scale", "virtual seconds per real second (1000: one trace second per real millisecond)",
+      cxxopts::value<double>()->default_value("1000"))(
+      "data-scale",
+      "modelled bytes per payload byte sent (default: the time scale, so a link shaped to the "
+      "topology's bandwidth takes the modelled time, scaled)",
+      cxxopts::value<double>())("handoff-timeout",
+                                "virtual seconds an offer may wait for its accept before the job is taken back",
+                                cxxopts::value<double>()->default_value("10"))(
+      "epoch-unix-us", "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest)",
+      cxxopts::value<std::int64_t>())("shutdown-grace",
+                                      "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
+                                      cxxopts::value<double>()->default_value("30"))(
+      "log-level", "trace, debug, info, warn, error", cxxopts::value<std::string>()->default_value("info"))(
+      "h,help", "show this help");
+  cli::add_scheduler_options(options);
+  const auto args = options.parse(argc, argv);
+  if (args.count("help") != 0U || argc == 1) {
+    std::cout << options.help() << "\nExample (three peers of tiny-3server on loopback):\n"
+              << "  gridpeer --topology topologies/tiny-3server.toml --id A --base-port 7400 &\n"
+              << "  gridpeer --topology topologies/tiny-3server.toml --id B --base-port 7400 &\n"
+              << "  gridpeer --topology topologies/tiny-3server.toml --id C --base-port 7400 &\n";
+    return 0;
+  }
+  if (args.count("topology") == 0U || args.count("id") == 0U) {
+    throw std::invalid_argument("--topology and --id are required (see --help)");
+  }
+  topology::TopologySelection selection;
+  if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
+  if (args.count("network") != 0U) selection.network = args["network"].as<std::string>();
+  daemon::DaemonConfig config;
+  config.grid = topology::load_topology_file(args["topology"].as<std::string>(), selection);
+  config.self = daemon::resolve_server(config.grid, args["id"].as<std::string>());
+  config.addresses = daemon::peer_addresses(
+      config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),
+      args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  config.grid_config = cli::scheduler_config_from(args);
+  const std::string algorithm = args["algorithm"].as<std::string>();
+  const auto parsed = parse_grid_algorithm(algorithm);
+  if (!parsed || *parsed == GridAlgorithm::central) {
+    throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, si, ri or syi");
+  }
+  config.grid_config.algorithm = *parsed;
+  config.grid_config.parameters.data_blind = args.count("data-blind") != 0U;
+  config.time_scale = args["time-scale"].as<double>();
+  if (!(config.time_scale > 0)) throw std::invalid_argument("--time-scale must be positive");
+  config.data_scale = args.count("data-scale") != 0U ? args["data-scale"].as<double>() : config.time_scale;
+  if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
+  config.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
+  if (args.count("epoch-unix-us") != 0U) config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
+  config.shutdown_grace =
+      std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
+
+  auto log = spdlog::stderr_color_mt("gridpeer");
+  log->set_level(spdlog::level::from_str(args["log-level"].as<std::string>()));
+  log->set_pattern("[%H:%M:%S.%e] [" + config.grid.servers[config.self].spec.name + "] [%^%l%$] %v");
+
+  net::asio::io_context io;
+  daemon::PeerDaemon peer(io, std::move(config), log);
+  peer.start();
+  net::asio::signal_set signals(io, SIGINT, SIGTERM);
+  int received = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                             int number) {
+    if (ec) return;
+    if (++received > 1) {
+      log->warn("second signal: stopping now");
+      io.stop();
+      return;
+    }
+    peer.shutdown(number == SIGINT ? "SIGINT" : "SIGTERM");
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+  io.run();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "gridpeer: " << error.what() << '\n';
+    return 2;
+  }
+}

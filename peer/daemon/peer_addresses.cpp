@@ -1,0 +1,49 @@
+#include "peer/daemon/peer_addresses.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace gridpeer::daemon {
+
+ServerIndex resolve_server(const topology::Topology& grid, const std::string& name_or_index) {
+  if (const auto found = grid.find_server(name_or_index)) return static_cast<ServerIndex>(*found);
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(name_or_index.data(), name_or_index.data() + name_or_index.size(), index);
+  if (ec == std::errc{} && end == name_or_index.data() + name_or_index.size() && index < grid.servers.size()) {
+    return static_cast<ServerIndex>(index);
+  }
+  std::string names;
+  for (const auto& server : grid.servers) names += " " + server.spec.name;
+  throw std::invalid_argument("'" + name_or_index + "' is not a server of " + grid.name + ":" + names);
+}
+
+PeerAddress parse_address(const std::string& text) {
+  const auto colon = text.rfind(':');
+  int port = 0;
+  if (colon != std::string::npos) {
+    const auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
+    if (ec != std::errc{} || end != text.data() + text.size()) port = 0;
+  }
+  if (colon == std::string::npos || colon == 0 || port <= 0 || port > 65535) {
+    throw std::invalid_argument("'" + text + "' is not HOST:PORT");
+  }
+  return {text.substr(0, colon), static_cast<std::uint16_t>(port)};
+}
+
+std::vector<PeerAddress> peer_addresses(const topology::Topology& grid, const std::string& host, int base_port,
+                                        const std::vector<std::string>& entries) {
+  std::vector<PeerAddress> addresses;
+  for (std::size_t i = 0; i < grid.servers.size(); ++i) {
+    const int port = base_port + static_cast<int>(i);
+    if (port <= 0 || port > 65535) throw std::invalid_argument("--base-port leaves no valid port for every peer");
+    addresses.push_back({host, static_cast<std::uint16_t>(port)});
+  }
+  for (const std::string& entry : entries) {
+    const auto equals = entry.find('=');
+    if (equals == std::string::npos) throw std::invalid_argument("--peer '" + entry + "' is not NAME=HOST:PORT");
+    addresses[resolve_server(grid, entry.substr(0, equals))] = parse_address(entry.substr(equals + 1));
+  }
+  return addresses;
+}
+
+}  // namespace gridpeer::daemon

@@ -1,0 +1,623 @@
+#include "peer/daemon/peer_daemon.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "peer/daemon/topology_estimator.hpp"
+
+namespace gridpeer::daemon {
+
+namespace asio = net::asio;
+using protocol::WireMessage;
+
+namespace {
+
+std::string describe(const Job& job) {
+  return "job " + std::to_string(job.id);
+}
+
+}  // namespace
+
+PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log)
+    : io_(io),
+      config_(std::move(config)),
+      log_(std::move(log)),
+      clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : net::ScaledClock::unix_now_us()),
+      acceptor_(io),
+      deadline_timer_(io) {
+  estimator_ = std::make_unique<TopologyEstimator>(config_.grid);
+  std::vector<ServerIndex> partners;
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (i != config_.self) partners.push_back(i);
+  }
+  core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
+                                     partners, *estimator_, now());
+  peers_.resize(config_.grid.servers.size());
+}
+
+void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& text) {
+  log_->log(level, "[t={:.3f}s] {}", to_seconds(now().time_since_epoch()), text);
+}
+
+protocol::Hello PeerDaemon::hello() const {
+  const ServerSpec& spec = config_.grid.servers.at(config_.self).spec;
+  protocol::Hello h;
+  h.role = protocol::Hello::Role::peer;
+  h.peer = config_.self;
+  h.name = spec.name;
+  h.site = std::to_string(spec.site);
+  h.nodes = spec.nodes;
+  h.cpus_per_node = spec.cpus_per_node;
+  h.mhz = spec.mhz;
+  h.time_scale = config_.time_scale;
+  h.epoch_unix_us = clock_.epoch_unix_us();
+  h.algorithm = algorithm_label(config_.grid_config);
+  return h;
+}
+
+void PeerDaemon::start() {
+  const PeerAddress& me = config_.addresses.at(config_.self);
+  const net::tcp::endpoint endpoint(asio::ip::make_address(me.host), me.port);
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(net::tcp::acceptor::reuse_address(true));
+  acceptor_.bind(endpoint);  // throws at start-up with the OS's reason: port in use, bad address
+  acceptor_.listen();
+  log_event(spdlog::level::info, "listening on " + me.host + ":" + std::to_string(me.port) + " as " +
+                                     name_of(config_.self) + ", algorithm " + algorithm_label(config_.grid_config) +
+                                     ", time scale " + std::to_string(config_.time_scale));
+  asio::co_spawn(io_, accept_loop(), asio::detached);
+  // Each pair connects once: the higher index dials the lower.
+  for (ServerIndex peer = 0; peer < config_.self; ++peer) asio::co_spawn(io_, dial_loop(peer), asio::detached);
+  asio::co_spawn(io_, deadline_loop(), asio::detached);
+  asio::co_spawn(io_, housekeeping_loop(), asio::detached);
+  reschedule();
+}
+
+// ---- connections ----------------------------------------------------------------
+
+net::awaitable<void> PeerDaemon::accept_loop() {
+  while (!stopping_) {
+    boost::system::error_code ec;
+    net::tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(net::use_awaitable, ec));
+    if (ec) {
+      if (stopping_) co_return;
+      log_event(spdlog::level::warn, "accept: " + ec.message());
+      continue;
+    }
+    adopt(std::make_shared<net::Connection>(std::move(socket), config_.limits), std::nullopt);
+  }
+}
+
+net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
+  auto backoff = config_.reconnect_min;
+  asio::steady_timer wait(io_);
+  while (!stopping_) {
+    if (!peers_[peer].connection || !peers_[peer].connection->is_open()) {
+      const PeerAddress& address = config_.addresses.at(peer);
+      net::tcp::socket socket(io_);
+      boost::system::error_code ec;
+      co_await socket.async_connect({asio::ip::make_address(address.host, ec), address.port},
+                                    asio::redirect_error(net::use_awaitable, ec));
+      if (!ec) {
+        auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
+        peers_[peer].connection = connection;
+        peers_[peer].ready = false;
+        adopt(connection, peer);
+        connection->send(hello());
+        backoff = config_.reconnect_min;
+      } else {
+        log_->debug("dial {} ({}:{}): {}; again in {} ms", name_of(peer), address.host, address.port, ec.message(),
+                    backoff.count());
+        backoff = std::min(backoff * 2, config_.reconnect_max);
+      }
+    }
+    wait.expires_after(backoff);
+    boost::system::error_code ignored;
+    co_await wait.async_wait(asio::redirect_error(net::use_awaitable, ignored));
+  }
+}
+
+void PeerDaemon::adopt(std::shared_ptr<net::Connection> connection, std::optional<ServerIndex> dialed) {
+  // Until the handshake, the only message accepted is Hello; then the
+  // connection is a peer's or a client's.
+  auto weak = std::weak_ptr<net::Connection>(connection);
+  connection->start(
+      [this, weak, dialed](WireMessage message) {
+        if (auto c = weak.lock()) on_first_message(c, std::move(message), dialed);
+      },
+      [this, weak, dialed](const std::string& reason) {
+        if (dialed) {
+          if (peers_[*dialed].connection == weak.lock()) peer_down(*dialed, reason);
+        } else {
+          log_->debug("connection closed before its handshake: {}", reason);
+        }
+      });
+}
+
+void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connection, WireMessage message,
+                                  std::optional<ServerIndex> dialed) {
+  const auto* h = std::get_if<protocol::Hello>(&message);
+  if (h == nullptr) {
+    log_event(spdlog::level::warn,
+              "from " + connection->remote() + ": " + protocol::message_name(message) + " before hello; disconnecting");
+    connection->fail(protocol::Error::Code::not_accepted,
+                     std::string("send hello first (got ") + protocol::message_name(message) + ")");
+    return;
+  }
+  if (h->version != protocol::kProtocolVersion) {
+    log_event(spdlog::level::warn,
+              "from " + connection->remote() + ": protocol version " + std::to_string(h->version) + "; disconnecting");
+    connection->fail(protocol::Error::Code::version_mismatch, "this peer speaks version " +
+                                                                  std::to_string(protocol::kProtocolVersion) +
+                                                                  ", you sent " + std::to_string(h->version));
+    return;
+  }
+  if (h->role == protocol::Hello::Role::client) {
+    clients_.insert(connection);
+    std::weak_ptr<net::Connection> weak = connection;
+    connection->start(
+        [this, weak](WireMessage m) {
+          if (auto c = weak.lock()) on_client_message(c, std::move(m));
+        },
+        [this, weak](const std::string& /*reason*/) { clients_.erase(weak.lock()); });
+    connection->send(hello());
+    return;
+  }
+  const bool known = h->peer < config_.grid.servers.size() && h->peer != config_.self &&
+                     config_.grid.servers[h->peer].spec.name == h->name && (!dialed || *dialed == h->peer);
+  if (!known) {
+    log_event(spdlog::level::warn, "from " + connection->remote() + ": unknown peer " + std::to_string(h->peer) + " '" +
+                                       h->name + "'; disconnecting");
+    connection->fail(protocol::Error::Code::unknown_peer,
+                     "peer " + std::to_string(h->peer) + " '" + h->name + "' is not in topology " + config_.grid.name);
+    return;
+  }
+  if (h->time_scale != config_.time_scale || h->algorithm != algorithm_label(config_.grid_config)) {
+    connection->fail(protocol::Error::Code::config_mismatch, "this peer runs " + algorithm_label(config_.grid_config) +
+                                                                 " at time scale " +
+                                                                 std::to_string(config_.time_scale) + "; you run " +
+                                                                 h->algorithm + " at " + std::to_string(h->time_scale));
+    return;
+  }
+  if (clock_.adopt_epoch(h->epoch_unix_us)) {
+    log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
+  }
+  if (!dialed) connection->send(hello());
+  peer_up(h->peer, connection);
+}
+
+void PeerDaemon::peer_up(ServerIndex peer, std::shared_ptr<net::Connection> connection) {
+  PeerLink& link = peers_[peer];
+  if (link.connection && link.connection != connection && link.connection->is_open()) {
+    link.connection->close("replaced by a new connection");
+  }
+  link.connection = connection;
+  link.ready = true;
+  std::weak_ptr<net::Connection> weak = connection;
+  connection->start(
+      [this, peer, weak](WireMessage m) {
+        if (peers_[peer].connection == weak.lock()) on_peer_message(peer, std::move(m));
+      },
+      [this, peer, weak](const std::string& reason) {
+        if (peers_[peer].connection == weak.lock()) peer_down(peer, reason);
+      });
+  log_event(spdlog::level::info, "peer " + name_of(peer) + " connected (" + connection->remote() + ")");
+  auto pending = std::move(waiting_for_link_[peer]);
+  waiting_for_link_.erase(peer);
+  for (const DataTransfer& transfer : pending) stage(transfer);
+}
+
+void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
+  PeerLink& link = peers_[peer];
+  const bool was_ready = link.ready;
+  link.ready = false;
+  link.connection.reset();
+  if (was_ready) log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
+  // Offers it never accepted come back; jobs committed to it are lost with it.
+  std::vector<Job> take_backs;
+  for (auto it = outgoing_.begin(); it != outgoing_.end();) {
+    if (it->second.to != peer) {
+      ++it;
+      continue;
+    }
+    if (!it->second.committed) {
+      take_backs.push_back(it->second.job);
+    } else {
+      protocol::ResultRecord lost;
+      lost.record.id = it->second.job.id;
+      lost.record.origin = config_.self;
+      lost.record.executed_on = peer;
+      lost.record.cpus = it->second.job.cpus;
+      lost.record.submit = it->second.job.submit;
+      lost.record.input_bytes = it->second.job.input_bytes;
+      lost.record.output_bytes = it->second.job.output_bytes;
+      lost.outcome = protocol::ResultRecord::Outcome::lost;
+      lost.reason = "peer " + name_of(peer) + " went away holding it (" + reason + ")";
+      results_.push_back(lost);
+      ++lost_;
+      log_event(spdlog::level::warn, describe(it->second.job) + " lost: " + lost.reason);
+    }
+    it = outgoing_.erase(it);
+  }
+  for (const Job& job : take_backs) {
+    log_event(spdlog::level::info, describe(job) + " taken back: " + name_of(peer) + " went away before the commit");
+    core_->take_back(job, now());
+  }
+  if (!take_backs.empty()) pump();
+}
+
+bool PeerDaemon::send_to(ServerIndex peer, const WireMessage& message) {
+  const PeerLink& link = peers_.at(peer);
+  if (!link.ready || !link.connection || !link.connection->is_open()) return false;
+  link.connection->send(message);
+  return true;
+}
+
+// ---- peer messages -------------------------------------------------------------------
+
+void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
+  std::visit(
+      [&](auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, protocol::AttQuery> || std::is_same_v<T, protocol::AttReply> ||
+                      std::is_same_v<T, protocol::Volunteer>) {
+          core_->on_message(from, m, now());
+          pump();
+        } else if constexpr (std::is_same_v<T, protocol::JobTransfer>) {
+          on_offer(from, m);
+        } else if constexpr (std::is_same_v<T, protocol::JobAccept>) {
+          on_accept(from, m.job);
+        } else if constexpr (std::is_same_v<T, protocol::JobReject>) {
+          on_reject(from, m);
+        } else if constexpr (std::is_same_v<T, protocol::JobCommit>) {
+          on_commit(from, m.job);
+        } else if constexpr (std::is_same_v<T, protocol::TransferBegin>) {
+          on_transfer_begin(from, m);
+        } else if constexpr (std::is_same_v<T, protocol::DataChunk>) {
+          on_chunk(from, m);
+        } else if constexpr (std::is_same_v<T, protocol::Completion>) {
+          log_->debug("job {} finished on {}; output on its way", m.job, name_of(from));
+        } else if constexpr (std::is_same_v<T, protocol::Heartbeat>) {
+          // liveness only: TCP tells us when the peer is gone
+        } else if constexpr (std::is_same_v<T, protocol::Error>) {
+          log_event(spdlog::level::warn,
+                    "peer " + name_of(from) + " reports " + protocol::to_string(m.code) + ": " + m.detail);
+        } else {
+          log_event(spdlog::level::warn, "peer " + name_of(from) + " sent " + protocol::message_name(message) +
+                                             ", a client message; disconnecting it");
+          peers_[from].connection->fail(protocol::Error::Code::not_accepted,
+                                        std::string(protocol::message_name(message)) + " is for clients");
+        }
+      },
+      message);
+}
+
+void PeerDaemon::on_offer(ServerIndex from, const protocol::JobTransfer& offer) {
+  const JobId id = offer.job.id;
+  if (incoming_.count(id) != 0U || done_incoming_.count(id) != 0U) {
+    send_to(from, protocol::JobAccept{id});  // a retry: same answer, nothing new
+    return;
+  }
+  const ServerSpec& spec = config_.grid.servers[config_.self].spec;
+  std::string refusal;
+  if (draining_) refusal = name_of(config_.self) + " is draining";
+  if (offer.job.cpus > spec.total_cpus()) {
+    refusal =
+        "needs " + std::to_string(offer.job.cpus) + " CPUs; " + spec.name + " has " + std::to_string(spec.total_cpus());
+  }
+  if (offer.job.origin != from) refusal = "offered by a peer that is not its origin";
+  if (!refusal.empty()) {
+    send_to(from, protocol::JobReject{id, refusal});
+    return;
+  }
+  incoming_[id] = Incoming{offer.job, offer.origin_mhz, from, now() + config_.handoff_timeout, false};
+  send_to(from, protocol::JobAccept{id});
+}
+
+void PeerDaemon::on_accept(ServerIndex from, JobId job) {
+  const auto it = outgoing_.find(job);
+  if (it == outgoing_.end() || it->second.to != from) return;  // taken back already: the offer lapses there
+  send_to(from, protocol::JobCommit{job});
+  if (it->second.committed) return;
+  it->second.committed = true;
+  if (it->second.input) {
+    stage(*it->second.input);
+    it->second.input.reset();
+  }
+}
+
+void PeerDaemon::on_reject(ServerIndex from, const protocol::JobReject& reject) {
+  const auto it = outgoing_.find(reject.job);
+  if (it == outgoing_.end() || it->second.to != from || it->second.committed) return;
+  const Job job = it->second.job;
+  outgoing_.erase(it);
+  log_event(spdlog::level::info, describe(job) + " refused by " + name_of(from) + ": " + reject.reason);
+  core_->take_back(job, now());
+  pump();
+}
+
+void PeerDaemon::on_commit(ServerIndex from, JobId job) {
+  const auto it = incoming_.find(job);
+  if (it == incoming_.end() || it->second.from != from || it->second.committed) return;
+  it->second.committed = true;
+  core_->on_message(from, protocol::JobTransfer{it->second.job, it->second.origin_mhz}, now());
+  pump();
+}
+
+void PeerDaemon::on_transfer_begin(ServerIndex from, const protocol::TransferBegin& begin) {
+  Receiving receiving{begin, from, 0};
+  if (begin.payload_bytes == 0) {
+    transfer_complete(receiving);
+    return;
+  }
+  receiving_[{begin.job, begin.output}] = receiving;
+}
+
+void PeerDaemon::on_chunk(ServerIndex from, const protocol::DataChunk& chunk) {
+  const auto it = receiving_.find({chunk.job, chunk.output});
+  if (it == receiving_.end() || it->second.from != from) {
+    log_->debug("data for job {} from {} without a transfer header; dropped", chunk.job, name_of(from));
+    return;
+  }
+  it->second.received += chunk.payload.size();
+  if (it->second.received < it->second.header.payload_bytes) return;
+  const Receiving done = it->second;
+  receiving_.erase(it);
+  transfer_complete(done);
+}
+
+void PeerDaemon::transfer_complete(const Receiving& receiving) {
+  const protocol::TransferBegin& h = receiving.header;
+  DataTransfer transfer;
+  transfer.kind = h.output ? DataTransfer::Kind::output : DataTransfer::Kind::input;
+  transfer.job = h.job;
+  transfer.from = receiving.from;
+  transfer.to = config_.self;
+  transfer.bytes = h.bytes;
+  transfer.submit = h.submit;
+  transfer.start = h.start;
+  transfer.finish = h.finish;
+  transfer.cpus = h.cpus;
+  transfer.input_bytes = h.input_bytes;
+  if (h.output && outgoing_.count(h.job) == 0U) {
+    log_->debug("output of job {} arrived twice or unasked; ignored", h.job);
+    return;
+  }
+  core_->on_transfer_done(transfer, now());
+  pump();
+}
+
+// ---- client messages ------------------------------------------------------------------
+
+void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& client, WireMessage message) {
+  if (auto* submit = std::get_if<protocol::Submit>(&message)) {
+    if (draining_ || stopping_) {
+      client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"});
+      return;
+    }
+    Job job = submit->job;
+    job.id = (static_cast<JobId>(config_.self) << 40) | next_job_++;
+    job.origin = config_.self;
+    job.submit = now();
+    if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));
+    ++submitted_;
+    core_->submit(job, job.submit);
+    client->send(protocol::SubmitAck{job.id, true, {}});
+    pump();
+  } else if (std::holds_alternative<protocol::StatusRequest>(message)) {
+    client->send(status());
+  } else if (auto* request = std::get_if<protocol::ResultsRequest>(&message)) {
+    protocol::ResultsReply reply;
+    reply.total = results_.size();
+    const std::size_t max = std::min<std::size_t>(request->max == 0 ? 10'000 : request->max, 10'000);
+    for (std::size_t i = request->from; i < results_.size() && reply.records.size() < max; ++i) {
+      reply.records.push_back(results_[i]);
+    }
+    client->send(reply);
+  } else if (std::holds_alternative<protocol::Drain>(message)) {
+    draining_ = true;
+    log_event(spdlog::level::info, "draining: no new submissions or offers");
+    client->send(protocol::Ack{});
+  } else if (std::holds_alternative<protocol::Shutdown>(message)) {
+    client->send(protocol::Ack{});
+    shutdown("asked by gridctl");
+  } else {
+    client->fail(protocol::Error::Code::not_accepted,
+                 std::string(protocol::message_name(message)) + " is not a client request");
+  }
+}
+
+protocol::PeerStatus PeerDaemon::status() {
+  protocol::PeerStatus s;
+  s.peer = config_.self;
+  s.name = name_of(config_.self);
+  s.now = now();
+  core_->advance(s.now);
+  pump();
+  s.grid_queue = static_cast<std::uint32_t>(core_->grid_queue_size());
+  s.local_queue = static_cast<std::uint32_t>(core_->local().queued_jobs());
+  s.running = static_cast<std::uint32_t>(core_->local().running_jobs());
+  s.awaiting_input = static_cast<std::uint32_t>(core_->local().jobs_awaiting_input());
+  s.ru = core_->local().resource_utilization();
+  for (ServerIndex p = 0; p < peers_.size(); ++p) {
+    if (peers_[p].ready) s.connected.push_back(p);
+  }
+  s.completed = results_.size() - lost_;
+  s.submitted = submitted_;
+  s.jobs_sent = core_->counters().jobs_sent;
+  s.jobs_received = core_->counters().jobs_received;
+  s.draining = draining_;
+  s.lost = lost_;
+  return s;
+}
+
+// ---- the core ---------------------------------------------------------------------------
+
+void PeerDaemon::pump() {
+  // Taking a job back re-runs the core's decision, which may produce more
+  // outputs: loop until it settles.
+  for (int round = 0; round < 1000; ++round) {
+    std::vector<PeerOutput> outputs = core_->take_outputs();
+    if (outputs.empty()) break;
+    std::vector<Job> take_backs;
+    for (PeerOutput& output : outputs) carry_out(output, take_backs);
+    for (const Job& job : take_backs) core_->take_back(job, now());
+  }
+  reschedule();
+}
+
+void PeerDaemon::carry_out(PeerOutput& output, std::vector<Job>& take_backs) {
+  if (auto* send = std::get_if<SendMessage>(&output)) {
+    if (auto* transfer = std::get_if<protocol::JobTransfer>(&send->message)) {
+      // The offer of the hand-off; the job is ours until the executor accepts.
+      if (!send_to(send->to, protocol::to_wire(send->message))) {
+        log_event(spdlog::level::info, describe(transfer->job) + " stays: " + name_of(send->to) + " is not connected");
+        take_backs.push_back(transfer->job);
+        return;
+      }
+      outgoing_[transfer->job.id] = Outgoing{transfer->job, send->to, now() + config_.handoff_timeout, false, {}};
+      log_->debug("offered job {} to {}", transfer->job.id, name_of(send->to));
+      return;
+    }
+    send_to(send->to, protocol::to_wire(send->message));  // a lost query or volunteer: the core's time-out covers it
+  } else if (auto* start = std::get_if<StartTransfer>(&output)) {
+    const DataTransfer& transfer = start->transfer;
+    if (transfer.kind == DataTransfer::Kind::input) {
+      const auto it = outgoing_.find(transfer.job);
+      if (it == outgoing_.end()) return;  // taken back: nothing to stage
+      if (it->second.committed) {
+        stage(transfer);
+      } else {
+        it->second.input = transfer;
+      }
+    } else {
+      const auto it = incoming_.find(transfer.job);
+      if (it != incoming_.end()) {
+        send_to(transfer.to, protocol::Completion{transfer.job, transfer.start, transfer.finish});
+        done_incoming_.insert(transfer.job);
+        incoming_.erase(it);
+      }
+      stage(transfer);
+    }
+  } else if (auto* done = std::get_if<JobDone>(&output)) {
+    outgoing_.erase(done->record.id);
+    if (results_.size() < config_.max_results) results_.push_back({done->record, {}, {}});
+    log_->debug("job {} ended: response {:.1f} s", done->record.id, to_seconds(done->record.response()));
+  }
+}
+
+void PeerDaemon::stage(const DataTransfer& transfer) {
+  const PeerLink& link = peers_.at(transfer.to);
+  if (!link.ready || !link.connection) {
+    waiting_for_link_[transfer.to].push_back(transfer);
+    return;
+  }
+  asio::co_spawn(io_, send_transfer(link.connection, transfer), asio::detached);
+}
+
+net::awaitable<void> PeerDaemon::send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer) {
+  const auto payload =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(transfer.bytes) / std::max(config_.data_scale, 1e-9)));
+  protocol::TransferBegin begin{transfer.job,        transfer.kind == DataTransfer::Kind::output,
+                                transfer.bytes,      payload,
+                                transfer.submit,     transfer.start,
+                                transfer.finish,     transfer.cpus,
+                                transfer.input_bytes};
+  connection->send(begin);
+  // One chunk at a time: control messages interleave, and the socket's pace
+  // (shaped links included) sets the transfer's.
+  for (std::uint64_t sent = 0; sent < payload;) {
+    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(config_.chunk_bytes, payload - sent));
+    protocol::DataChunk chunk{transfer.job, begin.output, std::vector<std::uint8_t>(size, 0)};
+    if (!co_await connection->send_and_wait(chunk)) {
+      // The link went down: send it all again once it is back.
+      log_->debug("staging of job {} to {} interrupted; will resend", transfer.job, name_of(transfer.to));
+      waiting_for_link_[transfer.to].push_back(transfer);
+      co_return;
+    }
+    sent += size;
+  }
+}
+
+void PeerDaemon::reschedule() {
+  deadline_timer_.cancel();
+}
+
+net::awaitable<void> PeerDaemon::deadline_loop() {
+  while (!stopping_ || holds_work()) {
+    const TimePoint next = core_->next_deadline();
+    deadline_timer_.expires_after(next == kNever ? std::chrono::hours(1) : clock_.real_delay_until(next));
+    boost::system::error_code ec;
+    co_await deadline_timer_.async_wait(asio::redirect_error(net::use_awaitable, ec));
+    if (ec == asio::error::operation_aborted) continue;  // a new deadline
+    core_->advance(now());
+    pump();
+  }
+}
+
+bool PeerDaemon::holds_work() const {
+  return core_->grid_queue_size() > 0 || core_->local().queued_jobs() > 0 || core_->local().running_jobs() > 0 ||
+         !outgoing_.empty() || !incoming_.empty() || !receiving_.empty();
+}
+
+net::awaitable<void> PeerDaemon::housekeeping_loop() {
+  asio::steady_timer tick(io_);
+  std::uint64_t ticks = 0;
+  while (true) {
+    tick.expires_after(std::chrono::milliseconds(100));
+    boost::system::error_code ec;
+    co_await tick.async_wait(asio::redirect_error(net::use_awaitable, ec));
+    const TimePoint t = now();
+    // Offers not accepted in time come back; offers never committed lapse.
+    std::vector<Job> take_backs;
+    for (auto it = outgoing_.begin(); it != outgoing_.end();) {
+      if (!it->second.committed && it->second.deadline <= t) {
+        log_event(spdlog::level::info,
+                  describe(it->second.job) + " taken back: " + name_of(it->second.to) + " did not accept in time");
+        take_backs.push_back(it->second.job);
+        it = outgoing_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (const Job& job : take_backs) core_->take_back(job, t);
+    for (auto it = incoming_.begin(); it != incoming_.end();) {
+      it = !it->second.committed && it->second.deadline + config_.handoff_timeout <= t ? incoming_.erase(it)
+                                                                                       : std::next(it);
+    }
+    if (!take_backs.empty()) pump();
+    if (++ticks % 10 == 0) {
+      for (ServerIndex p = 0; p < peers_.size(); ++p) send_to(p, protocol::Heartbeat{t});
+    }
+    if (stopping_ && (!holds_work() || std::chrono::steady_clock::now() >= stop_deadline_)) {
+      if (holds_work()) {
+        log_event(spdlog::level::warn, "stopping with work held: grid queue " +
+                                           std::to_string(core_->grid_queue_size()) + ", local queue " +
+                                           std::to_string(core_->local().queued_jobs()) + ", running " +
+                                           std::to_string(core_->local().running_jobs()) + ", hand-offs " +
+                                           std::to_string(outgoing_.size() + incoming_.size()));
+      } else {
+        log_event(spdlog::level::info, "stopped: nothing held");
+      }
+      for (auto& link : peers_) {
+        if (link.connection) link.connection->close("shutting down");
+      }
+      for (const auto& client : std::set(clients_)) client->close("shutting down");
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      io_.stop();
+      co_return;
+    }
+  }
+}
+
+void PeerDaemon::shutdown(const std::string& why) {
+  if (stopping_) return;
+  stopping_ = true;
+  draining_ = true;
+  stop_deadline_ = std::chrono::steady_clock::now() + config_.shutdown_grace;
+  log_event(spdlog::level::info, "shutting down (" + why + "): finishing what is held, at most " +
+                                     std::to_string(config_.shutdown_grace.count()) + " ms");
+}
+
+}  // namespace gridpeer::daemon

@@ -1,0 +1,145 @@
+#pragma once
+// gridpeer: one grid scheduler + its local-scheduler emulator (the sans-I/O
+// GridPeer, unchanged) on a real network. The daemon feeds the core inputs
+// stamped with scaled real time, carries out its outputs (messages, data
+// staging, finished jobs), and wakes it at its next deadline. It adds what a
+// real network needs: the handshake, the offer/accept/commit hand-off,
+// payload bytes for staged data, reconnection, and results for gridctl.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "peer/core/grid_peer.hpp"
+#include "peer/net/asio.hpp"
+#include "peer/net/connection.hpp"
+#include "peer/net/scaled_clock.hpp"
+#include "peer/topology/topology.hpp"
+
+namespace gridpeer::daemon {
+
+struct PeerAddress {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+struct DaemonConfig {
+  topology::Topology grid;
+  ServerIndex self = 0;
+  GridConfig grid_config;
+  std::vector<PeerAddress> addresses;  ///< one per server of the grid
+  double time_scale = 1000;            ///< virtual seconds per real second
+  double data_scale = 1000;            ///< modelled bytes per payload byte
+  std::size_t chunk_bytes = 64 * 1024;
+  Duration handoff_timeout = seconds(10);        ///< virtual: an offer not accepted by then is taken back
+  std::chrono::milliseconds reconnect_min{100};  ///< real time
+  std::chrono::milliseconds reconnect_max{5000};
+  std::chrono::milliseconds shutdown_grace{30000};
+  std::int64_t epoch_unix_us = 0;
+  std::size_t max_results = 10'000'000;
+  net::ConnectionLimits limits;
+};
+
+class PeerDaemon {
+ public:
+  PeerDaemon(net::asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log);
+
+  void start();
+  /// Graceful stop: refuse new work, finish or hand back what is held, then
+  /// stop the io_context (or after the grace period, saying what was left).
+  void shutdown(const std::string& why);
+
+ private:
+  struct PeerLink {
+    std::shared_ptr<net::Connection> connection;
+    bool ready = false;  ///< handshake done
+  };
+  /// Origin side of a hand-off.
+  struct Outgoing {
+    Job job;
+    ServerIndex to = 0;
+    TimePoint deadline{};
+    bool committed = false;
+    std::optional<DataTransfer> input;
+  };
+  /// Executor side of a hand-off.
+  struct Incoming {
+    Job job;
+    int origin_mhz = 0;
+    ServerIndex from = 0;
+    TimePoint deadline{};
+    bool committed = false;
+  };
+  struct Receiving {
+    protocol::TransferBegin header;
+    ServerIndex from = 0;
+    std::uint64_t received = 0;
+  };
+
+  TimePoint now() { return clock_.now(); }
+  protocol::Hello hello() const;
+  const std::string& name_of(ServerIndex peer) const { return config_.grid.servers.at(peer).spec.name; }
+  void log_event(spdlog::level::level_enum level, const std::string& text);
+
+  // connections
+  net::awaitable<void> accept_loop();
+  net::awaitable<void> dial_loop(ServerIndex peer);
+  void adopt(std::shared_ptr<net::Connection> connection, std::optional<ServerIndex> dialed);
+  void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
+                        std::optional<ServerIndex> dialed);
+  void peer_up(ServerIndex peer, std::shared_ptr<net::Connection> connection);
+  void peer_down(ServerIndex peer, const std::string& reason);
+  bool send_to(ServerIndex peer, const protocol::WireMessage& message);
+
+  // messages
+  void on_peer_message(ServerIndex from, protocol::WireMessage message);
+  void on_client_message(const std::shared_ptr<net::Connection>& client, protocol::WireMessage message);
+  void on_offer(ServerIndex from, const protocol::JobTransfer& offer);
+  void on_accept(ServerIndex from, JobId job);
+  void on_reject(ServerIndex from, const protocol::JobReject& reject);
+  void on_commit(ServerIndex from, JobId job);
+  void on_transfer_begin(ServerIndex from, const protocol::TransferBegin& begin);
+  void on_chunk(ServerIndex from, const protocol::DataChunk& chunk);
+  void transfer_complete(const Receiving& receiving);
+
+  // the core
+  void pump();
+  void carry_out(PeerOutput& output, std::vector<Job>& take_backs);
+  void stage(const DataTransfer& transfer);
+  net::awaitable<void> send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer);
+  net::awaitable<void> deadline_loop();
+  net::awaitable<void> housekeeping_loop();
+  void reschedule();
+  [[nodiscard]] bool holds_work() const;
+  protocol::PeerStatus status();
+
+  net::asio::io_context& io_;
+  DaemonConfig config_;
+  std::shared_ptr<spdlog::logger> log_;
+  net::ScaledClock clock_;
+  std::unique_ptr<TransferEstimator> estimator_;
+  std::unique_ptr<GridPeer> core_;
+  net::tcp::acceptor acceptor_;
+  net::asio::steady_timer deadline_timer_;
+  std::vector<PeerLink> peers_;
+  std::set<std::shared_ptr<net::Connection>> clients_;
+  std::map<JobId, Outgoing> outgoing_;
+  std::map<JobId, Incoming> incoming_;
+  std::set<JobId> done_incoming_;  ///< executed here for others: repeated offers/commits are answered, not rerun
+  std::map<std::pair<JobId, bool>, Receiving> receiving_;
+  std::map<ServerIndex, std::vector<DataTransfer>> waiting_for_link_;  ///< staging to a peer not connected now
+  std::vector<protocol::ResultRecord> results_;
+  std::uint64_t next_job_ = 1;
+  std::uint64_t submitted_ = 0;
+  std::uint64_t lost_ = 0;
+  bool draining_ = false;
+  bool stopping_ = false;
+  std::chrono::steady_clock::time_point stop_deadline_{};
+};
+
+}  // namespace gridpeer::daemon

@@ -1,0 +1,147 @@
+#define BOOST_TEST_MODULE protocol
+#include <boost/test/unit_test.hpp>
+
+#include "protocol/codec.hpp"
+
+using namespace gridpeer;
+using namespace gridpeer::protocol;
+
+namespace {
+
+WireMessage round_trip(const WireMessage& message) {
+  const Frame frame = encode(message);
+  const auto need = frame_size(frame);
+  BOOST_REQUIRE(std::holds_alternative<FrameNeed>(need));
+  BOOST_TEST(std::get<FrameNeed>(need).whole);
+  BOOST_TEST(std::get<FrameNeed>(need).bytes == frame.size());
+  auto decoded = decode(frame);
+  BOOST_REQUIRE(std::holds_alternative<WireMessage>(decoded));
+  return std::get<WireMessage>(decoded);
+}
+
+Job sample_job() {
+  Job job;
+  job.id = (std::uint64_t{3} << 40) | 17;
+  job.origin = 3;
+  job.submit = TimePoint{seconds(100)};
+  job.cpus = 64;
+  job.run_time = seconds(3600);
+  job.requested_time = seconds(7200);
+  job.input_bytes = 230'400'000;
+  job.output_bytes = 1'152'000'000;
+  return job;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
+  const Job job = sample_job();
+  Hello hello;
+  hello.peer = 4;
+  hello.name = "S5";
+  hello.time_scale = 1000;
+  hello.epoch_unix_us = 1'700'000'000'000'000;
+  hello.algorithm = "syi-blind";
+  {
+    const auto back = std::get<Hello>(round_trip(hello));
+    BOOST_TEST(back.peer == 4U);
+    BOOST_TEST(back.name == "S5");
+    BOOST_TEST(back.time_scale == 1000.0);
+    BOOST_TEST(back.epoch_unix_us == hello.epoch_unix_us);
+    BOOST_TEST(back.algorithm == "syi-blind");
+    BOOST_TEST(back.version == kProtocolVersion);
+  }
+  {
+    const AttQuery query{42, {job.id, 3, 64, seconds(7200), 375, 5, 6}};
+    const auto back = std::get<AttQuery>(round_trip(query));
+    BOOST_TEST(back.query == 42U);
+    BOOST_TEST(back.requirements.job == job.id);
+    BOOST_TEST(back.requirements.requested.count() == seconds(7200).count());
+    BOOST_TEST(back.requirements.output_bytes == 6U);
+  }
+  {
+    const auto back = std::get<AttReply>(round_trip(AttReply{42, job.id, kForever, seconds(5), 0.25}));
+    BOOST_TEST((back.att == kForever));
+    BOOST_TEST(back.ru == 0.25);
+  }
+  {
+    const auto back = std::get<JobTransfer>(round_trip(JobTransfer{job, 375}));
+    BOOST_TEST(back.job.id == job.id);
+    BOOST_TEST(back.job.run_time.count() == job.run_time.count());
+    BOOST_TEST(back.job.output_bytes == job.output_bytes);
+    BOOST_TEST(back.origin_mhz == 375);
+  }
+  {
+    const auto back = std::get<DataChunk>(round_trip(DataChunk{job.id, true, std::vector<std::uint8_t>(1000, 7)}));
+    BOOST_TEST(back.output);
+    BOOST_TEST(back.payload.size() == 1000U);
+    BOOST_TEST(back.payload[999] == 7);
+  }
+  {
+    ResultsReply reply;
+    reply.total = 2;
+    reply.records.push_back({JobRecord{job.id, 3, 5, 64, TimePoint{seconds(1)}, TimePoint{seconds(2)},
+                                       TimePoint{seconds(3)}, TimePoint{seconds(4)}, 10, 20},
+                             ResultRecord::Outcome::lost, "peer S6 went away"});
+    const auto back = std::get<ResultsReply>(round_trip(reply));
+    BOOST_REQUIRE(back.records.size() == 1U);
+    BOOST_TEST(back.records[0].record.executed_on == 5U);
+    BOOST_TEST((back.records[0].outcome == ResultRecord::Outcome::lost));
+    BOOST_TEST(back.records[0].reason == "peer S6 went away");
+    BOOST_TEST(back.records[0].record.end.time_since_epoch().count() == seconds(4).count());
+  }
+  // The rest: the arm survives.
+  for (const WireMessage& m : std::vector<WireMessage>{
+           Volunteer{0.5}, JobAccept{1}, JobReject{1, "full"}, JobCommit{1}, TransferBegin{}, Completion{}, Heartbeat{},
+           Error{Error::Code::unknown_peer, "who"}, Submit{job}, SubmitAck{1, true, ""}, StatusRequest{}, PeerStatus{},
+           ResultsRequest{3, 9}, Drain{}, Shutdown{}, Ack{}}) {
+    BOOST_TEST(round_trip(m).index() == m.index(), message_name(m));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
+  const Frame good = encode(JobTransfer{sample_job(), 375});
+  // Truncated: the segment table promises more than there is.
+  {
+    const auto decoded = decode(std::span(good.data(), good.size() - 8));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+  }
+  // Not whole words.
+  {
+    const auto decoded = decode(std::span(good.data(), good.size() - 3));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find("8-byte words") != std::string::npos);
+  }
+  // A table claiming 1,000 segments, and one claiming a 1 GiB segment.
+  {
+    Frame hostile(16, 0);
+    hostile[0] = 0xe7;  // 999 + 1 segments
+    hostile[1] = 0x03;
+    const auto need = frame_size(hostile);
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(need));
+    BOOST_TEST((std::get<DecodeError>(need).code == Error::Code::frame_too_large));
+    Frame huge(8, 0);
+    huge[7] = 0x08;  // segment 0: 2^27 words = 1 GiB
+    const auto big = frame_size(huge);
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(big));
+    BOOST_TEST(std::get<DecodeError>(big).detail.find("at most") != std::string::npos);
+  }
+  // A valid frame with an invalid value: a job needing 0 CPUs.
+  {
+    Job job = sample_job();
+    job.cpus = 0;
+    const auto decoded = decode(encode(JobTransfer{job, 375}));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find("cpus") != std::string::npos);
+  }
+  // Garbage words.
+  {
+    Frame garbage(64, 0xff);
+    garbage[0] = 0;  // one segment
+    garbage[1] = garbage[2] = garbage[3] = 0;
+    garbage[4] = 7;  // of 7 words
+    garbage[5] = garbage[6] = garbage[7] = 0;
+    const auto decoded = decode(garbage);
+    BOOST_TEST(std::holds_alternative<DecodeError>(decoded));
+  }
+}
