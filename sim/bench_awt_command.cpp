@@ -14,6 +14,8 @@
 #include "sim/cli_support.hpp"
 #include "sim/commands.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 namespace {
 
@@ -51,11 +53,9 @@ int run_bench_awt_command(int argc, char** argv) {
       "reference", "queries answered by the reference simulation", cxxopts::value<std::size_t>()->default_value("20"))(
       "seed", "seed of the jobs and queries", cxxopts::value<std::uint64_t>()->default_value("1"))(
       "out", "write the figures as JSON to this file", cxxopts::value<std::string>())("h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const auto queue_target = args["queue"].as<std::size_t>();
   const int nodes = args["nodes"].as<int>();
   const auto query_count = args["queries"].as<std::size_t>();

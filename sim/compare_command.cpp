@@ -8,6 +8,8 @@
 #include "sim/commands.hpp"
 #include "sim/grid_options.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 
 int run_compare_command(int argc, char** argv) {
@@ -20,11 +22,9 @@ int run_compare_command(int argc, char** argv) {
       ("out", "write every run as JSON (an array) to this file", cxxopts::value<std::string>())(
           "threads", "runs in parallel (default: the number of cores)", cxxopts::value<std::size_t>())(
           "h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
   ExperimentSpec base = grid_spec_from_options(args);
   if (args.count("workload") == 0U) base.workload.source = "synthetic";  // runs anywhere, no trace needed

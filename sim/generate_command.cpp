@@ -10,6 +10,8 @@
 #include "sim/commands.hpp"
 #include "sim/workloads.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 
 int run_generate_command(int argc, char** argv) {
@@ -20,11 +22,9 @@ int run_generate_command(int argc, char** argv) {
       "max-cpus", "largest job size (the system size of the model)", cxxopts::value<int>()->default_value("128"))(
       "seed", "seed (the same seed gives the same file)", cxxopts::value<std::uint64_t>()->default_value("1"))(
       "out", "output file (default: standard output)", cxxopts::value<std::string>())("h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   WorkloadRequest request;
   request.source = args["model"].as<std::string>();
   if (!is_synthetic_model(request.source)) {

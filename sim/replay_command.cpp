@@ -14,6 +14,8 @@
 #include "sim/local_replay.hpp"
 #include "sim/workloads.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 namespace {
 
@@ -94,11 +96,9 @@ int run_replay_command(int argc, char** argv) {
       "csv", "write one summary row per policy to this CSV file", cxxopts::value<std::string>())(
       "jobs-csv", "write per-job records to PREFIX-<policy>.csv", cxxopts::value<std::string>())(
       "verbose", "more log output")("h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
 
   std::vector<LocalPolicyConfig> policies;

@@ -8,6 +8,8 @@
 #include "sim/grid_experiment.hpp"
 #include "sim/grid_options.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 
 int run_run_command(int argc, char** argv) {
@@ -21,11 +23,9 @@ int run_run_command(int argc, char** argv) {
                                                                     cxxopts::value<std::string>())(
       "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
   ExperimentSpec spec = grid_spec_from_options(args);
   const std::string algorithm = args["algorithm"].as<std::string>();

@@ -8,6 +8,8 @@
 #include "sim/grid_options.hpp"
 #include "sim/sweep.hpp"
 
+#include "peer/cli/parse.hpp"
+
 namespace gridpeer::sim {
 
 int run_sweep_command(int argc, char** argv) {
@@ -27,11 +29,9 @@ int run_sweep_command(int argc, char** argv) {
                                                            cxxopts::value<std::size_t>())(
       "force", "re-run runs whose result file already exists")(
       "report-only", "run nothing; assemble results, figures and report from OUT/runs")("h,help", "show this help");
-  const auto args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return 0;
-  }
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   if (args.count("out") == 0U) throw std::invalid_argument("--out DIR is required");
   const std::string experiment = args["experiment"].as<std::string>();
   if (experiment != "shan2004") throw std::invalid_argument("--experiment '" + experiment + "' is not shan2004");

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "peer/cli/parse.hpp"
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
 #include "peer/daemon/peer_addresses.hpp"
@@ -60,12 +61,6 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   return grid;
 }
 
-bool wants_help(const cxxopts::ParseResult& args, const cxxopts::Options& options) {
-  if (args.count("help") == 0U) return false;
-  std::cout << options.help() << '\n';
-  return true;
-}
-
 int submit_command(int argc, char** argv) {
   auto options = grid_options("submit", "Submit one job to a peer; prints the id it was given.");
   options.add_options()("to", "the peer (server name or index)", cxxopts::value<std::string>()->default_value("0"))(
@@ -74,8 +69,9 @@ int submit_command(int argc, char** argv) {
       "requested", "the user's estimate in seconds (default: the run time)", cxxopts::value<double>())(
       "input-bytes", "input data size", cxxopts::value<std::uint64_t>()->default_value("0"))(
       "output-bytes", "output data size", cxxopts::value<std::uint64_t>()->default_value("0"));
-  const auto args = options.parse(argc, argv);
-  if (wants_help(args, options)) return 0;
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   const ServerIndex to = daemon::resolve_server(grid.topology, args["to"].as<std::string>());
   Job job;
@@ -110,8 +106,9 @@ int replay_command(int argc, char** argv) {
       "time-scale", "virtual seconds per real second (as the peers run)",
       cxxopts::value<double>()->default_value("1000"))("trace-dir", "where trace files are",
                                                        cxxopts::value<std::string>());
-  const auto args = options.parse(argc, argv);
-  if (wants_help(args, options)) return 0;
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   gridload::GridWorkloadRequest request;
   request.source = args["workload"].as<std::string>();
@@ -156,8 +153,9 @@ int replay_command(int argc, char** argv) {
 
 int status_command(int argc, char** argv) {
   auto options = grid_options("status", "Print every peer's state; unreachable peers are named.");
-  const auto args = options.parse(argc, argv);
-  if (wants_help(args, options)) return 0;
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   net::asio::io_context io;
   int unreachable = 0;
@@ -191,8 +189,9 @@ int results_command(int argc, char** argv) {
                         cxxopts::value<std::string>())("out", "write the summary JSON here",
                                                        cxxopts::value<std::string>())(
       "expect", "exit non-zero unless this many jobs have ended", cxxopts::value<std::size_t>());
-  const auto args = options.parse(argc, argv);
-  if (wants_help(args, options)) return 0;
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   net::asio::io_context io;
   std::vector<protocol::ResultRecord> all;
@@ -264,8 +263,9 @@ int results_command(int argc, char** argv) {
 int broadcast_command(const std::string& command, const protocol::WireMessage& message, int argc, char** argv) {
   auto options = grid_options(command, command == "drain" ? "Stop every peer taking new work."
                                                           : "Ask every peer to finish what it holds and exit.");
-  const auto args = options.parse(argc, argv);
-  if (wants_help(args, options)) return 0;
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   net::asio::io_context io;
   int failed = 0;
