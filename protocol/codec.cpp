@@ -76,6 +76,16 @@ void put_record(w::JobRecord::Builder out, const ResultRecord& result) {
   out.setReason(result.reason);
 }
 
+void put_requirements(w::Requirements::Builder out, const JobRequirements& r) {
+  out.setJob(r.job);
+  out.setOrigin(r.origin);
+  out.setCpus(r.cpus);
+  out.setRequestedUs(us(r.requested));
+  out.setOriginMhz(r.origin_mhz);
+  out.setInputBytes(r.input_bytes);
+  out.setOutputBytes(r.output_bytes);
+}
+
 w::TransferBegin::Kind kind_of(bool output) {
   return output ? w::TransferBegin::Kind::OUTPUT : w::TransferBegin::Kind::INPUT;
 }
@@ -120,14 +130,13 @@ struct Encoder {
   void operator()(const AttQuery& m) {
     auto out = env.initAttQuery();
     out.setQuery(m.query);
-    auto r = out.initRequirements();
-    r.setJob(m.requirements.job);
-    r.setOrigin(m.requirements.origin);
-    r.setCpus(m.requirements.cpus);
-    r.setRequestedUs(us(m.requirements.requested));
-    r.setOriginMhz(m.requirements.origin_mhz);
-    r.setInputBytes(m.requirements.input_bytes);
-    r.setOutputBytes(m.requirements.output_bytes);
+    put_requirements(out.initRequirements(), m.requirements);
+  }
+  void operator()(const PlaceRequest& m) { put_requirements(env.initPlaceRequest().initRequirements(), m.requirements); }
+  void operator()(const Placement& m) {
+    auto out = env.initPlacement();
+    out.setJob(m.job);
+    out.setServer(m.server);
   }
   void operator()(const AttReply& m) {
     auto out = env.initAttReply();
@@ -240,6 +249,15 @@ Job get_job(w::Job::Reader in, const char* where) {
   return job;
 }
 
+JobRequirements get_requirements(w::Requirements::Reader in, const char* where) {
+  const JobRequirements r{in.getJob(),       in.getOrigin(),     in.getCpus(),       duration_of(in.getRequestedUs()),
+                          in.getOriginMhz(), in.getInputBytes(), in.getOutputBytes()};
+  if (r.cpus < 1 || r.requested < Duration::zero() || r.origin_mhz < 1) {
+    throw Invalid{std::string(where) + ".requirements needs cpus >= 1, requestedUs >= 0 and originMhz >= 1"};
+  }
+  return r;
+}
+
 bool get_output(w::TransferBegin::Kind kind) {
   switch (kind) {
     case w::TransferBegin::Kind::INPUT:
@@ -329,16 +347,12 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     }
     case w::Envelope::ATT_QUERY: {
       const auto in = env.getAttQuery();
-      const auto r = in.getRequirements();
-      AttQuery m;
-      m.query = in.getQuery();
-      m.requirements = {r.getJob(),       r.getOrigin(),     r.getCpus(),       duration_of(r.getRequestedUs()),
-                        r.getOriginMhz(), r.getInputBytes(), r.getOutputBytes()};
-      require(m.requirements.cpus >= 1, "attQuery.requirements.cpus must be at least 1");
-      require(m.requirements.requested >= Duration::zero(), "attQuery.requirements.requestedUs must not be negative");
-      require(m.requirements.origin_mhz >= 1, "attQuery.requirements.originMhz must be at least 1");
-      return m;
+      return AttQuery{in.getQuery(), get_requirements(in.getRequirements(), "attQuery")};
     }
+    case w::Envelope::PLACE_REQUEST:
+      return PlaceRequest{get_requirements(env.getPlaceRequest().getRequirements(), "placeRequest")};
+    case w::Envelope::PLACEMENT:
+      return Placement{env.getPlacement().getJob(), env.getPlacement().getServer()};
     case w::Envelope::ATT_REPLY: {
       const auto in = env.getAttReply();
       AttReply m{in.getQuery(), in.getJob(), duration_of(in.getAttUs()), duration_of(in.getAwtUs()), in.getRu()};
@@ -483,7 +497,10 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
       return DecodeError{Error::Code::malformed, "frame has bytes after its last segment"};
     }
     const auto envelope = reader.getRoot<w::Envelope>();
-    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(w::Envelope::ACK)) {
+    // One arm per WireMessage alternative: anything past the last is from a newer schema.
+    constexpr auto kLastArm = w::Envelope::PLACEMENT;
+    static_assert(static_cast<std::size_t>(kLastArm) + 1 == std::variant_size_v<WireMessage>);
+    if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(kLastArm)) {
       return DecodeError{Error::Code::unknown_message,
                          "unknown message (union arm " + std::to_string(static_cast<unsigned>(envelope.which())) + ")"};
     }

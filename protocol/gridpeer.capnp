@@ -190,6 +190,16 @@ struct ResultsReply {
   records @0 :List(JobRecord);
   total @1 :UInt64;         # records held so far
 }
+# Centralized on real peers: an origin asks the central scheduler where its
+# job should run; the answer names the server.
+struct PlaceRequest {
+  requirements @0 :Requirements;
+}
+struct Placement {
+  job @0 :UInt64;
+  server @1 :UInt32;
+}
+
 struct Drain {}
 struct Shutdown {}
 struct Ack {}
@@ -218,5 +228,7 @@ struct Envelope {
     drain @19 :Drain;
     shutdown @20 :Shutdown;
     ack @21 :Ack;
+    placeRequest @22 :PlaceRequest;
+    placement @23 :Placement;
   }
 }

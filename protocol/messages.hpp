@@ -52,7 +52,19 @@ struct JobTransfer {
   int origin_mhz = 1;  ///< run times in `job` were measured at this speed
 };
 
-using Message = std::variant<AttQuery, AttReply, Volunteer, JobTransfer>;
+/// Centralized on real peers: the origin asks the central scheduler where a
+/// job should run (the central then queries every server for its ATT).
+struct PlaceRequest {
+  JobRequirements requirements;
+};
+
+/// The central scheduler's answer: run `job` on `server`.
+struct Placement {
+  JobId job = 0;
+  PeerId server = 0;
+};
+
+using Message = std::variant<AttQuery, AttReply, Volunteer, JobTransfer, PlaceRequest, Placement>;
 
 /// Bytes a message takes on the wire: fixed per type until the Cap'n Proto
 /// codec (issue 4) measures them (a frame header plus the fields, 8-byte words).

@@ -9,7 +9,7 @@ const char* message_name(const WireMessage& message) {
                                            "jobAccept",     "jobReject", "jobCommit",      "transferBegin", "dataChunk",
                                            "completion",    "heartbeat", "error",          "submit",        "submitAck",
                                            "statusRequest", "status",    "resultsRequest", "results",       "drain",
-                                           "shutdown",      "ack"};
+                                           "shutdown",      "ack",       "placeRequest",   "placement"};
   static_assert(std::size(kNames) == std::variant_size_v<WireMessage>);
   return kNames[message.index()];
 }

@@ -183,7 +183,8 @@ class GridDriver {
 
   void submit(const Job& job) {
     touch(job.origin);
-    if (options_.config.algorithm != GridAlgorithm::central) {
+    // Centralized with a central peer goes over messages, as on real peers.
+    if (options_.config.algorithm != GridAlgorithm::central || options_.config.central_peer) {
       peers_[job.origin]->submit(job, now_);
       return;
     }

@@ -19,7 +19,10 @@ int run_run_command(int argc, char** argv) {
   add_grid_options(options);
   options.add_options()("algorithm", "local, central, si (sender-initiated), ri (receiver-initiated), syi (symmetric)",
                         cxxopts::value<std::string>()->default_value("si"))(
-      "data-blind", "decide without the data-transfer (ADT) terms")("out", "write the result as JSON to this file",
+      "central-peer",
+      "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
+      "does, instead of with 002's instant knowledge",
+      cxxopts::value<std::string>())("data-blind", "decide without the data-transfer (ADT) terms")("out", "write the result as JSON to this file",
                                                                     cxxopts::value<std::string>())(
       "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
@@ -33,6 +36,11 @@ int run_run_command(int argc, char** argv) {
   if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
   spec.config.algorithm = *parsed;
   spec.config.parameters.data_blind = args.count("data-blind") != 0U;
+  if (args.count("central-peer") != 0U) {
+    if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
+    spec.config.central_peer = topology::load_topology_file(spec.topology_file, spec.selection)
+                                   .resolve_server(args["central-peer"].as<std::string>());
+  }
   logger->info("seed {}", spec.workload.seed);
   Progress progress("run " + algorithm_label(spec.config), 0);
   const ExperimentResult result = run_experiment(spec, [&](std::size_t done, std::size_t total) {

@@ -73,7 +73,7 @@ int submit_command(int argc, char** argv) {
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
-  const ServerIndex to = daemon::resolve_server(grid.topology, args["to"].as<std::string>());
+  const ServerIndex to = grid.topology.resolve_server(args["to"].as<std::string>());
   Job job;
   job.cpus = args["cpus"].as<int>();
   job.run_time = seconds_ceil(args["run"].as<double>());

@@ -30,6 +30,9 @@ std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
 std::string algorithm_label(const GridConfig& config) {
   std::string label(to_string(config.algorithm));
   if (config.parameters.data_blind) label += "-blind";
+  if (config.algorithm == GridAlgorithm::central && config.central_peer) {
+    label += "@" + std::to_string(*config.central_peer);
+  }
   return label;
 }
 

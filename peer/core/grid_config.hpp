@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "peer/core/job.hpp"
 #include "peer/core/local_policy.hpp"
 #include "peer/core/time.hpp"
 
@@ -36,6 +37,10 @@ struct GridConfig {
   GridAlgorithm algorithm = GridAlgorithm::sender;
   GridParameters parameters;
   LocalPolicyConfig local_policy;
+  /// Centralized over messages (real peers): this peer places every job,
+  /// from its ATT queries. Unset, the driver places with instant knowledge,
+  /// as 002's reference does (gridsim).
+  std::optional<ServerIndex> central_peer;
 };
 
 /// "si", "syi-blind", ...: the algorithm as results and peers name it.

@@ -28,8 +28,14 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   assert(job.origin == id_);
   switch (config_.algorithm) {
     case GridAlgorithm::local:
-    case GridAlgorithm::central:  // the central scheduler decides for us (driver)
       run_here(job, now);
+      return;
+    case GridAlgorithm::central:
+      if (config_.central_peer) {
+        ask_central(job, now);
+      } else {
+        run_here(job, now);  // the driver places it with instant knowledge (gridsim)
+      }
       return;
     case GridAlgorithm::sender:
     case GridAlgorithm::receiver:
@@ -66,6 +72,15 @@ void GridPeer::on_message(ServerIndex from, const protocol::Message& message, Ti
     handle_volunteer(from, now);
   } else if (const auto* transfer = std::get_if<protocol::JobTransfer>(&message)) {
     accept(transfer->job, transfer->origin_mhz, now);
+  } else if (const auto* request = std::get_if<protocol::PlaceRequest>(&message)) {
+    // Only the central places; a stray request is answered "run it at home".
+    if (config_.central_peer == id_ && request->requirements.origin == from) {
+      start_placement(request->requirements, now);
+    } else {
+      outputs_.emplace_back(SendMessage{from, protocol::Placement{request->requirements.job, from}});
+    }
+  } else if (const auto* placement = std::get_if<protocol::Placement>(&message)) {
+    if (config_.central_peer == from) on_placement(placement->job, placement->server, now);
   }
 }
 
@@ -176,6 +191,10 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
   Query query = std::move(it->second);
   queries_.erase(it);
   if (query.replies.size() < query.expected) ++counters_.query_timeouts;
+  if (query.placing) {
+    conclude_placement(query, now);
+    return;
+  }
   Waiting* waiting = find_waiting(query.job);
   assert(waiting != nullptr);
   // Candidates: this server first, then the replies by server index.
@@ -194,6 +213,65 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
     run_here(job, now);
   } else {
     waiting->negotiating = false;  // R-I: the volunteer is no better; keep waiting
+  }
+}
+
+// ---- Centralized over messages -----------------------------------------------------
+
+void GridPeer::ask_central(const Job& job, TimePoint now) {
+  grid_queue_.push_back({job, true});
+  if (*config_.central_peer == id_) {
+    start_placement(requirements_of(job), now);
+    return;
+  }
+  outputs_.emplace_back(SendMessage{*config_.central_peer, protocol::PlaceRequest{requirements_of(job)}});
+  ++counters_.queries_sent;
+  // The central answers within its own query time-out; allow that twice over.
+  timers_.emplace(now + 2 * config_.parameters.query_timeout, Timer{TimerKind::placement_timeout, 0, job.id});
+}
+
+void GridPeer::start_placement(const protocol::JobRequirements& requirements, TimePoint now) {
+  const protocol::QueryId id = next_query_++;
+  queries_[id] = Query{requirements.job, false, partners_.size(), {}, requirements};
+  if (partners_.empty()) {
+    conclude(id, now);
+    return;
+  }
+  const protocol::AttQuery message{id, requirements};
+  for (ServerIndex target : partners_) {
+    outputs_.emplace_back(SendMessage{target, message});
+    ++counters_.queries_sent;
+  }
+  timers_.emplace(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+}
+
+void GridPeer::conclude_placement(Query& query, TimePoint now) {
+  // 002 §3.2.1: every server's TC, in server order, no affinity to the origin.
+  const protocol::JobRequirements& r = *query.placing;
+  const AttEstimate self = estimate_att(r, now);
+  std::vector<TurnaroundCandidate> candidates = std::move(query.replies);
+  candidates.push_back({id_, self.att, self.ru});
+  std::sort(candidates.begin(), candidates.end(),
+            [](const TurnaroundCandidate& a, const TurnaroundCandidate& b) { return a.server < b.server; });
+  const auto chosen = choose_by_turnaround_cost(candidates, config_.parameters.epsilon);
+  const ServerIndex server = chosen ? candidates[*chosen].server : r.origin;
+  if (r.origin == id_) {
+    on_placement(r.job, server, now);
+  } else {
+    outputs_.emplace_back(SendMessage{r.origin, protocol::Placement{r.job, server}});
+  }
+}
+
+void GridPeer::on_placement(JobId job_id, ServerIndex server, TimePoint now) {
+  Waiting* waiting = find_waiting(job_id);
+  if (waiting == nullptr) return;  // answered after its time-out: the job was placed at home
+  const Job job = waiting->job;
+  remove_waiting(job_id);
+  const bool known = std::binary_search(partners_.begin(), partners_.end(), server);
+  if (server == id_ || !known) {
+    run_here(job, now);
+  } else {
+    dispatch(job, server, now);
   }
 }
 
@@ -270,6 +348,11 @@ void GridPeer::fire_timers(TimePoint now) {
     timers_.erase(timers_.begin());
     if (timer.kind == TimerKind::tick) {
       tick(now);
+    } else if (timer.kind == TimerKind::placement_timeout) {
+      if (find_waiting(timer.job) != nullptr) {
+        ++counters_.query_timeouts;  // the central did not answer: run it here
+        on_placement(timer.job, id_, now);
+      }
     } else if (queries_.count(timer.query) != 0U) {
       conclude(timer.query, now);
     }

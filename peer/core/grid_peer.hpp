@@ -122,6 +122,8 @@ class GridPeer {
     bool volunteer = false;  ///< R-I: asked one volunteer; else S-I: asked the partners
     std::size_t expected = 0;
     std::vector<TurnaroundCandidate> replies;
+    /// Centralized over messages: the central places another peer's job (or its own).
+    std::optional<protocol::JobRequirements> placing;
   };
   struct Hosted {
     Job job;
@@ -129,10 +131,11 @@ class GridPeer {
     bool remote = false;
     TimePoint start = kNever;
   };
-  enum class TimerKind { query_timeout, tick };
+  enum class TimerKind { query_timeout, placement_timeout, tick };
   struct Timer {
     TimerKind kind;
     protocol::QueryId query = 0;
+    JobId job = 0;  ///< placement_timeout: the job waiting for the central's answer
   };
 
   void handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now);
@@ -140,6 +143,12 @@ class GridPeer {
   void handle_volunteer(ServerIndex from, TimePoint now);
   void start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, bool volunteer, TimePoint now);
   void conclude(protocol::QueryId id, TimePoint now);
+  /// Centralized over messages: the origin asks the central peer (or, on the
+  /// central, starts the placement at once).
+  void ask_central(const Job& job, TimePoint now);
+  void start_placement(const protocol::JobRequirements& requirements, TimePoint now);
+  void conclude_placement(Query& query, TimePoint now);
+  void on_placement(JobId job, ServerIndex server, TimePoint now);
   void tick(TimePoint now);
   void fire_timers(TimePoint now);
   void pump_local();

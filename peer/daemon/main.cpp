@@ -17,7 +17,7 @@ using namespace gridpeer;
 
 int run(int argc, char** argv) {
   cxxopts::Options options("gridpeer",
-                           "One grid-scheduler peer (002's S-I, R-I, Sy-I or Local) with its local-scheduler "
+                           "One grid-scheduler peer (002's S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
                            "emulator, on a real network. Peers and their servers come from a topology file.");
   options.add_options()("topology", "topology file (servers, sites, network)", cxxopts::value<std::string>())(
       "sites", "site split of the topology", cxxopts::value<std::string>())(
@@ -27,8 +27,12 @@ int run(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("127.0.0.1"))(
       "base-port", "peer i listens on --host at base-port + i", cxxopts::value<int>()->default_value("7400"))(
       "peer", "NAME=HOST:PORT of a peer (repeat for each; overrides --host/--base-port)",
-      cxxopts::value<std::vector<std::string>>())("algorithm", "local, si, ri or syi",
+      cxxopts::value<std::vector<std::string>>())("algorithm", "local, central, si, ri or syi",
                                                   cxxopts::value<std::string>()->default_value("si"))(
+      "central",
+      "with --algorithm central: the peer that places every job from its ATT queries (name or index; every peer "
+      "must name the same one)",
+      cxxopts::value<std::string>()->default_value("0"))(
       "data-blind", "decide without the data-transfer (ADT) terms")(
       "time-scale", "virtual seconds per real second (1000: one trace second per real millisecond)",
       cxxopts::value<double>()->default_value("1000"))(
@@ -61,17 +65,18 @@ int run(int argc, char** argv) {
   if (args.count("network") != 0U) selection.network = args["network"].as<std::string>();
   daemon::DaemonConfig config;
   config.grid = topology::load_topology_file(args["topology"].as<std::string>(), selection);
-  config.self = daemon::resolve_server(config.grid, args["id"].as<std::string>());
+  config.self = config.grid.resolve_server(args["id"].as<std::string>());
   config.addresses = daemon::peer_addresses(
       config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
   config.grid_config = cli::scheduler_config_from(args);
   const std::string algorithm = args["algorithm"].as<std::string>();
   const auto parsed = parse_grid_algorithm(algorithm);
-  if (!parsed || *parsed == GridAlgorithm::central) {
-    throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, si, ri or syi");
-  }
+  if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
   config.grid_config.algorithm = *parsed;
+  if (*parsed == GridAlgorithm::central) {
+    config.grid_config.central_peer = config.grid.resolve_server(args["central"].as<std::string>());
+  }
   config.grid_config.parameters.data_blind = args.count("data-blind") != 0U;
   config.time_scale = args["time-scale"].as<double>();
   if (!(config.time_scale > 0)) throw std::invalid_argument("--time-scale must be positive");

@@ -5,18 +5,6 @@
 
 namespace gridpeer::daemon {
 
-ServerIndex resolve_server(const topology::Topology& grid, const std::string& name_or_index) {
-  if (const auto found = grid.find_server(name_or_index)) return static_cast<ServerIndex>(*found);
-  std::size_t index = 0;
-  const auto [end, ec] = std::from_chars(name_or_index.data(), name_or_index.data() + name_or_index.size(), index);
-  if (ec == std::errc{} && end == name_or_index.data() + name_or_index.size() && index < grid.servers.size()) {
-    return static_cast<ServerIndex>(index);
-  }
-  std::string names;
-  for (const auto& server : grid.servers) names += " " + server.spec.name;
-  throw std::invalid_argument("'" + name_or_index + "' is not a server of " + grid.name + ":" + names);
-}
-
 PeerAddress parse_address(const std::string& text) {
   const auto colon = text.rfind(':');
   int port = 0;
@@ -41,7 +29,7 @@ std::vector<PeerAddress> peer_addresses(const topology::Topology& grid, const st
   for (const std::string& entry : entries) {
     const auto equals = entry.find('=');
     if (equals == std::string::npos) throw std::invalid_argument("--peer '" + entry + "' is not NAME=HOST:PORT");
-    addresses[resolve_server(grid, entry.substr(0, equals))] = parse_address(entry.substr(equals + 1));
+    addresses[grid.resolve_server(entry.substr(0, equals))] = parse_address(entry.substr(equals + 1));
   }
   return addresses;
 }

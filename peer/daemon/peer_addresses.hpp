@@ -8,8 +8,6 @@
 
 namespace gridpeer::daemon {
 
-/// A server name of the topology, or its index; throws naming the choices.
-ServerIndex resolve_server(const topology::Topology& grid, const std::string& name_or_index);
 std::vector<PeerAddress> peer_addresses(const topology::Topology& grid, const std::string& host, int base_port,
                                         const std::vector<std::string>& entries);
 /// "HOST:PORT"; throws on a malformed one.

@@ -260,7 +260,8 @@ void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
       [&](auto& m) {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, protocol::AttQuery> || std::is_same_v<T, protocol::AttReply> ||
-                      std::is_same_v<T, protocol::Volunteer>) {
+                      std::is_same_v<T, protocol::Volunteer> || std::is_same_v<T, protocol::PlaceRequest> ||
+                      std::is_same_v<T, protocol::Placement>) {
           core_->on_message(from, m, now());
           pump();
         } else if constexpr (std::is_same_v<T, protocol::JobTransfer>) {

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -119,6 +120,18 @@ std::optional<std::size_t> Topology::find_server(std::string_view server_name) c
     if (servers[i].spec.name == server_name) return i;
   }
   return std::nullopt;
+}
+
+ServerIndex Topology::resolve_server(const std::string& name_or_index) const {
+  if (const auto found = find_server(name_or_index)) return static_cast<ServerIndex>(*found);
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(name_or_index.data(), name_or_index.data() + name_or_index.size(), index);
+  if (ec == std::errc{} && end == name_or_index.data() + name_or_index.size() && index < servers.size()) {
+    return static_cast<ServerIndex>(index);
+  }
+  std::string names;
+  for (const auto& server : servers) names += " " + server.spec.name;
+  throw std::invalid_argument("'" + name_or_index + "' is not a server of " + name + ":" + names);
 }
 
 Topology parse_topology(std::string_view text, const std::string& source, const TopologySelection& selection) {

@@ -58,6 +58,8 @@ struct Topology {
   std::vector<std::string> networks;  ///< every network setting the file offers
 
   [[nodiscard]] std::optional<std::size_t> find_server(std::string_view name) const;
+  /// A server's name, or its index; throws std::invalid_argument naming the choices.
+  [[nodiscard]] ServerIndex resolve_server(const std::string& name_or_index) const;
 };
 
 struct TopologySelection {

@@ -60,6 +60,16 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.requirements.output_bytes == 6U);
   }
   {
+    const auto back = std::get<PlaceRequest>(round_trip(PlaceRequest{{job.id, 3, 64, seconds(7200), 375, 5, 6}}));
+    BOOST_TEST(back.requirements.job == job.id);
+    BOOST_TEST(back.requirements.cpus == 64);
+    BOOST_TEST(back.requirements.origin_mhz == 375);
+    BOOST_TEST(back.requirements.input_bytes == 5U);
+    const auto placed = std::get<Placement>(round_trip(Placement{job.id, 7}));
+    BOOST_TEST(placed.job == job.id);
+    BOOST_TEST(placed.server == 7U);
+  }
+  {
     const auto back = std::get<AttReply>(round_trip(AttReply{42, job.id, kForever, seconds(5), 0.25}));
     BOOST_TEST((back.att == kForever));
     BOOST_TEST(back.ru == 0.25);
@@ -133,6 +143,20 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
     const auto decoded = decode(encode(JobTransfer{job, 375}));
     BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
     BOOST_TEST(std::get<DecodeError>(decoded).detail.find("cpus") != std::string::npos);
+    const auto place = decode(encode(PlaceRequest{{1, 0, 2, seconds(-5), 375, 0, 0}}));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(place));
+    BOOST_TEST(std::get<DecodeError>(place).detail.find("placeRequest.requirements") != std::string::npos);
+  }
+  // A union arm from a newer schema: the Envelope's discriminant is the first
+  // data word after the segment table (8 bytes) and the root pointer (8).
+  {
+    Frame newer = encode(Ack{});
+    newer[16] = 40;
+    newer[17] = 0;
+    const auto decoded = decode(newer);
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST((std::get<DecodeError>(decoded).code == Error::Code::unknown_message));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find("40") != std::string::npos);
   }
   // Garbage words.
   {

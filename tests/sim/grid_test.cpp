@@ -152,6 +152,40 @@ BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
   BOOST_TEST(result.messages == 0U);
 }
 
+BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) {
+  // gridpeer's Centralized: the origin asks the central (PlaceRequest 80 us),
+  // the central asks every other server (AttQuery 88 us, AttReply 64 us) and
+  // answers (Placement 40 us). J0 at 0 s: A and B tie (ATT 100 s, RU 0), the
+  // lower index wins, so J0 stays on A. J1 at 1 s: A's ATT is about 199 s, B's
+  // 100 s, so J1 goes to B (JobTransfer 104 us).
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 1, 4, 100)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::central);
+  {
+    // Central = A = the origin: no PlaceRequest or Placement.
+    options.config.central_peer = 0;
+    const auto result = run_grid(two_servers(), jobs, options);
+    const auto records = by_id(result);
+    BOOST_TEST(records.at(0).executed_on == 0U);
+    BOOST_TEST(us(records.at(0).start) == 152);
+    BOOST_TEST(records.at(1).executed_on == 1U);
+    BOOST_TEST(us(records.at(1).start) == 1'000'256);
+    BOOST_TEST(result.messages == 5U);  // 2 x (query, reply) + hand-off
+  }
+  {
+    // Central = B: A asks B, B asks A.
+    options.config.central_peer = 1;
+    const auto result = run_grid(two_servers(), jobs, options);
+    const auto records = by_id(result);
+    BOOST_TEST(records.at(0).executed_on == 0U);
+    BOOST_TEST(us(records.at(0).start) == 80 + 88 + 64 + 40);
+    BOOST_TEST(records.at(1).executed_on == 1U);
+    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 272 + 104);
+    BOOST_TEST(result.messages == 9U);
+    BOOST_TEST(result.counters[0].jobs_sent == 1U);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
   // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
   // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 32 us. A asks B
