@@ -132,7 +132,9 @@ struct Encoder {
     out.setQuery(m.query);
     put_requirements(out.initRequirements(), m.requirements);
   }
-  void operator()(const PlaceRequest& m) { put_requirements(env.initPlaceRequest().initRequirements(), m.requirements); }
+  void operator()(const PlaceRequest& m) {
+    put_requirements(env.initPlaceRequest().initRequirements(), m.requirements);
+  }
   void operator()(const Placement& m) {
     auto out = env.initPlacement();
     out.setJob(m.job);

@@ -126,10 +126,10 @@ struct Drain {};
 struct Shutdown {};
 struct Ack {};
 
-using WireMessage = std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransfer, JobAccept, JobReject, JobCommit,
-                                 TransferBegin, DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck,
-                                 StatusRequest, PeerStatus, ResultsRequest, ResultsReply, Drain, Shutdown, Ack,
-                                 PlaceRequest, Placement>;
+using WireMessage =
+    std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransfer, JobAccept, JobReject, JobCommit, TransferBegin,
+                 DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
+                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement>;
 
 /// A core message as a wire message (the core speaks a subset).
 inline WireMessage to_wire(const Message& message) {

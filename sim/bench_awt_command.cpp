@@ -10,6 +10,7 @@
 
 #include "peer/core/local_scheduler.hpp"
 #include "peer/core/rng.hpp"
+#include "peer/report/quantiles.hpp"
 #include "peer/workload/lublin.hpp"
 #include "sim/cli_support.hpp"
 #include "sim/commands.hpp"
@@ -21,19 +22,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Quantiles {
-  double median_us = 0;
-  double p99_us = 0;
-};
-
-Quantiles quantiles(std::vector<double> samples) {
-  if (samples.empty()) return {};
-  std::sort(samples.begin(), samples.end());
-  const auto at = [&](double q) {
-    return samples[std::min(samples.size() - 1, static_cast<std::size_t>(q * static_cast<double>(samples.size())))];
-  };
-  return {at(0.5), at(0.99)};
-}
+using report::Quantiles;
+using report::quantiles;
 
 double elapsed_us(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -118,17 +108,17 @@ int run_bench_awt_command(int argc, char** argv) {
     std::string label(to_string(policy.policy));
     if (policy.reservation_depth > 0) label += "(depth " + std::to_string(policy.reservation_depth) + ")";
     std::cout << fmt::format("{:<20} {:>7} {:>9.2f} us {:>9.2f} us {:>11.2f} us {:>11.1f} us {:>13.0f}x {:>9}\n", label,
-                             queue_target, w.median_us, w.p99_us, c.median_us, r.median_us,
-                             w.median_us > 0 ? r.median_us / w.median_us : 0.0, mismatches);
+                             queue_target, w.median, w.p99, c.median, r.median,
+                             w.median > 0 ? r.median / w.median : 0.0, mismatches);
     mismatches_total += mismatches;
     results.push_back({{"policy", label},
                        {"queued_jobs", queue_target},
                        {"running_jobs", scheduler.running_jobs()},
-                       {"query_median_us", w.median_us},
-                       {"query_p99_us", w.p99_us},
-                       {"after_submit_median_us", c.median_us},
-                       {"after_submit_p99_us", c.p99_us},
-                       {"simulation_median_us", r.median_us},
+                       {"query_median_us", w.median},
+                       {"query_p99_us", w.p99},
+                       {"after_submit_median_us", c.median},
+                       {"after_submit_p99_us", c.p99},
+                       {"simulation_median_us", r.median},
                        {"mismatches_vs_simulation", mismatches},
                        {"checksum_us", checksum.count()}});
   }

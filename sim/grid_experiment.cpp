@@ -71,6 +71,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                           {"query_timeout_s", to_seconds(p.query_timeout)}}}};
   out.update(report::summary_json(s));
   out.update({{"unfinished_jobs", result.run.unfinished},
+              {"rejected_jobs", result.run.rejected},
               {"messages", result.run.messages},
               {"message_bytes", result.run.message_bytes},
               {"network_bytes", result.run.data_bytes},

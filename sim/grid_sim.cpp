@@ -92,7 +92,7 @@ class GridDriver {
         options_.progress(reported, jobs_.size());
       }
     }
-    if (result_.records.size() != jobs_.size()) {
+    if (result_.records.size() + result_.rejected != jobs_.size()) {
       std::string where;
       for (const auto& peer : peers_) {
         where += " " + peer->server().name + "(grid " + std::to_string(peer->grid_queue_size()) + ", queued " +
@@ -100,7 +100,7 @@ class GridDriver {
                  std::to_string(peer->local().running_jobs()) + ", awaiting input " +
                  std::to_string(peer->local().jobs_awaiting_input()) + ")";
       }
-      result_.unfinished = jobs_.size() - result_.records.size();
+      result_.unfinished = jobs_.size() - result_.records.size() - result_.rejected;
       result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
                                   std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
                                   " transfers in flight; peers:" + where;
@@ -247,6 +247,8 @@ class GridDriver {
       in_flight_.emplace(flow, transfer);
     } else if (auto* done = std::get_if<JobDone>(&output)) {
       result_.records.push_back(done->record);
+    } else if (std::holds_alternative<JobRejected>(output)) {
+      ++result_.rejected;
     }
   }
 

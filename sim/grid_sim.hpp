@@ -27,6 +27,7 @@ struct GridRunOptions {
 
 struct GridRunResult {
   std::vector<JobRecord> records;  ///< in the order jobs ended
+  std::size_t rejected = 0;        ///< jobs no server could run (wider than every server they were placed on)
   std::vector<PeerCounters> counters;
   std::uint64_t events = 0;
   std::uint64_t messages = 0;

@@ -22,8 +22,8 @@ int run_run_command(int argc, char** argv) {
       "central-peer",
       "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
       "does, instead of with 002's instant knowledge",
-      cxxopts::value<std::string>())("data-blind", "decide without the data-transfer (ADT) terms")("out", "write the result as JSON to this file",
-                                                                    cxxopts::value<std::string>())(
+      cxxopts::value<std::string>())("data-blind", "decide without the data-transfer (ADT) terms")(
+      "out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);

@@ -2,15 +2,21 @@
 // time scale, and collect their status and results.
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cxxopts.hpp>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "peer/cli/parse.hpp"
+#include "peer/client/commands.hpp"
+#include "peer/client/grid_args.hpp"
+#include "peer/client/manifest.hpp"
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
 #include "peer/daemon/peer_addresses.hpp"
@@ -22,6 +28,9 @@
 namespace {
 
 using namespace gridpeer;
+using client::Grid;
+using client::grid_from;
+using client::grid_options;
 
 constexpr const char* kUsage =
     "gridctl COMMAND [options]   (gridctl COMMAND --help for its options)\n"
@@ -31,35 +40,8 @@ constexpr const char* kUsage =
     "  status    every peer's queues, RU, connections and counters\n"
     "  results   every peer's job records (JSON lines) and the gridsim metrics summary (JSON)\n"
     "  drain     stop the peers taking new submissions and offers\n"
+    "  bench-att ATT query round trip (p50/p99) and queries/s against one peer\n"
     "  shutdown  ask the peers to finish what they hold and exit\n";
-
-cxxopts::Options grid_options(const std::string& command, const std::string& what) {
-  cxxopts::Options options("gridctl " + command, what);
-  options.add_options()("topology", "topology file the peers run", cxxopts::value<std::string>())(
-      "sites", "site split of the topology", cxxopts::value<std::string>())(
-      "host", "address the peers listen on (when --peer is not given)",
-      cxxopts::value<std::string>()->default_value("127.0.0.1"))("base-port", "peer i listens on base-port + i",
-                                                                 cxxopts::value<int>()->default_value("7400"))(
-      "peer", "NAME=HOST:PORT of a peer (repeat; overrides --host/--base-port)",
-      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
-  return options;
-}
-
-struct Grid {
-  topology::Topology topology;
-  std::vector<daemon::PeerAddress> addresses;
-};
-
-Grid grid_from(const cxxopts::ParseResult& args) {
-  if (args.count("topology") == 0U) throw std::invalid_argument("--topology is required (see --help)");
-  topology::TopologySelection selection;
-  if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
-  Grid grid{topology::load_topology_file(args["topology"].as<std::string>(), selection), {}};
-  grid.addresses = daemon::peer_addresses(
-      grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
-      args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
-  return grid;
-}
 
 int submit_command(int argc, char** argv) {
   auto options = grid_options("submit", "Submit one job to a peer; prints the id it was given.");
@@ -90,6 +72,34 @@ int submit_command(int argc, char** argv) {
   return 0;
 }
 
+/// Waits until every peer reports every other connected, or `timeout_s` passes.
+void wait_until_connected(net::asio::io_context& io, const Grid& grid, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::string missing;
+  for (bool first = true;; first = false) {
+    missing.clear();
+    for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+      try {
+        client::PeerClient peer(io, grid.addresses[i]);
+        const auto status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
+        if (status.connected.size() + 1 < grid.addresses.size()) {
+          missing += " " + grid.topology.servers[i].spec.name + " (" + std::to_string(status.connected.size()) + "/" +
+                     std::to_string(grid.addresses.size() - 1) + " connected)";
+        }
+      } catch (const std::exception&) {
+        missing += " " + grid.topology.servers[i].spec.name + " (unreachable)";
+      }
+    }
+    if (missing.empty()) return;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::cerr << "replaying although not every peer is connected:" << missing << '\n';
+      return;
+    }
+    if (first) std::cerr << "waiting for the peers to connect:" << missing << '\n';
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 int replay_command(int argc, char** argv) {
   auto options = grid_options(
       "replay",
@@ -105,7 +115,14 @@ int replay_command(int argc, char** argv) {
       "seed", "seed of the workload and data sizes", cxxopts::value<std::uint64_t>()->default_value("1"))(
       "time-scale", "virtual seconds per real second (as the peers run)",
       cxxopts::value<double>()->default_value("1000"))("trace-dir", "where trace files are",
-                                                       cxxopts::value<std::string>());
+                                                       cxxopts::value<std::string>())(
+      "manifest",
+      "write what was handed to which peer here (JSON lines), for gridctl results --manifest to account for every job",
+      cxxopts::value<std::string>())(
+      "connect-timeout",
+      "real seconds to wait for every peer to be connected to every other before the first job (they agree on "
+      "virtual time once connected); then go on regardless",
+      cxxopts::value<double>()->default_value("10"));
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -127,28 +144,65 @@ int replay_command(int argc, char** argv) {
   if (const auto max = args["max-jobs"].as<std::size_t>(); max > 0 && load.jobs.size() > max) load.jobs.resize(max);
   std::cerr << fmt::format("replaying {} jobs ({}) at time scale {}, seed {}\n", load.jobs.size(), load.description,
                            scale, request.seed);
-  net::asio::io_context io;
-  std::map<ServerIndex, std::unique_ptr<client::PeerClient>> peers;
-  for (const Job& job : load.jobs) {
-    if (peers.count(job.origin) == 0U) {
-      peers[job.origin] = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin));
-    }
+  std::ofstream manifest;
+  if (args.count("manifest") != 0U) {
+    manifest.open(args["manifest"].as<std::string>());
+    if (!manifest) throw std::invalid_argument("cannot write the manifest " + args["manifest"].as<std::string>());
   }
+  net::asio::io_context io;
+  wait_until_connected(io, grid, args["connect-timeout"].as<double>());
+  // One connection per peer; a peer that cannot be reached (or goes away)
+  // gets no more jobs from this replay, and the rest goes on.
+  std::map<ServerIndex, std::unique_ptr<client::PeerClient>> peers;
+  std::map<ServerIndex, std::string> unreachable;
   const auto start = std::chrono::steady_clock::now();
   const TimePoint first = load.jobs.empty() ? TimePoint{} : load.jobs.front().submit;
   std::size_t refused = 0;
-  for (const Job& job : load.jobs) {
+  std::size_t not_reached = 0;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  for (std::size_t index = 0; index < load.jobs.size(); ++index) {
+    const Job& job = load.jobs[index];
     const double real_s = to_seconds(job.submit - first) / scale;
     std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<std::int64_t>(real_s * 1e6)));
-    const auto ack = peers[job.origin]->request<protocol::SubmitAck>(protocol::Submit{job});
-    if (!ack.accepted) {
+    client::ManifestEntry entry{index, job.origin, std::nullopt, client::ManifestEntry::Status::submitted, {}};
+    const std::string& name = grid.topology.servers[job.origin].spec.name;
+    if (const auto gone = unreachable.find(job.origin); gone != unreachable.end()) {
+      entry.status = client::ManifestEntry::Status::unreachable;
+      entry.reason = gone->second;
+    } else {
+      try {
+        auto& peer = peers[job.origin];
+        if (!peer) peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin));
+        const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
+        if (ack.accepted) {
+          entry.job = ack.job;
+        } else {
+          entry.status = client::ManifestEntry::Status::refused;
+          entry.reason = ack.reason;
+        }
+      } catch (const std::exception& error) {
+        entry.status = client::ManifestEntry::Status::unreachable;
+        entry.reason = error.what();
+        unreachable[job.origin] = error.what();
+        peers.erase(job.origin);
+        std::cerr << "peer " << name << " unreachable; its remaining jobs are not submitted: " << error.what() << '\n';
+      }
+    }
+    if (entry.status == client::ManifestEntry::Status::refused) {
       ++refused;
-      std::cerr << "job refused by " << grid.topology.servers[job.origin].spec.name << ": " << ack.reason << '\n';
+      std::cerr << "job refused by " << name << ": " << entry.reason << '\n';
+    }
+    if (entry.status == client::ManifestEntry::Status::unreachable) ++not_reached;
+    if (manifest.is_open()) client::write_manifest_line(manifest, entry, grid.topology);
+    if (tty && (index + 1) % 100 == 0) {
+      std::cerr << fmt::format("\r{} / {} jobs", index + 1, load.jobs.size()) << std::flush;
     }
   }
-  std::cerr << fmt::format("submitted {} jobs in {:.1f} s ({} refused)\n", load.jobs.size() - refused,
-                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused);
-  return refused == 0 ? 0 : 1;
+  if (tty) std::cerr << '\n';
+  std::cerr << fmt::format(
+      "submitted {} jobs in {:.1f} s ({} refused, {} not reached)\n", load.jobs.size() - refused - not_reached,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused, not_reached);
+  return refused == 0 && not_reached == 0 ? 0 : 1;
 }
 
 int status_command(int argc, char** argv) {
@@ -188,7 +242,11 @@ int results_command(int argc, char** argv) {
   options.add_options()("records", "write the records as JSON lines here (- for stdout)",
                         cxxopts::value<std::string>())("out", "write the summary JSON here",
                                                        cxxopts::value<std::string>())(
-      "expect", "exit non-zero unless this many jobs have ended", cxxopts::value<std::size_t>());
+      "expect", "exit non-zero unless this many jobs have ended", cxxopts::value<std::size_t>())(
+      "manifest",
+      "the manifest of gridctl replay: account for every job it handed (ended, in progress, or held by an "
+      "unreachable origin); exit non-zero while any is in progress",
+      cxxopts::value<std::string>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -196,6 +254,7 @@ int results_command(int argc, char** argv) {
   net::asio::io_context io;
   std::vector<protocol::ResultRecord> all;
   std::vector<std::string> unreachable;
+  std::set<ServerIndex> unreachable_peers;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
       client::PeerClient peer(io, grid.addresses[i]);
@@ -207,21 +266,27 @@ int results_command(int argc, char** argv) {
       }
     } catch (const std::exception& error) {
       unreachable.push_back(grid.topology.servers[i].spec.name + ": " + error.what());
+      unreachable_peers.insert(static_cast<ServerIndex>(i));
     }
   }
   std::vector<JobRecord> completed;
   std::size_t lost = 0;
-  nlohmann::json lost_jobs = nlohmann::json::array();
+  std::size_t rejected = 0;
+  std::size_t inconsistent = 0;
+  nlohmann::json not_completed = nlohmann::json::array();  // lost or rejected, with the reason
   std::ofstream records_file;
   const bool to_stdout = args.count("records") != 0U && args["records"].as<std::string>() == "-";
   if (args.count("records") != 0U && !to_stdout) records_file.open(args["records"].as<std::string>());
+  const auto server_name = [&](ServerIndex i) {
+    return i < grid.topology.servers.size() ? grid.topology.servers[i].spec.name : "#" + std::to_string(i);
+  };
   for (const auto& r : all) {
     const char* outcome = r.outcome == protocol::ResultRecord::Outcome::completed ? "completed"
                           : r.outcome == protocol::ResultRecord::Outcome::lost    ? "lost"
                                                                                   : "rejected";
     const nlohmann::json line = {{"id", r.record.id},
-                                 {"origin", grid.topology.servers.at(r.record.origin).spec.name},
-                                 {"executed_on", grid.topology.servers.at(r.record.executed_on).spec.name},
+                                 {"origin", server_name(r.record.origin)},
+                                 {"executed_on", server_name(r.record.executed_on)},
                                  {"cpus", r.record.cpus},
                                  {"submit_s", to_seconds(r.record.submit.time_since_epoch())},
                                  {"start_s", to_seconds(r.record.start.time_since_epoch())},
@@ -233,11 +298,18 @@ int results_command(int argc, char** argv) {
                                  {"reason", r.reason}};
     if (to_stdout) std::cout << line.dump() << '\n';
     if (records_file.is_open()) records_file << line.dump() << '\n';
-    if (r.outcome == protocol::ResultRecord::Outcome::completed) {
+    const JobRecord& t = r.record;
+    const bool consistent = t.origin < grid.topology.servers.size() && t.executed_on < grid.topology.servers.size() &&
+                            t.submit <= t.start && t.start <= t.finish && t.finish <= t.end;
+    if (r.outcome == protocol::ResultRecord::Outcome::completed && !consistent) {
+      // A peer sent times out of order: report it, keep it out of the metrics.
+      ++inconsistent;
+      std::cerr << "record out of order, left out of the metrics: " << line.dump() << '\n';
+    } else if (r.outcome == protocol::ResultRecord::Outcome::completed) {
       completed.push_back(r.record);
     } else {
-      ++lost;
-      lost_jobs.push_back(line);
+      ++(r.outcome == protocol::ResultRecord::Outcome::lost ? lost : rejected);
+      not_completed.push_back(line);
     }
   }
   std::vector<ServerSpec> servers;
@@ -247,15 +319,32 @@ int results_command(int argc, char** argv) {
   out.update({{"per_server", report::per_server_json(summary)},
               {"topology", grid.topology.name},
               {"lost_jobs", lost},
-              {"lost", lost_jobs},
+              {"rejected_jobs", rejected},
+              {"inconsistent_records", inconsistent},
+              {"not_completed", not_completed},
               {"unreachable_peers", unreachable}});
+  std::optional<client::Accounting> accounting;
+  if (args.count("manifest") != 0U) {
+    accounting = client::account(client::read_manifest(args["manifest"].as<std::string>(), grid.topology), all,
+                                 unreachable_peers);
+    out["accounting"] = client::to_json(*accounting);
+  }
   if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
   if (!to_stdout) std::cout << out.dump(2) << '\n';
   for (const auto& u : unreachable) std::cerr << "unreachable: " << u << '\n';
-  if (args.count("expect") != 0U && completed.size() + lost != args["expect"].as<std::size_t>()) {
-    std::cerr << fmt::format("{} jobs ended ({} completed, {} lost); expected {}\n", completed.size() + lost,
-                             completed.size(), lost, args["expect"].as<std::size_t>());
+  const std::size_t ended = completed.size() + inconsistent + lost + rejected;
+  if (args.count("expect") != 0U && ended != args["expect"].as<std::size_t>()) {
+    std::cerr << fmt::format("{} jobs ended ({} completed, {} lost, {} rejected); expected {}\n", ended,
+                             completed.size(), lost, rejected, args["expect"].as<std::size_t>());
     return 1;
+  }
+  if (accounting) {
+    if (!accounting->settled()) {
+      std::cerr << fmt::format("{} of {} submitted jobs still in progress\n", accounting->in_progress,
+                               accounting->submitted);
+      return 1;
+    }
+    return 0;  // every job accounted for, unreachable peers included
   }
   return unreachable.empty() ? 0 : 1;
 }
@@ -294,6 +383,7 @@ int main(int argc, char** argv) {
     if (command == "replay") return replay_command(argc - 1, argv + 1);
     if (command == "status") return status_command(argc - 1, argv + 1);
     if (command == "results") return results_command(argc - 1, argv + 1);
+    if (command == "bench-att") return client::bench_att_command(argc - 1, argv + 1);
     if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
     if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
     std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;

@@ -4,16 +4,24 @@
 
 namespace gridpeer::client {
 
+protocol::Hello PeerClient::client_hello() {
+  protocol::Hello hello;
+  hello.role = protocol::Hello::Role::client;
+  hello.name = "gridctl";
+  return hello;
+}
+
 PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address)
+    : PeerClient(io, address, client_hello()) {}
+
+PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address, const protocol::Hello& hello)
     : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
   boost::system::error_code ec;
   const auto ip = net::asio::ip::make_address(address.host, ec);
   if (!ec) socket_.connect({ip, address.port}, ec);
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
-  protocol::Hello hello;
-  hello.role = protocol::Hello::Role::client;
-  hello.name = "gridctl";
+  socket_.set_option(net::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms
   send(hello);
   protocol::WireMessage reply = receive();
   if (auto* h = std::get_if<protocol::Hello>(&reply)) {

@@ -11,8 +11,12 @@ namespace gridpeer::client {
 
 class PeerClient {
  public:
-  /// Connects and shakes hands; throws with the address and the reason.
+  /// Connects and shakes hands as a client; throws with the address and the reason.
   PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address);
+  /// The same with another Hello: `gridctl bench-att` speaks as a peer.
+  PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address, const protocol::Hello& hello);
+  /// A client's Hello.
+  static protocol::Hello client_hello();
 
   void send(const protocol::WireMessage& message);
   /// The next message; an Error from the peer is thrown as its detail.

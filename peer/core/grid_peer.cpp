@@ -13,6 +13,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       estimator_(estimator),
       local_(std::move(server), config.local_policy, start) {
   std::sort(partners_.begin(), partners_.end());
+  live_partners_ = partners_;
   periodic_ = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
   if (periodic_) timers_.emplace(start + config_.parameters.sigma, Timer{TimerKind::tick});
 }
@@ -50,13 +51,13 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   grid_queue_.push_back({job, false});
   Waiting& waiting = grid_queue_.back();
   if (config_.algorithm == GridAlgorithm::sender) {
-    start_query(waiting, partners_, false, now);
+    start_query(waiting, live_partners_, false, now);
   } else if (config_.algorithm == GridAlgorithm::symmetric) {
     // Sy-I: use a volunteer if one is there, else switch to S-I at once.
     if (volunteer_available(now)) {
       start_query(waiting, recent_volunteers(now), true, now);
     } else {
-      start_query(waiting, partners_, false, now);
+      start_query(waiting, live_partners_, false, now);
     }
   }
   // R-I: the job waits for a volunteer, or for its local AWT to drop below phi.
@@ -103,9 +104,11 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
   record.executed_on = transfer.from;
   record.cpus = transfer.cpus;
   record.submit = transfer.submit;
-  record.start = transfer.start;
-  record.finish = transfer.finish;
-  record.end = now;
+  // On real networks the executor's clock may run a little apart from ours
+  // (peers agree on an epoch only once connected): keep the record ordered.
+  record.start = std::max(transfer.start, transfer.submit);
+  record.finish = std::max(transfer.finish, record.start);
+  record.end = std::max(now, record.finish);
   record.input_bytes = transfer.input_bytes;
   record.output_bytes = transfer.bytes;
   outputs_.emplace_back(JobDone{record});
@@ -219,8 +222,13 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
 // ---- Centralized over messages -----------------------------------------------------
 
 void GridPeer::ask_central(const Job& job, TimePoint now) {
+  const ServerIndex central = *config_.central_peer;
+  if (central != id_ && !std::binary_search(live_partners_.begin(), live_partners_.end(), central)) {
+    run_here(job, now);  // the central is out of reach: the origin keeps its job
+    return;
+  }
   grid_queue_.push_back({job, true});
-  if (*config_.central_peer == id_) {
+  if (central == id_) {
     start_placement(requirements_of(job), now);
     return;
   }
@@ -232,13 +240,13 @@ void GridPeer::ask_central(const Job& job, TimePoint now) {
 
 void GridPeer::start_placement(const protocol::JobRequirements& requirements, TimePoint now) {
   const protocol::QueryId id = next_query_++;
-  queries_[id] = Query{requirements.job, false, partners_.size(), {}, requirements};
-  if (partners_.empty()) {
+  queries_[id] = Query{requirements.job, false, live_partners_.size(), {}, requirements};
+  if (live_partners_.empty()) {
     conclude(id, now);
     return;
   }
   const protocol::AttQuery message{id, requirements};
-  for (ServerIndex target : partners_) {
+  for (ServerIndex target : live_partners_) {
     outputs_.emplace_back(SendMessage{target, message});
     ++counters_.queries_sent;
   }
@@ -299,6 +307,15 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
+void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
+  if (!std::binary_search(partners_.begin(), partners_.end(), partner)) return;
+  const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), partner);
+  const bool live = at != live_partners_.end() && *at == partner;
+  if (reachable && !live) live_partners_.insert(at, partner);
+  if (!reachable && live) live_partners_.erase(at);
+  if (!reachable) volunteers_.erase(partner);  // its offer to take work went with it
+}
+
 void GridPeer::stop_periodic() {
   periodic_ = false;
   for (auto it = timers_.begin(); it != timers_.end();) {
@@ -312,7 +329,7 @@ void GridPeer::tick(TimePoint now) {
   // Volunteer when under-used (002 §3.1.2).
   const double ru = local_.resource_utilization();
   if (ru < config_.parameters.delta) {
-    for (ServerIndex partner : partners_) {
+    for (ServerIndex partner : live_partners_) {
       outputs_.emplace_back(SendMessage{partner, protocol::Volunteer{ru}});
       ++counters_.volunteers_sent;
     }
@@ -333,7 +350,7 @@ void GridPeer::tick(TimePoint now) {
       continue;
     }
     if (switch_to_sender) {
-      start_query(waiting, partners_, false, now);
+      start_query(waiting, live_partners_, false, now);
       // start_query may have run the job here (no partners) and removed it.
       if (i < grid_queue_.size() && grid_queue_[i].job.id == waiting.job.id) ++i;
       continue;
@@ -410,6 +427,23 @@ void GridPeer::pump_local() {
       continue;
     }
     if (event.kind == LocalEvent::Kind::rejected) {
+      // Own jobs end here, never silently; a remote one cannot get here, as
+      // its origin chose this server from a finite ATT (the daemon also
+      // refuses offers that cannot fit).
+      if (!hosted.remote) {
+        JobRecord record;
+        record.id = event.id;
+        record.origin = id_;
+        record.executed_on = id_;
+        record.cpus = hosted.job.cpus;
+        record.submit = hosted.job.submit;
+        record.start = record.finish = record.end = event.at;
+        record.input_bytes = hosted.job.input_bytes;
+        record.output_bytes = hosted.job.output_bytes;
+        outputs_.emplace_back(JobRejected{record, "needs " + std::to_string(hosted.job.cpus) + " CPUs; no server " +
+                                                      "it could be placed on has that many (" + server().name +
+                                                      " has " + std::to_string(server().total_cpus()) + ")"});
+      }
       hosted_.erase(it);
       continue;
     }

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -48,7 +49,13 @@ struct StartTransfer {
 struct JobDone {
   JobRecord record;
 };
-using PeerOutput = std::variant<SendMessage, StartTransfer, JobDone>;
+/// One of this peer's own jobs that no server it was placed on can run (it
+/// needs more CPUs than the server has): it ends here, with the reason.
+struct JobRejected {
+  JobRecord record;  ///< start, finish and end are the rejection time
+  std::string reason;
+};
+using PeerOutput = std::variant<SendMessage, StartTransfer, JobDone, JobRejected>;
 
 struct AttEstimate {
   Duration att{};
@@ -81,6 +88,10 @@ class GridPeer {
   void on_transfer_done(const DataTransfer& transfer, TimePoint now);
   /// Lets time pass: timers fire, local jobs start and finish.
   void advance(TimePoint now);
+
+  /// A driver that knows a partner is out of reach (its connection is down)
+  /// stops asking it, and asks it again once it is back. All start reachable.
+  void set_reachable(ServerIndex partner, bool reachable);
 
   /// Stops the R-I/Sy-I period (volunteering and re-checks). A driver calls
   /// it once no job can reach any grid queue again: every job submitted and
@@ -161,7 +172,8 @@ class GridPeer {
 
   ServerIndex id_;
   GridConfig config_;
-  std::vector<ServerIndex> partners_;
+  std::vector<ServerIndex> partners_;       // sorted
+  std::vector<ServerIndex> live_partners_;  // sorted: the partners in reach, asked in queries
   const TransferEstimator& estimator_;
   LocalScheduler local_;
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order

@@ -16,9 +16,10 @@ namespace {
 using namespace gridpeer;
 
 int run(int argc, char** argv) {
-  cxxopts::Options options("gridpeer",
-                           "One grid-scheduler peer (002's S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
-                           "emulator, on a real network. Peers and their servers come from a topology file.");
+  cxxopts::Options options(
+      "gridpeer",
+      "One grid-scheduler peer (002's S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
+      "emulator, on a real network. Peers and their servers come from a topology file.");
   options.add_options()("topology", "topology file (servers, sites, network)", cxxopts::value<std::string>())(
       "sites", "site split of the topology", cxxopts::value<std::string>())(
       "network", "network setting of the topology (for ADT estimates)", cxxopts::value<std::string>())(
@@ -32,8 +33,7 @@ int run(int argc, char** argv) {
       "central",
       "with --algorithm central: the peer that places every job from its ATT queries (name or index; every peer "
       "must name the same one)",
-      cxxopts::value<std::string>()->default_value("0"))(
-      "data-blind", "decide without the data-transfer (ADT) terms")(
+      cxxopts::value<std::string>()->default_value("0"))("data-blind", "decide without the data-transfer (ADT) terms")(
       "time-scale", "virtual seconds per real second (1000: one trace second per real millisecond)",
       cxxopts::value<double>()->default_value("1000"))(
       "data-scale",
@@ -90,6 +90,19 @@ int run(int argc, char** argv) {
   auto log = spdlog::stderr_color_mt("gridpeer");
   log->set_level(spdlog::level::from_str(args["log-level"].as<std::string>()));
   log->set_pattern("[%H:%M:%S.%e] [" + config.grid.servers[config.self].spec.name + "] [%^%l%$] %v");
+
+  // A real round trip costs time-scale times its length in virtual time: keep
+  // the time-outs at least this long in real time, or every reply would be
+  // late and every offer taken back.
+  const auto at_least = [&](Duration& timeout, double real_seconds, const char* what) {
+    const Duration floor = seconds_ceil(real_seconds * config.time_scale);
+    if (timeout >= floor) return;
+    log->info("{} raised from {:.3f} to {:.3f} virtual s ({} ms real at time scale {})", what, to_seconds(timeout),
+              to_seconds(floor), real_seconds * 1000, config.time_scale);
+    timeout = floor;
+  };
+  at_least(config.grid_config.parameters.query_timeout, 0.02, "ATT query time-out");
+  at_least(config.handoff_timeout, 1.0, "hand-off time-out");
 
   net::asio::io_context io;
   daemon::PeerDaemon peer(io, std::move(config), log);

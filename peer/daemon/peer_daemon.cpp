@@ -32,6 +32,9 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
   }
   core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
                                      partners, *estimator_, now());
+  // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
+  // a peer known to be down is not waited for).
+  for (const ServerIndex partner : partners) core_->set_reachable(partner, false);
   peers_.resize(config_.grid.servers.size());
 }
 
@@ -202,6 +205,7 @@ void PeerDaemon::peer_up(ServerIndex peer, std::shared_ptr<net::Connection> conn
         if (peers_[peer].connection == weak.lock()) peer_down(peer, reason);
       });
   log_event(spdlog::level::info, "peer " + name_of(peer) + " connected (" + connection->remote() + ")");
+  core_->set_reachable(peer, true);
   auto pending = std::move(waiting_for_link_[peer]);
   waiting_for_link_.erase(peer);
   for (const DataTransfer& transfer : pending) stage(transfer);
@@ -212,6 +216,7 @@ void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
   const bool was_ready = link.ready;
   link.ready = false;
   link.connection.reset();
+  core_->set_reachable(peer, false);
   if (was_ready) log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
   // Offers it never accepted come back; jobs committed to it are lost with it.
   std::vector<Job> take_backs;
@@ -443,7 +448,7 @@ protocol::PeerStatus PeerDaemon::status() {
   for (ServerIndex p = 0; p < peers_.size(); ++p) {
     if (peers_[p].ready) s.connected.push_back(p);
   }
-  s.completed = results_.size() - lost_;
+  s.completed = results_.size() - lost_ - rejected_;
   s.submitted = submitted_;
   s.jobs_sent = core_->counters().jobs_sent;
   s.jobs_received = core_->counters().jobs_received;
@@ -504,6 +509,13 @@ void PeerDaemon::carry_out(PeerOutput& output, std::vector<Job>& take_backs) {
     outgoing_.erase(done->record.id);
     if (results_.size() < config_.max_results) results_.push_back({done->record, {}, {}});
     log_->debug("job {} ended: response {:.1f} s", done->record.id, to_seconds(done->record.response()));
+  } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
+    outgoing_.erase(rejected->record.id);
+    if (results_.size() < config_.max_results) {
+      results_.push_back({rejected->record, protocol::ResultRecord::Outcome::rejected, rejected->reason});
+    }
+    ++rejected_;
+    log_event(spdlog::level::warn, "job " + std::to_string(rejected->record.id) + " rejected: " + rejected->reason);
   }
 }
 

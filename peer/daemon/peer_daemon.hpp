@@ -137,6 +137,7 @@ class PeerDaemon {
   std::uint64_t next_job_ = 1;
   std::uint64_t submitted_ = 0;
   std::uint64_t lost_ = 0;
+  std::uint64_t rejected_ = 0;
   bool draining_ = false;
   bool stopping_ = false;
   std::chrono::steady_clock::time_point stop_deadline_{};

@@ -186,6 +186,18 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_job_wider_than_every_server_ends_rejected_not_silently) {
+  // 8 CPUs against two 4-CPU servers: every ATT is infinite, so S-I keeps it
+  // home, where the local scheduler rejects it; it ends as rejected.
+  for (const auto algorithm : {GridAlgorithm::local, GridAlgorithm::sender, GridAlgorithm::central}) {
+    const auto result = run(algorithm, {job(0, 0, 0, 8, 100), job(1, 0, 0, 4, 100)});
+    BOOST_TEST(result.rejected == 1U);
+    BOOST_TEST(result.unfinished == 0U);
+    BOOST_REQUIRE(result.records.size() == 1U);
+    BOOST_TEST(result.records[0].id == 1U);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
   // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
   // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 32 us. A asks B

@@ -1,0 +1,180 @@
+// gridctl bench-att: how fast one gridpeer answers ATT queries on a real
+// socket. gridctl speaks as another peer of the topology (one that is not
+// running), so the queries take the path a partner's do: framing, decoding,
+// the core's AWT forecast, encoding.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "peer/cli/parse.hpp"
+#include "peer/client/commands.hpp"
+#include "peer/client/grid_args.hpp"
+#include "peer/client/peer_client.hpp"
+#include "peer/report/quantiles.hpp"
+
+namespace gridpeer::client {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Reads until the reply to `query`; other traffic (heartbeats) is skipped.
+void await_reply(PeerClient& peer, protocol::QueryId query) {
+  for (;;) {
+    const protocol::WireMessage message = peer.receive();
+    if (const auto* reply = std::get_if<protocol::AttReply>(&message); reply != nullptr && reply->query == query) {
+      return;
+    }
+  }
+}
+
+/// Reads one AttReply, whichever query it answers.
+void await_any_reply(PeerClient& peer) {
+  for (;;) {
+    if (std::holds_alternative<protocol::AttReply>(peer.receive())) return;
+  }
+}
+
+}  // namespace
+
+int bench_att_command(int argc, char** argv) {
+  auto options = grid_options(
+      "bench-att",
+      "Measure ATT query round trips against one running peer: gridctl connects as another peer of the topology\n"
+      "(--as; it must not be running) and sends AttQuery messages: one at a time for the latency (p50/p99),\n"
+      "then --window at a time for the throughput (queries/s).");
+  options.add_options()("to", "the peer measured (name or index)", cxxopts::value<std::string>()->default_value("0"))(
+      "as", "the peer gridctl speaks as (name or index; default: the first other server)",
+      cxxopts::value<std::string>())("queries", "queries per phase",
+                                     cxxopts::value<std::size_t>()->default_value("20000"))(
+      "window", "queries in flight in the throughput phase", cxxopts::value<std::size_t>()->default_value("64"))(
+      "cpus", "CPUs the queried job asks for", cxxopts::value<int>()->default_value("4"))(
+      "requested", "requested time of the queried job, seconds", cxxopts::value<double>()->default_value("3600"))(
+      "backlog",
+      "first submit this many long jobs to the measured peer, so queries forecast over a real queue (they stay: "
+      "a week to a month of run time each; shut the peer down afterwards)",
+      cxxopts::value<std::size_t>()->default_value("0"))("out", "write the figures as JSON here",
+                                                         cxxopts::value<std::string>());
+  const auto command_line = cli::parse_or_help(options, argc, argv);
+  if (!command_line) return 0;
+  const cxxopts::ParseResult& args = *command_line;
+  const Grid grid = grid_from(args);
+  if (grid.topology.servers.size() < 2)
+    throw std::invalid_argument("bench-att needs a topology of two servers or more");
+  const ServerIndex to = grid.topology.resolve_server(args["to"].as<std::string>());
+  const ServerIndex as = args.count("as") != 0U ? grid.topology.resolve_server(args["as"].as<std::string>())
+                                                : (to == 0 ? ServerIndex{1} : ServerIndex{0});
+  if (as == to) throw std::invalid_argument("--as must name another server than --to");
+  const std::size_t queries = args["queries"].as<std::size_t>();
+  const std::size_t window = std::max<std::size_t>(1, args["window"].as<std::size_t>());
+  if (queries == 0) throw std::invalid_argument("--queries must be at least 1");
+
+  net::asio::io_context io;
+  // The measured peer's settings, which a peer's Hello must match.
+  protocol::Hello target;
+  {
+    PeerClient probe(io, grid.addresses.at(to));
+    target = probe.peer();
+    const auto status = probe.request<protocol::PeerStatus>(protocol::StatusRequest{});
+    for (const auto p : status.connected) {
+      if (p == as) {
+        throw std::invalid_argument(grid.topology.servers[as].spec.name +
+                                    " is running and connected; --as must name a server whose peer is not running");
+      }
+    }
+  }
+  const std::size_t backlog = args["backlog"].as<std::size_t>();
+  if (backlog > 0) {
+    // Widths cycle through 1..CPUs/2 and run times through one week to one
+    // month, so the forecast has starts and ends at many points to sweep.
+    PeerClient submitter(io, grid.addresses.at(to));
+    const int half = std::max(1, grid.topology.servers[to].spec.total_cpus() / 2);
+    for (std::size_t i = 0; i < backlog; ++i) {
+      Job job;
+      job.cpus = 1 + static_cast<int>((i * 7) % static_cast<std::size_t>(half));
+      job.run_time = seconds(7 * 86400 + static_cast<std::int64_t>((i * 7919) % (23 * 86400)));
+      job.requested_time = job.run_time;
+      submitter.request<protocol::SubmitAck>(protocol::Submit{job});
+    }
+  }
+  const ServerSpec& me = grid.topology.servers.at(as).spec;
+  protocol::Hello hello;
+  hello.role = protocol::Hello::Role::peer;
+  hello.peer = as;
+  hello.name = me.name;
+  hello.site = std::to_string(me.site);
+  hello.nodes = me.nodes;
+  hello.cpus_per_node = me.cpus_per_node;
+  hello.mhz = me.mhz;
+  hello.time_scale = target.time_scale;
+  hello.epoch_unix_us = target.epoch_unix_us;
+  hello.algorithm = target.algorithm;
+  PeerClient peer(io, grid.addresses.at(to), hello);
+
+  protocol::JobRequirements requirements;
+  requirements.origin = as;
+  requirements.cpus = args["cpus"].as<int>();
+  requirements.requested = seconds_ceil(args["requested"].as<double>());
+  requirements.origin_mhz = me.mhz;
+  protocol::QueryId next = 1;
+  const auto query = [&] {
+    requirements.job = next;
+    return protocol::AttQuery{next++, requirements};
+  };
+  for (int i = 0; i < 200; ++i) {  // warm-up: connection, allocator, caches
+    const auto q = query();
+    peer.send(q);
+    await_reply(peer, q.query);
+  }
+
+  std::vector<double> round_trips_us;
+  round_trips_us.reserve(queries);
+  for (std::size_t i = 0; i < queries; ++i) {
+    const auto q = query();
+    const auto start = Clock::now();
+    peer.send(q);
+    await_reply(peer, q.query);
+    round_trips_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  const auto latency = report::quantiles(round_trips_us);
+
+  const auto start = Clock::now();
+  std::size_t sent = 0;
+  std::size_t answered = 0;
+  while (answered < queries) {
+    while (sent < queries && sent - answered < window) {
+      peer.send(query());
+      ++sent;
+    }
+    await_any_reply(peer);
+    ++answered;
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const double per_second = static_cast<double>(queries) / elapsed;
+
+  std::cout << fmt::format(
+      "ATT queries to {} (as {}, {} CPUs, {} s requested, {} at time scale {}, backlog {} jobs):\n"
+      "  round trip, one at a time: p50 {:.1f} us, p99 {:.1f} us ({} queries)\n"
+      "  throughput, {} in flight: {:.0f} queries/s ({} queries in {:.2f} s)\n",
+      grid.topology.servers[to].spec.name, me.name, requirements.cpus, to_seconds(requirements.requested),
+      target.algorithm, target.time_scale, backlog, latency.median, latency.p99, queries, window, per_second, queries,
+      elapsed);
+  if (args.count("out") != 0U) {
+    const nlohmann::json out = {{"to", grid.topology.servers[to].spec.name},
+                                {"as", me.name},
+                                {"queries", queries},
+                                {"window", window},
+                                {"backlog", backlog},
+                                {"round_trip_p50_us", latency.median},
+                                {"round_trip_p99_us", latency.p99},
+                                {"queries_per_second", per_second}};
+    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+  }
+  return 0;
+}
+
+}  // namespace gridpeer::client

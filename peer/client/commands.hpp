@@ -1,0 +1,8 @@
+#pragma once
+// gridctl commands that live in their own files.
+namespace gridpeer::client {
+
+/// gridctl bench-att: ATT query round trip and queries/s against one peer.
+int bench_att_command(int argc, char** argv);
+
+}  // namespace gridpeer::client

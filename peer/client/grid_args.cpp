@@ -1,0 +1,30 @@
+#include "peer/client/grid_args.hpp"
+
+#include <stdexcept>
+
+namespace gridpeer::client {
+
+cxxopts::Options grid_options(const std::string& command, const std::string& what) {
+  cxxopts::Options options("gridctl " + command, what);
+  options.add_options()("topology", "topology file the peers run", cxxopts::value<std::string>())(
+      "sites", "site split of the topology", cxxopts::value<std::string>())(
+      "host", "address the peers listen on (when --peer is not given)",
+      cxxopts::value<std::string>()->default_value("127.0.0.1"))("base-port", "peer i listens on base-port + i",
+                                                                 cxxopts::value<int>()->default_value("7400"))(
+      "peer", "NAME=HOST:PORT of a peer (repeat; overrides --host/--base-port)",
+      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+  return options;
+}
+
+Grid grid_from(const cxxopts::ParseResult& args) {
+  if (args.count("topology") == 0U) throw std::invalid_argument("--topology is required (see --help)");
+  topology::TopologySelection selection;
+  if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
+  Grid grid{topology::load_topology_file(args["topology"].as<std::string>(), selection), {}};
+  grid.addresses = daemon::peer_addresses(
+      grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
+      args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  return grid;
+}
+
+}  // namespace gridpeer::client

@@ -1,0 +1,54 @@
+#pragma once
+// What `gridctl replay` handed to which peer (JSON lines), and the account of
+// every handed job that `gridctl results --manifest` draws from it: each job
+// ended (completed, lost, rejected), is still in progress, or cannot be
+// known because its origin peer, which keeps its record, is unreachable.
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "peer/core/job.hpp"
+#include "peer/topology/topology.hpp"
+#include "protocol/wire.hpp"
+
+namespace gridpeer::client {
+
+struct ManifestEntry {
+  enum class Status { submitted, refused, unreachable };
+  std::size_t index = 0;  ///< position in the replayed workload
+  ServerIndex origin = 0;
+  std::optional<JobId> job;  ///< the id the peer gave it, when submitted
+  Status status = Status::submitted;
+  std::string reason;
+};
+
+void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const topology::Topology& grid);
+/// Throws std::invalid_argument naming `path:line` for a malformed line.
+std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid);
+
+struct Accounting {
+  std::size_t handed = 0;  ///< manifest lines
+  std::size_t submitted = 0;
+  std::size_t not_submitted = 0;  ///< refused by, or could not reach, their peer
+  std::size_t completed = 0;
+  std::size_t lost = 0;
+  std::size_t rejected = 0;
+  std::size_t in_progress = 0;         ///< origin reachable, no record yet
+  std::size_t origin_unreachable = 0;  ///< the record would be at an unreachable origin
+  std::size_t unknown_records = 0;     ///< records of jobs the manifest does not list
+  std::vector<JobId> unreachable_jobs;
+
+  /// Every submitted job is accounted for: nothing still in progress.
+  [[nodiscard]] bool settled() const { return in_progress == 0; }
+};
+
+Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector<protocol::ResultRecord>& records,
+                   const std::set<ServerIndex>& unreachable_peers);
+nlohmann::json to_json(const Accounting& accounting);
+
+}  // namespace gridpeer::client
