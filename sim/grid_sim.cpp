@@ -139,14 +139,15 @@ class GridDriver {
     queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, job});
   }
 
-  std::size_t store_message(protocol::Message message) {
+  // Messages are trivially copyable (plain fields, no strings).
+  std::size_t store_message(const protocol::Message& message) {
     if (free_message_slots_.empty()) {
-      message_slots_.push_back(std::move(message));
+      message_slots_.push_back(message);
       return message_slots_.size() - 1;
     }
     const std::size_t slot = free_message_slots_.back();
     free_message_slots_.pop_back();
-    message_slots_[slot] = std::move(message);
+    message_slots_[slot] = message;
     return slot;
   }
 
@@ -239,7 +240,7 @@ class GridDriver {
       const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
       ++result_.messages;
       result_.message_bytes += size;
-      push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(std::move(send->message))});
+      push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
     } else if (auto* start = std::get_if<StartTransfer>(&output)) {
       const DataTransfer& transfer = start->transfer;
       const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),

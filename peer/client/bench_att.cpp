@@ -96,7 +96,8 @@ int bench_att_command(int argc, char** argv) {
     for (std::size_t i = 0; i < backlog; ++i) {
       Job job;
       job.cpus = 1 + static_cast<int>((i * 7) % static_cast<std::size_t>(half));
-      job.run_time = seconds(7 * 86400 + static_cast<std::int64_t>((i * 7919) % (23 * 86400)));
+      job.run_time =
+          seconds(std::int64_t{7} * 86400 + static_cast<std::int64_t>((i * 7919) % (std::size_t{23} * 86400)));
       job.requested_time = job.run_time;
       submitter.request<protocol::SubmitAck>(protocol::Submit{job});
     }

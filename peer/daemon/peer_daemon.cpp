@@ -120,7 +120,7 @@ net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
   }
 }
 
-void PeerDaemon::adopt(std::shared_ptr<net::Connection> connection, std::optional<ServerIndex> dialed) {
+void PeerDaemon::adopt(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed) {
   // Until the handshake, the only message accepted is Hello; then the
   // connection is a peer's or a client's.
   auto weak = std::weak_ptr<net::Connection>(connection);
@@ -189,7 +189,7 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
   peer_up(h->peer, connection);
 }
 
-void PeerDaemon::peer_up(ServerIndex peer, std::shared_ptr<net::Connection> connection) {
+void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection) {
   PeerLink& link = peers_[peer];
   if (link.connection && link.connection != connection && link.connection->is_open()) {
     link.connection->close("replaced by a new connection");

@@ -89,10 +89,10 @@ class PeerDaemon {
   // connections
   net::awaitable<void> accept_loop();
   net::awaitable<void> dial_loop(ServerIndex peer);
-  void adopt(std::shared_ptr<net::Connection> connection, std::optional<ServerIndex> dialed);
+  void adopt(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed);
   void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
                         std::optional<ServerIndex> dialed);
-  void peer_up(ServerIndex peer, std::shared_ptr<net::Connection> connection);
+  void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection);
   void peer_down(ServerIndex peer, const std::string& reason);
   bool send_to(ServerIndex peer, const protocol::WireMessage& message);
 
