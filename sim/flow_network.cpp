@@ -17,6 +17,9 @@ constexpr double kDoneWithin = 1e-6;
 LinkId FlowNetwork::add_link(Link link) {
   assert(link.bytes_per_second > 0 && link.latency >= Duration::zero());
   links_.push_back(std::move(link));
+  link_users_.push_back(0);
+  link_moving_.push_back(0);
+  link_used_.push_back(0.0);
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -37,6 +40,24 @@ std::uint32_t FlowNetwork::group_for(std::vector<LinkId> route) {
   return index;
 }
 
+void FlowNetwork::list_group(std::uint32_t index) {
+  RouteGroup& group = groups_[index];
+  if (group.listed) return;
+  group.listed = true;
+  active_groups_.insert(std::lower_bound(active_groups_.begin(), active_groups_.end(), index), index);
+}
+
+void FlowNetwork::unlist_idle_groups() {
+  const auto idle = [&](std::uint32_t index) {
+    RouteGroup& group = groups_[index];
+    if (!group.members.empty() || group.latent > 0) return false;
+    group.listed = false;
+    group.rate = 0;
+    return true;
+  };
+  active_groups_.erase(std::remove_if(active_groups_.begin(), active_groups_.end(), idle), active_groups_.end());
+}
+
 FlowId FlowNetwork::start_flow(std::vector<LinkId> route, double bytes, TimePoint now) {
   advance(now);
   const FlowId id = next_id_++;
@@ -51,6 +72,8 @@ FlowId FlowNetwork::start_flow(std::vector<LinkId> route, double bytes, TimePoin
   flow.bytes = std::max(bytes, 0.0);
   flows_.emplace(id, flow);
   ++groups_[flow.group].latent;
+  list_group(flow.group);
+  for (LinkId link : groups_[flow.group].route) ++link_users_[link];
   latent_.emplace(active_from, id);
   activate_due();  // a route without latency moves at once
   recompute_rates();
@@ -75,13 +98,15 @@ void FlowNetwork::activate_due() {
     flow.active = true;
     flow.target = group.progress_at(now_) + flow.bytes;
     group.members.push({flow.target, id});
+    for (LinkId link : group.route) ++link_moving_[link];
   }
 }
 
 void FlowNetwork::complete_due() {
   // Complete every flow due now, in id order (start order) for ties.
   const std::size_t first_new = completed_.size();
-  for (RouteGroup& group : groups_) {
+  for (const std::uint32_t index : active_groups_) {
+    RouteGroup& group = groups_[index];
     const double progress = group.progress_at(now_);
     while (!group.members.empty()) {
       const Member& member = group.members.top();
@@ -95,8 +120,13 @@ void FlowNetwork::complete_due() {
       completed_.emplace_back(member.id, now_);
       flows_.erase(it);
       group.members.pop();
+      for (LinkId link : group.route) {
+        --link_users_[link];
+        --link_moving_[link];
+      }
     }
   }
+  if (completed_.size() > first_new) unlist_idle_groups();
   std::sort(completed_.begin() + static_cast<std::ptrdiff_t>(first_new), completed_.end());
 }
 
@@ -140,7 +170,8 @@ TimePoint FlowNetwork::group_next_finish(const RouteGroup& group) const {
 
 void FlowNetwork::recompute_rates() {
   // Fold each group's progress at its old rate into its base before the rates change.
-  for (RouteGroup& group : groups_) {
+  for (const std::uint32_t index : active_groups_) {
+    RouteGroup& group = groups_[index];
     group.base_progress = group.progress_at(now_);
     group.base_time = now_;
     group.rate = 0;
@@ -150,29 +181,27 @@ void FlowNetwork::recompute_rates() {
   } else {
     share_max_min();
   }
-  link_users_.assign(links_.size(), 0);
-  link_used_.assign(links_.size(), 0.0);
+  for (LinkId link : used_links_) link_used_[link] = 0.0;
+  used_links_.clear();
   next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
-  for (const RouteGroup& group : groups_) {
+  for (const std::uint32_t index : active_groups_) {
+    const RouteGroup& group = groups_[index];
     const auto moving = static_cast<int>(group.members.size());
-    if (moving + group.latent == 0) continue;
+    if (moving == 0) continue;
     next_event_ = std::min(next_event_, group_next_finish(group));
     for (LinkId link : group.route) {
-      link_users_[link] += moving + group.latent;
       link_used_[link] += group.rate * moving;
+      used_links_.push_back(link);
     }
   }
 }
 
 void FlowNetwork::share_equally() {
-  std::vector<int> users(links_.size(), 0);
-  for (const RouteGroup& group : groups_) {
-    for (LinkId id : group.route) users[id] += static_cast<int>(group.members.size());
-  }
-  for (RouteGroup& group : groups_) {
+  for (const std::uint32_t index : active_groups_) {
+    RouteGroup& group = groups_[index];
     if (group.members.empty()) continue;
     double rate = std::numeric_limits<double>::infinity();
-    for (LinkId id : group.route) rate = std::min(rate, links_[id].bytes_per_second / users[id]);
+    for (LinkId id : group.route) rate = std::min(rate, links_[id].bytes_per_second / link_moving_[id]);
     group.rate = rate;
   }
 }
@@ -184,7 +213,8 @@ void FlowNetwork::share_max_min() {
   std::vector<int> users(links_.size(), 0);
   for (std::size_t i = 0; i < links_.size(); ++i) capacity[i] = links_[i].bytes_per_second;
   std::vector<RouteGroup*> unfixed;
-  for (RouteGroup& group : groups_) {
+  for (const std::uint32_t index : active_groups_) {
+    RouteGroup& group = groups_[index];
     if (group.members.empty()) continue;
     unfixed.push_back(&group);
     for (LinkId id : group.route) users[id] += static_cast<int>(group.members.size());
@@ -219,8 +249,8 @@ double FlowNetwork::rate_for_new_flow(const std::vector<LinkId>& route) const {
   double rate = std::numeric_limits<double>::infinity();
   for (LinkId id : route) {
     const double capacity = links_.at(id).bytes_per_second;
-    const int users = id < link_users_.size() ? link_users_[id] : 0;
-    const double used = id < link_used_.size() ? link_used_[id] : 0.0;
+    const int users = link_users_[id];
+    const double used = link_used_[id];
     // Equal share: one more user. Max-min: at least an equal share, or what is left unused.
     const double share = capacity / (users + 1);
     rate = std::min(rate, model_ == SharingModel::equal_share ? share : std::max(share, capacity - used));

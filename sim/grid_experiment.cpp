@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "sim/cli_support.hpp"
+#include "sim/synthetic_grid.hpp"
 
 namespace gridpeer::sim {
 
@@ -12,16 +13,21 @@ std::string_view to_string(SharingModel model) {
   return model == SharingModel::equal_share ? "equal-share" : "max-min";
 }
 
+topology::Topology load_grid(const ExperimentSpec& spec) {
+  if (const auto n = synthetic_grid_size(spec.topology_file)) return synthetic_grid(*n);
+  return topology::load_topology_file(spec.topology_file, spec.selection);
+}
+
 ExperimentResult run_experiment(const ExperimentSpec& spec,
                                 const std::function<void(std::size_t, std::size_t)>& progress) {
-  const topology::Topology grid = topology::load_topology_file(spec.topology_file, spec.selection);
+  const topology::Topology grid = load_grid(spec);
   return run_experiment(spec, load_grid_workload(grid, spec.workload), progress);
 }
 
 ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
                                 const std::function<void(std::size_t, std::size_t)>& progress) {
   ExperimentResult result;
-  result.grid = topology::load_topology_file(spec.topology_file, spec.selection);
+  result.grid = load_grid(spec);
   result.jobs = workload.jobs.size();
   result.workload_description = workload.description;
   result.provenance = workload.provenance;
@@ -29,6 +35,9 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   options.config = spec.config;
   options.sharing = spec.sharing;
   options.progress = progress;
+  if (spec.partners.kind != topology::PartnerRule::Kind::all) {
+    options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
+  }
   const auto started = std::chrono::steady_clock::now();
   result.run = run_grid(result.grid, workload.jobs, options);
   result.wall_seconds = seconds_since(started);
@@ -54,6 +63,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
   const auto& p = spec.config.parameters;
   const double wall = include_timing ? result.wall_seconds : 0.0;
   nlohmann::json out = {{"algorithm", algorithm_label(spec.config)},
+                        {"partners", topology::to_string(spec.partners)},
                         {"data_blind", p.data_blind},
                         {"seed", spec.workload.seed},
                         {"topology", result.grid.name},

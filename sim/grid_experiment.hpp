@@ -8,6 +8,7 @@
 
 #include "peer/core/grid_config.hpp"
 #include "peer/core/metrics.hpp"
+#include "peer/topology/partners.hpp"
 #include "peer/topology/topology.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/grid_sim.hpp"
@@ -21,6 +22,7 @@ struct ExperimentSpec {
   GridConfig config;
   SharingModel sharing = SharingModel::equal_share;
   GridWorkloadRequest workload;
+  topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
 };
 
 struct ExperimentResult {
@@ -32,6 +34,9 @@ struct ExperimentResult {
   MetricsSummary summary;
   double wall_seconds = 0;
 };
+
+/// The grid of a spec: a topology file, or "synthetic:N" (sim/synthetic_grid.hpp).
+topology::Topology load_grid(const ExperimentSpec& spec);
 
 /// Loads, runs and summarises. `progress` as in GridRunOptions.
 ExperimentResult run_experiment(const ExperimentSpec& spec,

@@ -14,8 +14,11 @@ std::string default_topology_file() {
 }
 
 void add_grid_options(cxxopts::Options& options) {
-  options.add_options()("topology", "topology file (default: topologies/shan2004.toml)", cxxopts::value<std::string>())(
-      "sites", "site split of the topology (shan2004: 3, 6, 12)", cxxopts::value<std::string>())(
+  options.add_options()("topology",
+                        "topology file (default: topologies/shan2004.toml), or synthetic:N for N servers of 128 "
+                        "CPUs, 12 to a site, on 002's fast network",
+                        cxxopts::value<std::string>())("sites", "site split of the topology (shan2004: 3, 6, 12)",
+                                                       cxxopts::value<std::string>())(
       "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
       cxxopts::value<std::string>())(
       "workload",
@@ -33,7 +36,11 @@ void add_grid_options(cxxopts::Options& options) {
       cxxopts::value<std::uint64_t>()->default_value("1"))("sharing", "bandwidth sharing: equal-share (002) or max-min",
                                                            cxxopts::value<std::string>()->default_value("equal-share"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
-      cxxopts::value<std::string>())("verbose", "more log output");
+      cxxopts::value<std::string>())(
+      "partners",
+      "whom each peer asks: all (002), site (its own site), random:K (K drawn from the seed), best:K (K with the "
+      "highest bandwidth, then lowest latency)",
+      cxxopts::value<std::string>()->default_value("all"))("verbose", "more log output");
   cli::add_scheduler_options(options);
 }
 
@@ -57,6 +64,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   if (!data_size) throw std::invalid_argument("--data-size '" + size + "' is not none, small, medium or large");
   spec.workload.data_size = *data_size;
   spec.workload.seed = args["seed"].as<std::uint64_t>();
+  spec.partners = topology::parse_partner_rule(args["partners"].as<std::string>());
   if (args.count("trace-dir") != 0U) spec.workload.trace_dir = args["trace-dir"].as<std::string>();
   const GridConfig scheduler = cli::scheduler_config_from(args);
   spec.config.local_policy = scheduler.local_policy;

@@ -49,8 +49,12 @@ class GridDriver {
     const std::size_t n = grid.servers.size();
     for (ServerIndex i = 0; i < n; ++i) {
       std::vector<ServerIndex> partners;
-      for (ServerIndex j = 0; j < n; ++j) {
-        if (j != i) partners.push_back(j);
+      if (!options.partners.empty()) {
+        partners = options.partners.at(i);
+      } else {
+        for (ServerIndex j = 0; j < n; ++j) {
+          if (j != i) partners.push_back(j);
+        }
       }
       peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_));
       peer_pointers_.push_back(peers_.back().get());

@@ -21,6 +21,9 @@ namespace gridpeer::sim {
 struct GridRunOptions {
   GridConfig config;
   SharingModel sharing = SharingModel::equal_share;
+  /// Whom each peer asks, one sorted list per server (topology::partner_sets);
+  /// empty: every other server, as in 002.
+  std::vector<std::vector<ServerIndex>> partners;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -38,8 +38,7 @@ int run_run_command(int argc, char** argv) {
   spec.config.parameters.data_blind = args.count("data-blind") != 0U;
   if (args.count("central-peer") != 0U) {
     if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
-    spec.config.central_peer = topology::load_topology_file(spec.topology_file, spec.selection)
-                                   .resolve_server(args["central-peer"].as<std::string>());
+    spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());
   }
   logger->info("seed {}", spec.workload.seed);
   Progress progress("run " + algorithm_label(spec.config), 0);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "../workload/trace_dir.hpp"
+#include "peer/topology/partners.hpp"
 #include "peer/topology/topology.hpp"
 #include "peer/traceio/trace_file.hpp"
 #include "peer/workload/swf_jobs.hpp"
@@ -174,4 +175,39 @@ site = { "3" = 1 }
 )";
   BOOST_TEST(contains(error_of(mixed), "servers[1] ('B'): 'site' has no entry for split '2'"));
   BOOST_CHECK_THROW(load_topology_file("/nonexistent/grid.toml"), TopologyError);
+}
+
+BOOST_AUTO_TEST_CASE(partner_sets_follow_their_rule) {
+  // Six servers, sites 0 0 0 1 1 1, site networks 800 Mb/s, WAN 40 Mb/s.
+  std::string text = "name = \"six\"\n[networks.n]\nsite_mbps = 800\nwan_mbps = 40\n";
+  for (int i = 0; i < 6; ++i) {
+    text += "[[servers]]\nname = \"S" + std::to_string(i) +
+            "\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = " + std::to_string(i / 3) + "\n";
+  }
+  const Topology grid = parse_topology(text, "six.toml");
+  using V = std::vector<ServerIndex>;
+  const auto all = partner_sets(grid, parse_partner_rule("all"), 1);
+  BOOST_TEST(all[0] == (V{1, 2, 3, 4, 5}), boost::test_tools::per_element());
+  const auto site = partner_sets(grid, parse_partner_rule("site"), 1);
+  BOOST_TEST(site[0] == (V{1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(site[4] == (V{3, 5}), boost::test_tools::per_element());
+  // best:3 from S0: its site (S1, S2 at 800 Mb/s), then the nearest in ring
+  // order among the 40 Mb/s ones (S5 = 0-1 comes before S4 and S3).
+  const auto best = partner_sets(grid, parse_partner_rule("best:3"), 1);
+  BOOST_TEST(best[0] == (V{1, 2, 5}), boost::test_tools::per_element());
+  BOOST_TEST(best[3] == (V{2, 4, 5}), boost::test_tools::per_element());
+  // random:2: two distinct others, the same for the same seed.
+  const auto random = partner_sets(grid, parse_partner_rule("random:2"), 7);
+  for (ServerIndex i = 0; i < 6; ++i) {
+    BOOST_TEST(random[i].size() == 2U);
+    BOOST_TEST(random[i][0] != random[i][1]);
+    BOOST_TEST(std::count(random[i].begin(), random[i].end(), i) == 0);
+  }
+  BOOST_TEST(partner_sets(grid, parse_partner_rule("random:2"), 7) == random);
+  // k larger than the grid: everyone else.
+  BOOST_TEST(partner_sets(grid, parse_partner_rule("random:99"), 7)[2] == (V{0, 1, 3, 4, 5}),
+             boost::test_tools::per_element());
+  for (const char* bad : {"some", "random", "random:0", "best:x", "best:3x"}) {
+    BOOST_CHECK_THROW(parse_partner_rule(bad), std::invalid_argument);
+  }
 }
