@@ -20,7 +20,9 @@ void print_usage(std::ostream& out) {
          "  generate    write a seeded synthetic workload (Lublin-Feitelson, Feitelson96,\n"
          "              Poisson) as an SWF file\n"
          "  topology    load a topology file, show the grid it describes, check its traces\n"
-         "  bench-awt   micro-benchmark of AWT queries on a long queue, per policy\n\n"
+         "  bench-awt   micro-benchmark of AWT queries on a long queue, per policy\n"
+         "  bench       speed benchmarks: single-cluster replay, the 12-server grid,\n"
+         "              the network model, growth to 1,000 peers\n\n"
          "Every run prints its seed; pass --seed to reproduce it exactly.\n";
 }
 
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);
     if (command == "topology") return gridpeer::sim::run_topology_command(argc - 1, argv + 1);
     if (command == "bench-awt") return gridpeer::sim::run_bench_awt_command(argc - 1, argv + 1);
+    if (command == "bench") return gridpeer::sim::run_bench_command(argc - 1, argv + 1);
     if (command == "--help" || command == "-h" || command == "help") {
       print_usage(std::cout);
       return 0;
