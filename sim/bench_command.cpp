@@ -97,7 +97,7 @@ CaseResult run_replay_case(LocalPolicy policy, const std::optional<std::string>&
   return result;
 }
 
-CaseResult run_grid_case(ExperimentSpec spec) {
+CaseResult run_grid_case(const ExperimentSpec& spec) {
   const topology::Topology grid = load_grid(spec);
   const GridWorkload workload = load_grid_workload(grid, spec.workload);
   const ExperimentResult run = run_experiment(spec, workload);
@@ -185,6 +185,7 @@ Measured run_child(const std::string& name, bool quick, const std::optional<std:
     args.push_back(*trace_dir);
   }
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int pipe_fds[2];
