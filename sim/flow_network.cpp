@@ -20,6 +20,7 @@ LinkId FlowNetwork::add_link(Link link) {
   link_users_.push_back(0);
   link_moving_.push_back(0);
   link_used_.push_back(0.0);
+  link_moving_groups_.emplace_back();
   return static_cast<LinkId>(links_.size() - 1);
 }
 
@@ -91,14 +92,19 @@ void FlowNetwork::activate_due() {
     Flow& flow = flows_.at(id);
     RouteGroup& group = groups_[flow.group];
     --group.latent;
-    if (group.members.empty()) {  // restart the shared progress: keeps the numbers small
+    const bool first = group.members.empty();
+    if (first) {  // restart the shared progress: keeps the numbers small
       group.base_progress = 0;
       group.base_time = now_;
     }
     flow.active = true;
     flow.target = group.progress_at(now_) + flow.bytes;
     group.members.push({flow.target, id});
-    for (LinkId link : group.route) ++link_moving_[link];
+    for (LinkId link : group.route) {
+      ++link_moving_[link];
+      changed_links_.push_back(link);
+    }
+    if (first) set_moving(flow.group, true);
   }
 }
 
@@ -123,8 +129,10 @@ void FlowNetwork::complete_due() {
       for (LinkId link : group.route) {
         --link_users_[link];
         --link_moving_[link];
+        changed_links_.push_back(link);
       }
     }
+    if (group.members.empty() && group.moving) set_moving(index, false);
   }
   if (completed_.size() > first_new) unlist_idle_groups();
   std::sort(completed_.begin() + static_cast<std::ptrdiff_t>(first_new), completed_.end());
@@ -168,19 +176,70 @@ TimePoint FlowNetwork::group_next_finish(const RouteGroup& group) const {
   return group.base_time + seconds_ceil(left / group.rate);
 }
 
+void FlowNetwork::set_moving(std::uint32_t index, bool moving) {
+  RouteGroup& group = groups_[index];
+  group.moving = moving;
+  for (LinkId link : group.route) {
+    if (moving) {
+      link_moving_groups_[link].insert(index);
+    } else {
+      link_moving_groups_[link].erase(index);
+    }
+  }
+  if (!moving) {
+    if (group.finish_key != kNever) finishes_.erase({group.finish_key, index});
+    group.finish_key = kNever;
+    group.base_progress = group.progress_at(now_);
+    group.base_time = now_;
+    group.rate = 0;
+  }
+}
+
+void FlowNetwork::set_finish_key(std::uint32_t index) {
+  RouteGroup& group = groups_[index];
+  const TimePoint key = group_next_finish(group);
+  if (key == group.finish_key) return;
+  if (group.finish_key != kNever) finishes_.erase({group.finish_key, index});
+  group.finish_key = key;
+  if (key != kNever) finishes_.emplace(key, index);
+}
+
+void FlowNetwork::reshare_changed() {
+  ++reshare_round_;
+  for (LinkId changed : changed_links_) {
+    for (const std::uint32_t index : link_moving_groups_[changed]) {
+      RouteGroup& group = groups_[index];
+      if (group.stamp == reshare_round_) continue;
+      group.stamp = reshare_round_;
+      // Fold the progress at the old rate into the base, then the new rate.
+      group.base_progress = group.progress_at(now_);
+      group.base_time = now_;
+      double rate = std::numeric_limits<double>::infinity();
+      for (LinkId id : group.route) rate = std::min(rate, links_[id].bytes_per_second / link_moving_[id]);
+      group.rate = rate;
+      set_finish_key(index);
+    }
+  }
+  changed_links_.clear();
+  next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
+  if (!finishes_.empty()) next_event_ = std::min(next_event_, finishes_.begin()->first);
+}
+
 void FlowNetwork::recompute_rates() {
-  // Fold each group's progress at its old rate into its base before the rates change.
+  if (model_ == SharingModel::equal_share) {
+    reshare_changed();
+    return;
+  }
+  // Max-min: every rate may change. Fold each group's progress at its old
+  // rate into its base before the rates change.
   for (const std::uint32_t index : active_groups_) {
     RouteGroup& group = groups_[index];
     group.base_progress = group.progress_at(now_);
     group.base_time = now_;
     group.rate = 0;
   }
-  if (model_ == SharingModel::equal_share) {
-    share_equally();
-  } else {
-    share_max_min();
-  }
+  share_max_min();
+  changed_links_.clear();
   for (LinkId link : used_links_) link_used_[link] = 0.0;
   used_links_.clear();
   next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
@@ -193,16 +252,6 @@ void FlowNetwork::recompute_rates() {
       link_used_[link] += group.rate * moving;
       used_links_.push_back(link);
     }
-  }
-}
-
-void FlowNetwork::share_equally() {
-  for (const std::uint32_t index : active_groups_) {
-    RouteGroup& group = groups_[index];
-    if (group.members.empty()) continue;
-    double rate = std::numeric_limits<double>::infinity();
-    for (LinkId id : group.route) rate = std::min(rate, links_[id].bytes_per_second / link_moving_[id]);
-    group.rate = rate;
   }
 }
 
