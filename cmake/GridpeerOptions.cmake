@@ -13,6 +13,13 @@ target_compile_options(gridpeer_options INTERFACE
 if(GRIDPEER_WERROR)
   target_compile_options(gridpeer_options INTERFACE -Werror)
 endif()
+if(GRIDPEER_FUZZ)
+  # Every library the targets link is instrumented for coverage; the targets
+  # themselves link libFuzzer's main (tests/fuzz/CMakeLists.txt).
+  target_compile_options(gridpeer_options INTERFACE
+    -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(gridpeer_options INTERFACE -fsanitize=address,undefined)
+endif()
 if(GRIDPEER_SANITIZE)
   # -Wno-maybe-uninitialized: GCC 12 reports false positives inside <regex>
   # (pulled in by cxxopts) when sanitizers and optimisation meet.

@@ -421,6 +421,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.running = in.getRunning();
       m.awaiting_input = in.getAwaitingInput();
       m.ru = in.getRu();
+      require(in.getConnectedPeers().size() <= kMaxPeers, "status.connectedPeers lists more than 100000 peers");
       for (const auto peer : in.getConnectedPeers()) m.connected.push_back(peer);
       m.completed = in.getCompleted();
       m.submitted = in.getSubmitted();
@@ -435,6 +436,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     case w::Envelope::RESULTS: {
       const auto in = env.getResults();
       ResultsReply m;
+      require(in.getRecords().size() <= kMaxResultsPerReply, "results.records lists more than 10000 records");
       for (const auto record : in.getRecords()) m.records.push_back(get_record(record));
       m.total = in.getTotal();
       return m;

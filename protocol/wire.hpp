@@ -3,6 +3,7 @@
 // grid messages the core speaks (messages.hpp) plus the hand-off, staging,
 // liveness and client messages the daemon adds. codec.hpp maps them to the
 // Cap'n Proto schema (gridpeer.capnp) and back.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -125,6 +126,12 @@ struct ResultsReply {
 struct Drain {};
 struct Shutdown {};
 struct Ack {};
+
+/// List bounds a decoder enforces: a list of empty structs costs the sender
+/// almost nothing per element, so without them a 100-byte frame could decode
+/// into a million records (found by tests/fuzz/message_fuzz).
+constexpr std::size_t kMaxResultsPerReply = 10'000;
+constexpr std::size_t kMaxPeers = 100'000;
 
 using WireMessage =
     std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransfer, JobAccept, JobReject, JobCommit, TransferBegin,

@@ -24,9 +24,25 @@ protocol::JobRequirements GridPeer::requirements_of(const Job& job) const {
 
 // ---- inputs -----------------------------------------------------------------
 
+bool GridPeer::knows(JobId job) const {
+  return hosted_.count(job) != 0U ||
+         std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
+}
+
 void GridPeer::submit(const Job& job, TimePoint now) {
   advance(now);
   assert(job.origin == id_);
+  if (knows(job.id)) {
+    // Two jobs under one id would be confused with each other: the newcomer ends here.
+    JobRecord record;
+    record.id = job.id;
+    record.origin = id_;
+    record.executed_on = id_;
+    record.cpus = job.cpus;
+    record.submit = record.start = record.finish = record.end = now;
+    outputs_.emplace_back(JobRejected{record, "job id " + std::to_string(job.id) + " is already in use on this peer"});
+    return;
+  }
   switch (config_.algorithm) {
     case GridAlgorithm::local:
       run_here(job, now);
@@ -72,7 +88,15 @@ void GridPeer::on_message(ServerIndex from, const protocol::Message& message, Ti
   } else if (std::holds_alternative<protocol::Volunteer>(message)) {
     handle_volunteer(from, now);
   } else if (const auto* transfer = std::get_if<protocol::JobTransfer>(&message)) {
-    accept(transfer->job, transfer->origin_mhz, now);
+    // A hand-off comes from the job's origin, is never one of ours, and never
+    // repeats a job already here (found by tests/fuzz/peer_fuzz: a duplicate
+    // id broke the local scheduler's bookkeeping).
+    const Job& job = transfer->job;
+    if (job.origin != from || from == id_ || knows(job.id)) {
+      ++counters_.refused_transfers;
+      return;
+    }
+    accept(job, transfer->origin_mhz, now);
   } else if (const auto* request = std::get_if<protocol::PlaceRequest>(&message)) {
     // Only the central places; a stray request is answered "run it at home".
     if (config_.central_peer == id_ && request->requirements.origin == from) {

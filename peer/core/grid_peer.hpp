@@ -67,12 +67,13 @@ struct PeerCounters {
   std::uint64_t queries_sent = 0;
   std::uint64_t replies_sent = 0;
   std::uint64_t volunteers_sent = 0;
-  std::uint64_t jobs_sent = 0;       ///< own jobs handed to another peer
-  std::uint64_t jobs_received = 0;   ///< other peers' jobs accepted here
-  std::uint64_t query_timeouts = 0;  ///< decisions taken without every reply
-  std::uint64_t late_replies = 0;    ///< replies after their decision (ignored)
-  std::uint64_t rejected = 0;        ///< jobs that can never fit here
-  std::uint64_t taken_back = 0;      ///< own jobs whose hand-off failed
+  std::uint64_t jobs_sent = 0;          ///< own jobs handed to another peer
+  std::uint64_t jobs_received = 0;      ///< other peers' jobs accepted here
+  std::uint64_t query_timeouts = 0;     ///< decisions taken without every reply
+  std::uint64_t late_replies = 0;       ///< replies after their decision (ignored)
+  std::uint64_t rejected = 0;           ///< jobs that can never fit here
+  std::uint64_t taken_back = 0;         ///< own jobs whose hand-off failed
+  std::uint64_t refused_transfers = 0;  ///< hand-offs not from the job's origin, or for an id already here
 };
 
 class GridPeer {
@@ -168,6 +169,8 @@ class GridPeer {
   [[nodiscard]] bool volunteer_available(TimePoint now) const;
   std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
   void remove_waiting(JobId job);
+  /// The id is hosted here or waits in the grid queue.
+  [[nodiscard]] bool knows(JobId job) const;
   Waiting* find_waiting(JobId job);
 
   ServerIndex id_;

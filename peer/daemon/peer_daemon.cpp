@@ -312,6 +312,7 @@ void PeerDaemon::on_offer(ServerIndex from, const protocol::JobTransfer& offer) 
         "needs " + std::to_string(offer.job.cpus) + " CPUs; " + spec.name + " has " + std::to_string(spec.total_cpus());
   }
   if (offer.job.origin != from) refusal = "offered by a peer that is not its origin";
+  if ((id >> 40) != from) refusal = "job id " + std::to_string(id) + " is not in its origin's range (origin << 40)";
   if (!refusal.empty()) {
     send_to(from, protocol::JobReject{id, refusal});
     return;
@@ -415,7 +416,8 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
   } else if (auto* request = std::get_if<protocol::ResultsRequest>(&message)) {
     protocol::ResultsReply reply;
     reply.total = results_.size();
-    const std::size_t max = std::min<std::size_t>(request->max == 0 ? 10'000 : request->max, 10'000);
+    const std::size_t max = std::min<std::size_t>(request->max == 0 ? protocol::kMaxResultsPerReply : request->max,
+                                                  protocol::kMaxResultsPerReply);
     for (std::size_t i = request->from; i < results_.size() && reply.records.size() < max; ++i) {
       reply.records.push_back(results_[i]);
     }

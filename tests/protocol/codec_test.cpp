@@ -158,6 +158,17 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
     BOOST_TEST((std::get<DecodeError>(decoded).code == Error::Code::unknown_message));
     BOOST_TEST(std::get<DecodeError>(decoded).detail.find("40") != std::string::npos);
   }
+  // A list longer than any honest peer sends (kMaxResultsPerReply): refused,
+  // so a small frame of empty structs cannot decode into a huge message.
+  {
+    ResultsReply reply;
+    reply.records.resize(kMaxResultsPerReply + 1);
+    const auto decoded = decode(encode(reply));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find("results.records") != std::string::npos);
+    reply.records.resize(kMaxResultsPerReply);
+    BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(reply))));
+  }
   // Garbage words.
   {
     Frame garbage(64, 0xff);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../workload/trace_dir.hpp"
+#include "peer/core/grid_peer.hpp"
 #include "peer/core/turnaround_cost.hpp"
 #include "peer/topology/topology.hpp"
 #include "sim/grid_experiment.hpp"
@@ -280,6 +281,27 @@ BOOST_AUTO_TEST_CASE(whole_runs_keep_their_invariants, *boost::unit_test::precon
         BOOST_TEST(result.summary.fraction_transferred > 0.0);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
+  // Found by tests/fuzz/peer_fuzz: a second hand-off under an id already here
+  // broke the local scheduler's bookkeeping. Now only the job's origin may
+  // hand it over, once; and an own submission under a used id is rejected.
+  struct NoDelay : TransferEstimator {
+    [[nodiscard]] Duration estimate(std::uint64_t, ServerIndex, ServerIndex) const override { return {}; }
+  } estimator;
+  GridPeer peer(0, ServerSpec{"A", 4, 1, 1000, 0}, config(GridAlgorithm::sender), {1, 2}, estimator);
+  const Job from_b = job(5, 1, 0, 1, 100);
+  peer.on_message(1, protocol::JobTransfer{from_b, 1000}, TimePoint{});
+  BOOST_TEST(peer.counters().jobs_received == 1U);
+  peer.on_message(1, protocol::JobTransfer{from_b, 1000}, TimePoint{});                // the same again
+  peer.on_message(2, protocol::JobTransfer{job(6, 1, 0, 1, 100), 1000}, TimePoint{});  // not its origin
+  BOOST_TEST(peer.counters().jobs_received == 1U);
+  BOOST_TEST(peer.counters().refused_transfers == 2U);
+  peer.submit(job(5, 0, 0, 1, 100), TimePoint{});  // an own job under the hosted id
+  const auto outputs = peer.take_outputs();
+  BOOST_TEST(std::count_if(outputs.begin(), outputs.end(),
+                           [](const PeerOutput& o) { return std::holds_alternative<JobRejected>(o); }) == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

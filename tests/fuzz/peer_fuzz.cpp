@@ -1,0 +1,171 @@
+// libFuzzer: one GridPeer (server 0 of a three-server grid) fed an arbitrary
+// sequence of inputs: its own submissions, decoded frames from its partners,
+// time passing, transfers landing, hand-offs taken back. The core must not
+// crash, must never run more CPUs than its server has, and must end each of
+// its own jobs at most once.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+#include "peer/core/grid_peer.hpp"
+#include "protocol/codec.hpp"
+
+using namespace gridpeer;
+
+namespace {
+
+class FixedEstimator : public TransferEstimator {
+ public:
+  [[nodiscard]] Duration estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override {
+    return from == to ? Duration::zero() : Duration(static_cast<std::int64_t>(bytes / 1000));
+  }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  GridConfig config;
+  const GridAlgorithm algorithms[] = {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
+                                      GridAlgorithm::receiver, GridAlgorithm::symmetric};
+  config.algorithm = algorithms[in.ConsumeIntegralInRange<int>(0, 4)];
+  if (config.algorithm == GridAlgorithm::central) config.central_peer = in.ConsumeIntegralInRange<ServerIndex>(0, 2);
+  config.local_policy.policy = static_cast<LocalPolicy>(in.ConsumeIntegralInRange<int>(0, 2));
+  config.local_policy.reservation_depth = in.ConsumeIntegralInRange<int>(0, 3);
+  const ServerSpec server{"S0", 8, 2, 500, 0};
+  FixedEstimator estimator;
+  GridPeer peer(0, server, config, {1, 2}, estimator);
+  TimePoint now{};
+  JobId next_job = 1;
+  std::vector<Job> dispatched;        // own jobs sent away: may be taken back, or their output may land
+  std::vector<DataTransfer> inbound;  // transfers to us the fuzzer may complete
+  std::set<JobId> ended;
+  for (int step = 0; step < 2000 && in.remaining_bytes() > 0; ++step) {
+    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+      case 0: {  // a submission
+        Job job;
+        job.id = next_job++;
+        job.origin = 0;
+        job.submit = now;
+        job.cpus = in.ConsumeIntegralInRange<int>(1, 20);
+        job.run_time = seconds(in.ConsumeIntegralInRange<std::int64_t>(0, 100'000));
+        job.requested_time = job.run_time + seconds(in.ConsumeIntegralInRange<std::int64_t>(0, 1000));
+        job.input_bytes = in.ConsumeIntegral<std::uint32_t>();
+        job.output_bytes = in.ConsumeIntegral<std::uint32_t>();
+        peer.submit(job, now);
+        break;
+      }
+      case 1: {  // a frame from a partner
+        const auto from = in.ConsumeIntegralInRange<ServerIndex>(1, 2);
+        const std::vector<std::uint8_t> frame = in.ConsumeBytes<std::uint8_t>(in.ConsumeIntegralInRange(0, 512));
+        const auto decoded = protocol::decode(frame);
+        if (const auto* wire = std::get_if<protocol::WireMessage>(&decoded)) {
+          std::visit(
+              [&](const auto& m) {
+                using T = std::decay_t<decltype(m)>;
+                if constexpr (std::is_constructible_v<protocol::Message, T>) peer.on_message(from, m, now);
+              },
+              *wire);
+        }
+        break;
+      }
+      case 2:  // time passes
+        now += Duration(in.ConsumeIntegralInRange<std::int64_t>(0, 10'000'000'000));
+        peer.advance(now);
+        break;
+      case 3:  // an inbound transfer lands
+        if (!inbound.empty()) {
+          const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, inbound.size() - 1);
+          DataTransfer transfer = inbound[i];
+          inbound.erase(inbound.begin() + static_cast<std::ptrdiff_t>(i));
+          peer.on_transfer_done(transfer, now);
+        }
+        break;
+      case 4:  // a hand-off fails before its commit
+        if (!dispatched.empty()) {
+          const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, dispatched.size() - 1);
+          const Job job = dispatched[i];
+          dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
+          peer.take_back(job, now);
+        }
+        break;
+      case 5: {  // a message built field by field (reaches the handlers faster than raw frames)
+        const auto from = in.ConsumeIntegralInRange<ServerIndex>(1, 2);
+        const auto job_id =
+            in.ConsumeBool() ? in.ConsumeIntegralInRange<JobId>(0, next_job) : in.ConsumeIntegral<JobId>();
+        switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+          case 0: {
+            Job job;
+            job.id = job_id;
+            job.origin = in.ConsumeBool() ? from : in.ConsumeIntegralInRange<ServerIndex>(0, 3);
+            job.cpus = in.ConsumeIntegralInRange<int>(1, 20);
+            job.run_time = seconds(in.ConsumeIntegralInRange<std::int64_t>(0, 100'000));
+            job.requested_time = job.run_time;
+            job.input_bytes = in.ConsumeIntegral<std::uint16_t>();
+            job.output_bytes = in.ConsumeIntegral<std::uint16_t>();
+            peer.on_message(from, protocol::JobTransfer{job, in.ConsumeIntegralInRange<int>(1, 2000)}, now);
+            break;
+          }
+          case 1:
+            peer.on_message(from,
+                            protocol::AttReply{in.ConsumeIntegralInRange<protocol::QueryId>(0, 64), job_id,
+                                               Duration(in.ConsumeIntegral<std::int64_t>() & 0x7fffffffffffLL),
+                                               Duration(in.ConsumeIntegral<std::uint32_t>()),
+                                               in.ConsumeFloatingPointInRange(0.0, 1.0)},
+                            now);
+            break;
+          case 2:
+            peer.on_message(from, protocol::Placement{job_id, in.ConsumeIntegralInRange<ServerIndex>(0, 3)}, now);
+            break;
+          case 3:
+            peer.on_message(from, protocol::Volunteer{in.ConsumeFloatingPointInRange(0.0, 1.0)}, now);
+            break;
+          default:
+            peer.on_message(from,
+                            protocol::PlaceRequest{{job_id, in.ConsumeBool() ? from : 0,
+                                                    in.ConsumeIntegralInRange<int>(1, 20), seconds(60), 500, 0, 0}},
+                            now);
+            break;
+        }
+        break;
+      }
+      default:  // a dispatched job ran elsewhere: its output comes home
+        if (!dispatched.empty()) {
+          const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, dispatched.size() - 1);
+          const Job job = dispatched[i];
+          dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
+          DataTransfer output;
+          output.kind = DataTransfer::Kind::output;
+          output.job = job.id;
+          output.from = 1;
+          output.to = 0;
+          output.bytes = job.output_bytes;
+          output.submit = job.submit;
+          output.start = now;
+          output.finish = now;
+          output.cpus = job.cpus;
+          inbound.push_back(output);
+        }
+        break;
+    }
+    for (PeerOutput& output : peer.take_outputs()) {
+      if (auto* send = std::get_if<SendMessage>(&output)) {
+        if (const auto* transfer = std::get_if<protocol::JobTransfer>(&send->message)) {
+          dispatched.push_back(transfer->job);
+        }
+      } else if (auto* start = std::get_if<StartTransfer>(&output)) {
+        // Inputs of jobs others sent us land here; our own outputs and inputs leave.
+        if (start->transfer.to == 0) inbound.push_back(start->transfer);
+      } else if (auto* done = std::get_if<JobDone>(&output)) {
+        if (!ended.insert(done->record.id).second) std::abort();  // a job ended twice
+      } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
+        if (!ended.insert(rejected->record.id).second) std::abort();
+      }
+    }
+    if (peer.local().busy_nodes() > server.nodes || peer.local().busy_nodes() < 0) std::abort();
+  }
+  return 0;
+}
