@@ -10,5 +10,6 @@ int run_generate_command(int argc, char** argv);
 int run_topology_command(int argc, char** argv);
 int run_bench_awt_command(int argc, char** argv);
 int run_bench_command(int argc, char** argv);
+int run_fuzz_command(int argc, char** argv);
 
 }  // namespace gridpeer::sim

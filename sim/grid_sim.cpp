@@ -47,6 +47,7 @@ class GridDriver {
   GridDriver(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options)
       : grid_(grid), jobs_(jobs), options_(options), network_(grid, options.sharing), estimator_(network_) {
     const std::size_t n = grid.servers.size();
+    if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     for (ServerIndex i = 0; i < n; ++i) {
       std::vector<ServerIndex> partners;
       if (!options.partners.empty()) {
@@ -112,6 +113,7 @@ class GridDriver {
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
     for (std::size_t p = 0; p < peers_.size(); ++p) result_.counters[p] = peers_[p]->counters();
     result_.data_bytes = network_.flows().bytes_delivered();
+    if (faults_) result_.faults = faults_->counts();
     result_.end_time = now_;
     return std::move(result_);
   }
@@ -231,6 +233,7 @@ class GridDriver {
       assert(it != in_flight_.end());
       const DataTransfer transfer = it->second;
       in_flight_.erase(it);
+      if (transfer.kind == DataTransfer::Kind::input) result_.input_arrivals.emplace_back(transfer.job, now_);
       peers_[transfer.to]->on_transfer_done(transfer, now_);
       touch(transfer.to);
     }
@@ -244,6 +247,14 @@ class GridDriver {
       const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
       ++result_.messages;
       result_.message_bytes += size;
+      if (faults_) {
+        const auto copies =
+            faults_->copies(send->message, grid_.servers[peer].spec.site, grid_.servers[send->to].spec.site, now_);
+        for (const Duration extra : copies) {
+          push({now_ + delay + extra, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
+        }
+        return;
+      }
       push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
     } else if (auto* start = std::get_if<StartTransfer>(&output)) {
       const DataTransfer& transfer = start->transfer;
@@ -252,8 +263,9 @@ class GridDriver {
       in_flight_.emplace(flow, transfer);
     } else if (auto* done = std::get_if<JobDone>(&output)) {
       result_.records.push_back(done->record);
-    } else if (std::holds_alternative<JobRejected>(output)) {
+    } else if (const auto* rejected = std::get_if<JobRejected>(&output)) {
       ++result_.rejected;
+      result_.rejected_ids.push_back(rejected->record.id);
     }
   }
 
@@ -265,6 +277,7 @@ class GridDriver {
   }
 
   const topology::Topology& grid_;
+  std::optional<FaultInjector> faults_;
   const std::vector<Job>& jobs_;
   const GridRunOptions& options_;
   GridNetwork network_;

@@ -6,6 +6,7 @@
 // that share bandwidth. A run is a pure function of (jobs, topology, options).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "peer/core/job.hpp"
 #include "peer/core/job_record.hpp"
 #include "peer/topology/topology.hpp"
+#include "sim/faults.hpp"
 #include "sim/flow_network.hpp"
 
 namespace gridpeer::sim {
@@ -24,6 +26,9 @@ struct GridRunOptions {
   /// Whom each peer asks, one sorted list per server (topology::partner_sets);
   /// empty: every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;
+  /// gridsim fuzz: seeded message faults (sim/faults.hpp); none when unset.
+  std::optional<FaultConfig> faults;
+  std::uint64_t fault_seed = 1;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -31,6 +36,10 @@ struct GridRunOptions {
 struct GridRunResult {
   std::vector<JobRecord> records;  ///< in the order jobs ended
   std::size_t rejected = 0;        ///< jobs no server could run (wider than every server they were placed on)
+  std::vector<JobId> rejected_ids;
+  /// When each moved job's input finished arriving at its executor.
+  std::vector<std::pair<JobId, TimePoint>> input_arrivals;
+  FaultInjector::Counts faults;
   std::vector<PeerCounters> counters;
   std::uint64_t events = 0;
   std::uint64_t messages = 0;

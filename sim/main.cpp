@@ -21,6 +21,8 @@ void print_usage(std::ostream& out) {
          "              Poisson) as an SWF file\n"
          "  topology    load a topology file, show the grid it describes, check its traces\n"
          "  bench-awt   micro-benchmark of AWT queries on a long queue, per policy\n"
+         "  fuzz        the grid under seeded message faults and partitions, with its\n"
+         "              invariants checked after every run\n"
          "  bench       speed benchmarks: single-cluster replay, the 12-server grid,\n"
          "              the network model, growth to 1,000 peers\n\n"
          "Every run prints its seed; pass --seed to reproduce it exactly.\n";
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     if (command == "topology") return gridpeer::sim::run_topology_command(argc - 1, argv + 1);
     if (command == "bench-awt") return gridpeer::sim::run_bench_awt_command(argc - 1, argv + 1);
     if (command == "bench") return gridpeer::sim::run_bench_command(argc - 1, argv + 1);
+    if (command == "fuzz") return gridpeer::sim::run_fuzz_command(argc - 1, argv + 1);
     if (command == "--help" || command == "-h" || command == "help") {
       print_usage(std::cout);
       return 0;

@@ -89,10 +89,12 @@ void GridPeer::on_message(ServerIndex from, const protocol::Message& message, Ti
     handle_volunteer(from, now);
   } else if (const auto* transfer = std::get_if<protocol::JobTransfer>(&message)) {
     // A hand-off comes from the job's origin, is never one of ours, and never
-    // repeats a job already here (found by tests/fuzz/peer_fuzz: a duplicate
-    // id broke the local scheduler's bookkeeping).
+    // repeats a job here or already run here (found by tests/fuzz/peer_fuzz: a
+    // duplicate id broke the local scheduler's bookkeeping; and by gridsim
+    // fuzz: a duplicated hand-off arriving after the job had finished ran it
+    // again, waiting forever for an input already delivered).
     const Job& job = transfer->job;
-    if (job.origin != from || from == id_ || knows(job.id)) {
+    if (job.origin != from || from == id_ || knows(job.id) || ran_for_others_.count(job.id) != 0U) {
       ++counters_.refused_transfers;
       return;
     }
@@ -472,6 +474,7 @@ void GridPeer::pump_local() {
       continue;
     }
     if (hosted.remote) {
+      ran_for_others_.insert(event.id);
       // Send the output home; the origin closes the record when it arrives.
       DataTransfer output;
       output.kind = DataTransfer::Kind::output;

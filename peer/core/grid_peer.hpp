@@ -184,6 +184,7 @@ class GridPeer {
   std::multimap<TimePoint, Timer> timers_;
   std::map<JobId, Hosted> hosted_;               // jobs in the local scheduler
   std::set<JobId> early_inputs_;                 // inputs that arrived before their hand-off
+  std::set<JobId> ran_for_others_;               // remote jobs finished here: a repeated hand-off is refused
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
   protocol::QueryId next_query_ = 0;
   bool periodic_ = false;

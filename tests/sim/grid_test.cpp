@@ -10,6 +10,7 @@
 #include "peer/topology/topology.hpp"
 #include "sim/grid_experiment.hpp"
 #include "sim/grid_sim.hpp"
+#include "sim/invariants.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;
@@ -302,6 +303,30 @@ BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
   const auto outputs = peer.take_outputs();
   BOOST_TEST(std::count_if(outputs.begin(), outputs.end(),
                            [](const PeerOutput& o) { return std::holds_alternative<JobRejected>(o); }) == 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
+  // A clean run passes; the same run doctored three ways fails three ways.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 0, 2, 50)};
+  const GridRunResult clean = run(GridAlgorithm::sender, jobs);
+  BOOST_TEST(check_invariants(two_servers(), jobs, clean).empty());
+  GridRunResult twice = clean;
+  twice.records.push_back(twice.records.front());
+  BOOST_TEST(check_invariants(two_servers(), jobs, twice).front().find("ended 2 times") != std::string::npos);
+  GridRunResult crowded = clean;
+  for (JobRecord& r : crowded.records) {
+    r.executed_on = 1;
+    r.start = r.submit;
+    r.finish = r.start + seconds(10);
+    r.end = r.finish;
+  }
+  bool over = false;
+  for (const auto& v : check_invariants(two_servers(), jobs, crowded))
+    over |= v.find("CPUs at once") != std::string::npos;
+  BOOST_TEST(over);
+  GridRunResult lost = clean;
+  lost.records.pop_back();
+  BOOST_TEST(check_invariants(two_servers(), jobs, lost).front().find("never ended") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,60 @@
+#include "sim/faults.hpp"
+
+#include <algorithm>
+
+namespace gridpeer::sim {
+
+FaultInjector::FaultInjector(FaultConfig config, std::uint64_t seed, int sites)
+    : config_(config), rng_(seed ^ 0x5eed'fa17'0000'0001ULL), sites_(std::max(sites, 1)) {
+  if (config_.partitions_per_day > 0) {
+    next_partition_ = TimePoint{seconds_ceil(rng_.exponential(86400.0 / config_.partitions_per_day))};
+  } else {
+    next_partition_ = kNever;
+  }
+}
+
+bool FaultInjector::partitioned(int a, int b, TimePoint now) {
+  // Start the partitions due by now (a random site pair each, a random length).
+  while (next_partition_ <= now) {
+    const int x = static_cast<int>(rng_.uniform_int(0, sites_ - 1));
+    const int y = static_cast<int>(rng_.uniform_int(0, sites_ - 1));
+    const Duration length = seconds_ceil(rng_.uniform(1.0, to_seconds(config_.max_partition)));
+    partitions_.push_back({std::min(x, y), std::max(x, y), next_partition_ + length});
+    ++counts_.partitions;
+    next_partition_ += seconds_ceil(rng_.exponential(86400.0 / config_.partitions_per_day));
+  }
+  std::erase_if(partitions_, [&](const Partition& p) { return p.until <= now; });
+  const int lo = std::min(a, b);
+  const int hi = std::max(a, b);
+  return std::any_of(partitions_.begin(), partitions_.end(),
+                     [&](const Partition& p) { return p.a == lo && p.b == hi; });
+}
+
+std::vector<Duration> FaultInjector::copies(const protocol::Message& message, int from_site, int to_site,
+                                            TimePoint now) {
+  const bool losable = !std::holds_alternative<protocol::JobTransfer>(message);
+  // Draw every decision for every message, so one message's kind never
+  // shifts the random stream of the ones after it.
+  const bool cut = partitioned(from_site, to_site, now);
+  const bool drop = rng_.bernoulli(config_.drop);
+  const bool twice = rng_.bernoulli(config_.duplicate);
+  std::vector<Duration> delays;
+  for (int copy = 0; copy < (twice ? 2 : 1); ++copy) {
+    const bool late = rng_.bernoulli(config_.delay);
+    const Duration extra = seconds_ceil(rng_.uniform(0.0, to_seconds(config_.max_delay)));
+    delays.push_back(late ? extra : Duration::zero());
+    if (late) ++counts_.delayed;
+  }
+  if (losable && cut) {
+    ++counts_.partitioned;
+    return {};
+  }
+  if (losable && drop) {
+    ++counts_.dropped;
+    return {};
+  }
+  if (twice) ++counts_.duplicated;
+  return delays;
+}
+
+}  // namespace gridpeer::sim
