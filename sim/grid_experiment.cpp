@@ -35,6 +35,8 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   options.config = spec.config;
   options.sharing = spec.sharing;
   options.progress = progress;
+  options.stagger_periods = spec.stagger_periods;
+  options.fault_seed = spec.workload.seed;
   if (spec.partners.kind != topology::PartnerRule::Kind::all) {
     options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
   }

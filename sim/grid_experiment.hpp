@@ -23,6 +23,7 @@ struct ExperimentSpec {
   SharingModel sharing = SharingModel::equal_share;
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
+  bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)
 };
 
 struct ExperimentResult {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "peer/core/central_scheduler.hpp"
+#include "peer/core/rng.hpp"
 #include "sim/grid_network.hpp"
 
 namespace gridpeer::sim {
@@ -59,6 +60,11 @@ class GridDriver {
       }
       peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_));
       peer_pointers_.push_back(peers_.back().get());
+      if (options.stagger_periods) {
+        Rng phase(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
+        Rng mine = phase.fork(i);
+        peers_.back()->delay_period(seconds_ceil(mine.uniform(0.0, to_seconds(options.config.parameters.sigma))));
+      }
     }
     wake_.assign(n, kNever);
     touched_flag_.assign(n, false);

@@ -26,6 +26,9 @@ struct GridRunOptions {
   /// Whom each peer asks, one sorted list per server (topology::partner_sets);
   /// empty: every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;
+  /// Start each peer's R-I/Sy-I period at a random phase (drawn from
+  /// fault_seed), not all in lockstep at t = 0 (docs/sim-vs-real.md).
+  bool stagger_periods = false;
   /// gridsim fuzz: seeded message faults (sim/faults.hpp); none when unset.
   std::optional<FaultConfig> faults;
   std::uint64_t fault_seed = 1;

@@ -22,7 +22,10 @@ int run_run_command(int argc, char** argv) {
       "central-peer",
       "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
       "does, instead of with 002's instant knowledge",
-      cxxopts::value<std::string>())("data-blind", "decide without the data-transfer (ADT) terms")(
+      cxxopts::value<std::string>())(
+      "stagger-periods",
+      "start each peer's R-I/Sy-I volunteering period at a random phase (from the seed), as real peers do, "
+      "instead of all at t = 0")("data-blind", "decide without the data-transfer (ADT) terms")(
       "out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
@@ -36,6 +39,7 @@ int run_run_command(int argc, char** argv) {
   if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
   spec.config.algorithm = *parsed;
   spec.config.parameters.data_blind = args.count("data-blind") != 0U;
+  spec.stagger_periods = args.count("stagger-periods") != 0U;
   if (args.count("central-peer") != 0U) {
     if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
     spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());

@@ -333,6 +333,20 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
+void GridPeer::delay_period(Duration phase) {
+  if (!periodic_) return;
+  for (auto it = timers_.begin(); it != timers_.end();) {
+    if (it->second.kind != TimerKind::tick) {
+      ++it;
+      continue;
+    }
+    const TimePoint first = it->first + phase;
+    timers_.erase(it);
+    timers_.emplace(first, Timer{TimerKind::tick});
+    return;
+  }
+}
+
 void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
   if (!std::binary_search(partners_.begin(), partners_.end(), partner)) return;
   const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), partner);

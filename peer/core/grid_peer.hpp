@@ -90,6 +90,10 @@ class GridPeer {
   /// Lets time pass: timers fire, local jobs start and finish.
   void advance(TimePoint now);
 
+  /// R-I/Sy-I: start the period `phase` (0..sigma) later than at start-up,
+  /// as real peers started at different moments do. Call before any input.
+  void delay_period(Duration phase);
+
   /// A driver that knows a partner is out of reach (its connection is down)
   /// stops asking it, and asks it again once it is back. All start reachable.
   void set_reachable(ServerIndex partner, bool reachable);

@@ -329,4 +329,23 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
   BOOST_TEST(check_invariants(two_servers(), jobs, lost).front().find("never ended") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
+  // R-I on the two-server grid: J1 waits on A; B volunteers at its first
+  // tick. In lockstep that is sigma = 10 s (J1 starts at 10 s + 288 us, see
+  // receiver_initiated_waits_for_a_volunteer); staggered, B's first tick
+  // comes its phase later, so J1 starts later, and the same seed gives the
+  // same phase.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::receiver);
+  const auto lockstep = by_id(run_grid(two_servers(), jobs, options));
+  options.stagger_periods = true;
+  options.fault_seed = 4;
+  const auto staggered = by_id(run_grid(two_servers(), jobs, options));
+  const auto again = by_id(run_grid(two_servers(), jobs, options));
+  BOOST_TEST(us(lockstep.at(1).start) == 10'000'288);
+  BOOST_TEST(us(staggered.at(1).start) > 10'000'288);
+  BOOST_TEST(us(staggered.at(1).start) == us(again.at(1).start));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
