@@ -103,18 +103,8 @@ int bench_att_command(int argc, char** argv) {
     }
   }
   const ServerSpec& me = grid.topology.servers.at(as).spec;
-  protocol::Hello hello;
-  hello.role = protocol::Hello::Role::peer;
-  hello.peer = as;
-  hello.name = me.name;
-  hello.site = std::to_string(me.site);
-  hello.nodes = me.nodes;
-  hello.cpus_per_node = me.cpus_per_node;
-  hello.mhz = me.mhz;
-  hello.time_scale = target.time_scale;
-  hello.epoch_unix_us = target.epoch_unix_us;
-  hello.algorithm = target.algorithm;
-  PeerClient peer(io, grid.addresses.at(to), hello);
+  PeerClient peer(io, grid.addresses.at(to),
+                  daemon::peer_hello(grid.topology, as, target.time_scale, target.epoch_unix_us, target.algorithm));
 
   protocol::JobRequirements requirements;
   requirements.origin = as;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "peer/client/peer_client.hpp"
+
 namespace gridpeer::client {
 
 cxxopts::Options grid_options(const std::string& command, const std::string& what) {
@@ -25,6 +27,19 @@ Grid grid_from(const cxxopts::ParseResult& args) {
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
   return grid;
+}
+
+std::vector<PeerReach> poll_status(net::asio::io_context& io, const Grid& grid) {
+  std::vector<PeerReach> reach(grid.addresses.size());
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    try {
+      PeerClient peer(io, grid.addresses[i]);
+      reach[i].status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
+    } catch (const std::exception& error) {
+      reach[i].error = error.what();
+    }
+  }
+  return reach;
 }
 
 }  // namespace gridpeer::client

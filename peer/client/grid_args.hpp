@@ -2,11 +2,14 @@
 // The options every gridctl command shares: which topology the peers run and
 // where they listen.
 #include <cxxopts.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "peer/daemon/peer_addresses.hpp"
+#include "peer/net/asio.hpp"
 #include "peer/topology/topology.hpp"
+#include "protocol/wire.hpp"
 
 namespace gridpeer::client {
 
@@ -20,5 +23,13 @@ struct Grid {
 
 /// Throws std::invalid_argument when --topology is missing or a --peer is malformed.
 Grid grid_from(const cxxopts::ParseResult& args);
+
+/// One peer's status, or why it could not be had.
+struct PeerReach {
+  std::optional<protocol::PeerStatus> status;
+  std::string error;  ///< set when status is not
+};
+/// Asks every peer of the grid for its status, in server order.
+std::vector<PeerReach> poll_status(net::asio::io_context& io, const Grid& grid);
 
 }  // namespace gridpeer::client

@@ -78,16 +78,14 @@ void wait_until_connected(net::asio::io_context& io, const Grid& grid, double ti
   std::string missing;
   for (bool first = true;; first = false) {
     missing.clear();
-    for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
-      try {
-        client::PeerClient peer(io, grid.addresses[i]);
-        const auto status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
-        if (status.connected.size() + 1 < grid.addresses.size()) {
-          missing += " " + grid.topology.servers[i].spec.name + " (" + std::to_string(status.connected.size()) + "/" +
-                     std::to_string(grid.addresses.size() - 1) + " connected)";
-        }
-      } catch (const std::exception&) {
-        missing += " " + grid.topology.servers[i].spec.name + " (unreachable)";
+    const auto reach = client::poll_status(io, grid);
+    for (std::size_t i = 0; i < reach.size(); ++i) {
+      const std::string& name = grid.topology.servers[i].spec.name;
+      if (!reach[i].status) {
+        missing += " " + name + " (unreachable)";
+      } else if (reach[i].status->connected.size() + 1 < grid.addresses.size()) {
+        missing += " " + name + " (" + std::to_string(reach[i].status->connected.size()) + "/" +
+                   std::to_string(grid.addresses.size() - 1) + " connected)";
       }
     }
     if (missing.empty()) return;
@@ -216,20 +214,23 @@ int status_command(int argc, char** argv) {
   std::cout << fmt::format("{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5}  connected\n",
                            "peer", "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent",
                            "recv", "lost");
-  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
-    try {
-      client::PeerClient peer(io, grid.addresses[i]);
-      const auto s = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
-      std::string connected;
-      for (const auto p : s.connected) connected += grid.topology.servers.at(p).spec.name + " ";
-      std::cout << fmt::format("{:<8} {:>10.1f} {:>6} {:>6} {:>5} {:>6} {:>5.2f} {:>9} {:>9} {:>5} {:>5} {:>5}  {}{}\n",
-                               s.name, to_seconds(s.now.time_since_epoch()), s.grid_queue, s.local_queue, s.running,
-                               s.awaiting_input, s.ru, s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost,
-                               connected, s.draining ? "(draining)" : "");
-    } catch (const std::exception& error) {
+  const auto reach = client::poll_status(io, grid);
+  for (std::size_t i = 0; i < reach.size(); ++i) {
+    if (!reach[i].status) {
       ++unreachable;
-      std::cout << fmt::format("{:<8} unreachable: {}\n", grid.topology.servers[i].spec.name, error.what());
+      std::cout << fmt::format("{:<8} unreachable: {}\n", grid.topology.servers[i].spec.name, reach[i].error);
+      continue;
     }
+    const protocol::PeerStatus& s = *reach[i].status;
+    std::string connected;
+    for (const auto p : s.connected) {
+      connected +=
+          (p < grid.topology.servers.size() ? grid.topology.servers[p].spec.name : "#" + std::to_string(p)) + " ";
+    }
+    std::cout << fmt::format("{:<8} {:>10.1f} {:>6} {:>6} {:>5} {:>6} {:>5.2f} {:>9} {:>9} {:>5} {:>5} {:>5}  {}{}\n",
+                             s.name, to_seconds(s.now.time_since_epoch()), s.grid_queue, s.local_queue, s.running,
+                             s.awaiting_input, s.ru, s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost,
+                             connected, s.draining ? "(draining)" : "");
   }
   return unreachable == 0 ? 0 : 1;
 }

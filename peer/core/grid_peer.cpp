@@ -34,13 +34,8 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   assert(job.origin == id_);
   if (knows(job.id)) {
     // Two jobs under one id would be confused with each other: the newcomer ends here.
-    JobRecord record;
-    record.id = job.id;
-    record.origin = id_;
-    record.executed_on = id_;
-    record.cpus = job.cpus;
-    record.submit = record.start = record.finish = record.end = now;
-    outputs_.emplace_back(JobRejected{record, "job id " + std::to_string(job.id) + " is already in use on this peer"});
+    outputs_.emplace_back(JobRejected{record_here(job, now, now),
+                                      "job id " + std::to_string(job.id) + " is already in use on this peer"});
     return;
   }
   switch (config_.algorithm) {
@@ -471,18 +466,10 @@ void GridPeer::pump_local() {
       // its origin chose this server from a finite ATT (the daemon also
       // refuses offers that cannot fit).
       if (!hosted.remote) {
-        JobRecord record;
-        record.id = event.id;
-        record.origin = id_;
-        record.executed_on = id_;
-        record.cpus = hosted.job.cpus;
-        record.submit = hosted.job.submit;
-        record.start = record.finish = record.end = event.at;
-        record.input_bytes = hosted.job.input_bytes;
-        record.output_bytes = hosted.job.output_bytes;
-        outputs_.emplace_back(JobRejected{record, "needs " + std::to_string(hosted.job.cpus) + " CPUs; no server " +
-                                                      "it could be placed on has that many (" + server().name +
-                                                      " has " + std::to_string(server().total_cpus()) + ")"});
+        outputs_.emplace_back(JobRejected{record_here(hosted.job, event.at, event.at),
+                                          "needs " + std::to_string(hosted.job.cpus) + " CPUs; no server " +
+                                              "it could be placed on has that many (" + server().name + " has " +
+                                              std::to_string(server().total_cpus()) + ")"});
       }
       hosted_.erase(it);
       continue;
@@ -503,18 +490,7 @@ void GridPeer::pump_local() {
       output.input_bytes = hosted.job.input_bytes;
       outputs_.emplace_back(StartTransfer{output});
     } else {
-      JobRecord record;
-      record.id = event.id;
-      record.origin = id_;
-      record.executed_on = id_;
-      record.cpus = hosted.job.cpus;
-      record.submit = hosted.job.submit;
-      record.start = event.start;
-      record.finish = event.at;
-      record.end = event.at;
-      record.input_bytes = hosted.job.input_bytes;
-      record.output_bytes = hosted.job.output_bytes;
-      outputs_.emplace_back(JobDone{record});
+      outputs_.emplace_back(JobDone{record_here(hosted.job, event.start, event.at)});
     }
     hosted_.erase(it);
   }
@@ -529,6 +505,21 @@ std::vector<PeerOutput> GridPeer::take_outputs() {
   std::vector<PeerOutput> taken;
   taken.swap(outputs_);
   return taken;
+}
+
+JobRecord GridPeer::record_here(const Job& job, TimePoint start, TimePoint finish) const {
+  JobRecord record;
+  record.id = job.id;
+  record.origin = id_;
+  record.executed_on = id_;
+  record.cpus = job.cpus;
+  record.submit = job.submit;
+  record.start = start;
+  record.finish = finish;
+  record.end = finish;  // nothing to send home
+  record.input_bytes = job.input_bytes;
+  record.output_bytes = job.output_bytes;
+  return record;
 }
 
 void GridPeer::remove_waiting(JobId job) {

@@ -173,6 +173,8 @@ class GridPeer {
   [[nodiscard]] bool volunteer_available(TimePoint now) const;
   std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
   void remove_waiting(JobId job);
+  /// The record of an own job that ended here (ran, or was rejected at `finish`).
+  [[nodiscard]] JobRecord record_here(const Job& job, TimePoint start, TimePoint finish) const;
   /// The id is hosted here or waits in the grid queue.
   [[nodiscard]] bool knows(JobId job) const;
   Waiting* find_waiting(JobId job);

@@ -42,20 +42,26 @@ void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& t
   log_->log(level, "[t={:.3f}s] {}", to_seconds(now().time_since_epoch()), text);
 }
 
-protocol::Hello PeerDaemon::hello() const {
-  const ServerSpec& spec = config_.grid.servers.at(config_.self).spec;
+protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale,
+                           std::int64_t epoch_unix_us, const std::string& algorithm) {
+  const ServerSpec& spec = grid.servers.at(self).spec;
   protocol::Hello h;
   h.role = protocol::Hello::Role::peer;
-  h.peer = config_.self;
+  h.peer = self;
   h.name = spec.name;
   h.site = std::to_string(spec.site);
   h.nodes = spec.nodes;
   h.cpus_per_node = spec.cpus_per_node;
   h.mhz = spec.mhz;
-  h.time_scale = config_.time_scale;
-  h.epoch_unix_us = clock_.epoch_unix_us();
-  h.algorithm = algorithm_label(config_.grid_config);
+  h.time_scale = time_scale;
+  h.epoch_unix_us = epoch_unix_us;
+  h.algorithm = algorithm;
   return h;
+}
+
+protocol::Hello PeerDaemon::hello() const {
+  return peer_hello(config_.grid, config_.self, config_.time_scale, clock_.epoch_unix_us(),
+                    algorithm_label(config_.grid_config));
 }
 
 void PeerDaemon::start() {

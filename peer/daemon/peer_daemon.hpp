@@ -45,6 +45,11 @@ struct DaemonConfig {
   net::ConnectionLimits limits;
 };
 
+/// The Hello the peer of server `self` sends, with the run's settings (which
+/// every peer of a grid must share).
+protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale,
+                           std::int64_t epoch_unix_us, const std::string& algorithm);
+
 class PeerDaemon {
  public:
   PeerDaemon(net::asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log);
