@@ -5,4 +5,7 @@ namespace gridpeer::client {
 /// gridctl bench-att: ATT query round trip and queries/s against one peer.
 int bench_att_command(int argc, char** argv);
 
+/// gridctl compose: a docker-compose testbed directory from a topology.
+int compose_command(int argc, char** argv);
+
 }  // namespace gridpeer::client

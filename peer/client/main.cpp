@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <charconv>
 #include <chrono>
 #include <cxxopts.hpp>
 #include <fstream>
@@ -41,12 +42,13 @@ constexpr const char* kUsage =
     "  results   every peer's job records (JSON lines) and the gridsim metrics summary (JSON)\n"
     "  drain     stop the peers taking new submissions and offers\n"
     "  bench-att ATT query round trip (p50/p99) and queries/s against one peer\n"
+    "  compose   write a docker-compose testbed (shaped site and WAN networks) for a topology\n"
     "  shutdown  ask the peers to finish what they hold and exit\n";
 
 int submit_command(int argc, char** argv) {
   auto options = grid_options("submit", "Submit one job to a peer; prints the id it was given.");
   options.add_options()("to", "the peer (server name or index)", cxxopts::value<std::string>()->default_value("0"))(
-      "cpus", "CPUs", cxxopts::value<int>()->default_value("1"))(
+      "cpus", "CPUs, or 'all' for every CPU of the server", cxxopts::value<std::string>()->default_value("1"))(
       "run", "real run time in seconds (what the emulator runs)", cxxopts::value<double>()->default_value("60"))(
       "requested", "the user's estimate in seconds (default: the run time)", cxxopts::value<double>())(
       "input-bytes", "input data size", cxxopts::value<std::uint64_t>()->default_value("0"))(
@@ -57,7 +59,15 @@ int submit_command(int argc, char** argv) {
   const Grid grid = grid_from(args);
   const ServerIndex to = grid.topology.resolve_server(args["to"].as<std::string>());
   Job job;
-  job.cpus = args["cpus"].as<int>();
+  const std::string cpus = args["cpus"].as<std::string>();
+  if (cpus == "all") {
+    job.cpus = grid.topology.servers[to].spec.total_cpus();
+  } else {
+    const auto [end, ec] = std::from_chars(cpus.data(), cpus.data() + cpus.size(), job.cpus);
+    if (ec != std::errc{} || end != cpus.data() + cpus.size()) {
+      throw std::invalid_argument("--cpus '" + cpus + "' is neither a number nor 'all'");
+    }
+  }
   job.run_time = seconds_ceil(args["run"].as<double>());
   job.requested_time =
       seconds_ceil(args.count("requested") != 0U ? args["requested"].as<double>() : args["run"].as<double>());
@@ -72,8 +82,9 @@ int submit_command(int argc, char** argv) {
   return 0;
 }
 
-/// Waits until every peer reports every other connected, or `timeout_s` passes.
-void wait_until_connected(net::asio::io_context& io, const Grid& grid, double timeout_s) {
+/// Waits until every peer reports every other connected, or `timeout_s` passes
+/// (then false, having said who is missing).
+bool wait_until_connected(net::asio::io_context& io, const Grid& grid, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::string missing;
   for (bool first = true;; first = false) {
@@ -88,10 +99,10 @@ void wait_until_connected(net::asio::io_context& io, const Grid& grid, double ti
                    std::to_string(grid.addresses.size() - 1) + " connected)";
       }
     }
-    if (missing.empty()) return;
+    if (missing.empty()) return true;
     if (std::chrono::steady_clock::now() >= deadline) {
-      std::cerr << "replaying although not every peer is connected:" << missing << '\n';
-      return;
+      std::cerr << "not every peer is connected after " << timeout_s << " s:" << missing << '\n';
+      return false;
     }
     if (first) std::cerr << "waiting for the peers to connect:" << missing << '\n';
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -148,7 +159,7 @@ int replay_command(int argc, char** argv) {
     if (!manifest) throw std::invalid_argument("cannot write the manifest " + args["manifest"].as<std::string>());
   }
   net::asio::io_context io;
-  wait_until_connected(io, grid, args["connect-timeout"].as<double>());
+  if (!wait_until_connected(io, grid, args["connect-timeout"].as<double>())) std::cerr << "replaying regardless\n";
   // One connection per peer; a peer that cannot be reached (or goes away)
   // gets no more jobs from this replay, and the rest goes on.
   std::map<ServerIndex, std::unique_ptr<client::PeerClient>> peers;
@@ -205,12 +216,17 @@ int replay_command(int argc, char** argv) {
 
 int status_command(int argc, char** argv) {
   auto options = grid_options("status", "Print every peer's state; unreachable peers are named.");
+  options.add_options()("wait",
+                        "first wait up to this many real seconds for every peer to be connected to every "
+                        "other; exit non-zero if they are not",
+                        cxxopts::value<double>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
   net::asio::io_context io;
   int unreachable = 0;
+  if (args.count("wait") != 0U && !wait_until_connected(io, grid, args["wait"].as<double>())) ++unreachable;
   std::cout << fmt::format("{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5}  connected\n",
                            "peer", "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent",
                            "recv", "lost");
@@ -385,6 +401,7 @@ int main(int argc, char** argv) {
     if (command == "status") return status_command(argc - 1, argv + 1);
     if (command == "results") return results_command(argc - 1, argv + 1);
     if (command == "bench-att") return client::bench_att_command(argc - 1, argv + 1);
+    if (command == "compose") return client::compose_command(argc - 1, argv + 1);
     if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
     if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
     std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;

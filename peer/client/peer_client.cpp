@@ -17,8 +17,25 @@ PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& add
 PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address, const protocol::Hello& hello)
     : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
   boost::system::error_code ec;
-  const auto ip = net::asio::ip::make_address(address.host, ec);
-  if (!ec) socket_.connect({ip, address.port}, ec);
+  net::tcp::resolver resolver(io);
+  const auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
+  if (!ec) {
+    // Bounded: a peer whose host vanished (a killed container) would
+    // otherwise hold the connect for the kernel's SYN retries, over a minute.
+    bool connected = false;
+    net::asio::async_connect(socket_, endpoints, [&](const boost::system::error_code& result, const auto&) {
+      ec = result;
+      connected = true;
+    });
+    io.restart();
+    io.run_for(kConnectTimeout);
+    if (!connected) {
+      socket_.close();
+      io.restart();
+      io.run();  // the aborted handler
+      ec = net::asio::error::timed_out;
+    }
+  }
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
   socket_.set_option(net::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms

@@ -1,6 +1,7 @@
 #pragma once
 // gridctl's side of a connection to one peer: blocking request/reply over
 // the same framed Cap'n Proto protocol the peers speak.
+#include <chrono>
 #include <string>
 
 #include "peer/daemon/peer_daemon.hpp"
@@ -11,6 +12,8 @@ namespace gridpeer::client {
 
 class PeerClient {
  public:
+  /// How long a connect may take before the peer counts as unreachable.
+  static constexpr std::chrono::seconds kConnectTimeout{5};
   /// Connects and shakes hands as a client; throws with the address and the reason.
   PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address);
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.

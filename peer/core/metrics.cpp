@@ -24,6 +24,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   double wait_sum = 0;
   double slowdown_sum = 0;
   double moved_bytes = 0;
+  double wan_bytes = 0;
   std::size_t transferred = 0;
   std::size_t in_origin_site = 0;
   std::size_t moved_within_site = 0;
@@ -46,7 +47,9 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
     }
     if (r.transferred()) {
       ++transferred;
-      moved_bytes += static_cast<double>(r.input_bytes) + static_cast<double>(r.output_bytes);
+      const double bytes = static_cast<double>(r.input_bytes) + static_cast<double>(r.output_bytes);
+      moved_bytes += bytes;
+      if (servers[r.executed_on].site != servers[r.origin].site) wan_bytes += bytes;
     }
     cpu_seconds[r.executed_on] += to_seconds(r.run()) * r.cpus;
     ServerMetrics& origin = summary.per_server[r.origin];
@@ -64,6 +67,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   summary.fraction_in_origin_site = static_cast<double>(in_origin_site) / n;
   summary.fraction_moved_within_site = static_cast<double>(moved_within_site) / n;
   summary.data_volume_mb_per_job = moved_bytes / 1e6 / n;
+  summary.wan_volume_mb_per_job = wan_bytes / 1e6 / n;
   summary.span_s = to_seconds(last_end - first_submit);
 
   double weighted_work = 0;

@@ -35,6 +35,7 @@ struct MetricsSummary {
   double fraction_in_origin_site = 0;     ///< executed in the site they were submitted in (local ones too)
   double fraction_moved_within_site = 0;  ///< moved to another server of their origin's site
   double data_volume_mb_per_job = 0;      ///< input + output of transferred jobs, MB (10^6 B) per job
+  double wan_volume_mb_per_job = 0;       ///< the part of it that crossed the WAN (moved to another site)
   double span_s = 0;
   std::vector<ServerMetrics> per_server;
 };

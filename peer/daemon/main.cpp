@@ -27,9 +27,11 @@ int run(int argc, char** argv) {
       "host", "address every peer listens on when --peer is not given",
       cxxopts::value<std::string>()->default_value("127.0.0.1"))(
       "base-port", "peer i listens on --host at base-port + i", cxxopts::value<int>()->default_value("7400"))(
-      "peer", "NAME=HOST:PORT of a peer (repeat for each; overrides --host/--base-port)",
-      cxxopts::value<std::vector<std::string>>())("algorithm", "local, central, si, ri or syi",
-                                                  cxxopts::value<std::string>()->default_value("si"))(
+      "peer", "NAME=HOST:PORT of a peer (repeat for each; overrides --host/--base-port); HOST may be a name",
+      cxxopts::value<std::vector<std::string>>())(
+      "listen", "HOST:PORT to accept connections on (default: this peer's own address; 0.0.0.0:PORT in containers)",
+      cxxopts::value<std::string>())("algorithm", "local, central, si, ri or syi",
+                                     cxxopts::value<std::string>()->default_value("si"))(
       "central",
       "with --algorithm central: the peer that places every job from its ATT queries (name or index; every peer "
       "must name the same one)",
@@ -69,6 +71,7 @@ int run(int argc, char** argv) {
   config.addresses = daemon::peer_addresses(
       config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  if (args.count("listen") != 0U) config.listen = daemon::parse_address(args["listen"].as<std::string>());
   config.grid_config = cli::scheduler_config_from(args);
   const std::string algorithm = args["algorithm"].as<std::string>();
   const auto parsed = parse_grid_algorithm(algorithm);

@@ -65,8 +65,10 @@ protocol::Hello PeerDaemon::hello() const {
 }
 
 void PeerDaemon::start() {
-  const PeerAddress& me = config_.addresses.at(config_.self);
-  const net::tcp::endpoint endpoint(asio::ip::make_address(me.host), me.port);
+  const PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
+  // Host names are resolved once, at start-up: failing here names the address.
+  net::tcp::resolver resolver(io_);
+  const net::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(net::tcp::acceptor::reuse_address(true));
   acceptor_.bind(endpoint);  // throws at start-up with the OS's reason: port in use, bad address
@@ -105,8 +107,11 @@ net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
       const PeerAddress& address = config_.addresses.at(peer);
       net::tcp::socket socket(io_);
       boost::system::error_code ec;
-      co_await socket.async_connect({asio::ip::make_address(address.host, ec), address.port},
-                                    asio::redirect_error(net::use_awaitable, ec));
+      // Resolved on every attempt: a container's name may only appear in DNS once it is up.
+      net::tcp::resolver resolver(io_);
+      const auto endpoints = co_await resolver.async_resolve(address.host, std::to_string(address.port),
+                                                             asio::redirect_error(net::use_awaitable, ec));
+      if (!ec) co_await asio::async_connect(socket, endpoints, asio::redirect_error(net::use_awaitable, ec));
       if (!ec) {
         auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
         peers_[peer].connection = connection;
@@ -358,7 +363,7 @@ void PeerDaemon::on_commit(ServerIndex from, JobId job) {
 }
 
 void PeerDaemon::on_transfer_begin(ServerIndex from, const protocol::TransferBegin& begin) {
-  Receiving receiving{begin, from, 0};
+  Receiving receiving{begin, from, 0, std::chrono::steady_clock::now()};
   if (begin.payload_bytes == 0) {
     transfer_complete(receiving);
     return;
@@ -376,6 +381,12 @@ void PeerDaemon::on_chunk(ServerIndex from, const protocol::DataChunk& chunk) {
   if (it->second.received < it->second.header.payload_bytes) return;
   const Receiving done = it->second;
   receiving_.erase(it);
+  // The achieved rate of the link as shaped (docker/testbed checks it against
+  // the topology's bandwidth): payload bytes over real seconds since the header.
+  const double real_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - done.began).count();
+  log_->info("received {} of job {} from {}: {} payload bytes in {:.3f} s real ({:.2f} Mb/s)",
+             done.header.output ? "output" : "input", done.header.job, name_of(from), done.received, real_s,
+             real_s > 0 ? static_cast<double>(done.received) * 8 / real_s / 1e6 : 0.0);
   transfer_complete(done);
 }
 

@@ -33,8 +33,11 @@ struct DaemonConfig {
   ServerIndex self = 0;
   GridConfig grid_config;
   std::vector<PeerAddress> addresses;  ///< one per server of the grid
-  double time_scale = 1000;            ///< virtual seconds per real second
-  double data_scale = 1000;            ///< modelled bytes per payload byte
+  /// Where to accept connections; empty host: this peer's own entry in addresses.
+  /// Containers listen on 0.0.0.0 while partners dial them by site or WAN address.
+  PeerAddress listen;
+  double time_scale = 1000;  ///< virtual seconds per real second
+  double data_scale = 1000;  ///< modelled bytes per payload byte
   std::size_t chunk_bytes = 64 * 1024;
   Duration handoff_timeout = seconds(10);        ///< virtual: an offer not accepted by then is taken back
   std::chrono::milliseconds reconnect_min{100};  ///< real time
@@ -84,6 +87,7 @@ class PeerDaemon {
     protocol::TransferBegin header;
     ServerIndex from = 0;
     std::uint64_t received = 0;
+    std::chrono::steady_clock::time_point began;  ///< real time of the header (for the rate log)
   };
 
   TimePoint now() { return clock_.now(); }

@@ -11,6 +11,7 @@ nlohmann::json summary_json(const MetricsSummary& s) {
           {"fraction_in_origin_site", s.fraction_in_origin_site},
           {"fraction_moved_within_site", s.fraction_moved_within_site},
           {"data_volume_mb_per_job", s.data_volume_mb_per_job},
+          {"wan_volume_mb_per_job", s.wan_volume_mb_per_job},
           {"avg_bounded_slowdown", s.avg_bounded_slowdown},
           {"max_wait_s", s.max_wait_s},
           {"span_s", s.span_s}};

@@ -119,6 +119,12 @@ BOOST_AUTO_TEST_CASE(metrics_by_hand) {
   BOOST_TEST(m.fraction_in_origin_site == 0.5);  // job 2 left site 0 for site 1
   BOOST_TEST(m.fraction_moved_within_site == 0.0);
   BOOST_TEST(m.data_volume_mb_per_job == 3.0);  // 6 MB over 2 jobs
+  BOOST_TEST(m.wan_volume_mb_per_job == 3.0);   // all of it crossed from site 0 to site 1
+  // With B in A's site, the same move stays off the WAN.
+  const std::vector<ServerSpec> one_site{{"A", 10, 1, 100, 0}, {"B", 10, 1, 300, 0}};
+  const MetricsSummary same_site = summarize(records, one_site);
+  BOOST_TEST(same_site.data_volume_mb_per_job == 3.0);
+  BOOST_TEST(same_site.wan_volume_mb_per_job == 0.0);
   // Bounded slowdown: job 1 30/20 = 1.5; job 2 run 5 s < 10 -> 40/10 = 4.
   BOOST_TEST(m.avg_bounded_slowdown == 2.75);
   // Weighted: (20*5*100 + 5*2*300) / (40 * (10*100 + 10*300)) = 13000 / 160000.
