@@ -86,6 +86,43 @@ void put_requirements(w::Requirements::Builder out, const JobRequirements& r) {
   out.setOutputBytes(r.output_bytes);
 }
 
+w::JobReject::Code code_of(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::cannot_fit:
+      return w::JobReject::Code::CANNOT_FIT;
+    case RejectReason::draining:
+      return w::JobReject::Code::DRAINING;
+    case RejectReason::not_origin:
+      return w::JobReject::Code::NOT_ORIGIN;
+    case RejectReason::id_in_use:
+      return w::JobReject::Code::ID_IN_USE;
+    case RejectReason::unknown_offer:
+      return w::JobReject::Code::UNKNOWN_OFFER;
+    case RejectReason::out_of_range:
+      return w::JobReject::Code::OUT_OF_RANGE;
+  }
+  return w::JobReject::Code::UNKNOWN_OFFER;
+}
+
+/// A code from a newer peer that we do not know is still a rejection.
+RejectReason reason_of(w::JobReject::Code code) {
+  switch (code) {
+    case w::JobReject::Code::CANNOT_FIT:
+      return RejectReason::cannot_fit;
+    case w::JobReject::Code::DRAINING:
+      return RejectReason::draining;
+    case w::JobReject::Code::NOT_ORIGIN:
+      return RejectReason::not_origin;
+    case w::JobReject::Code::ID_IN_USE:
+      return RejectReason::id_in_use;
+    case w::JobReject::Code::UNKNOWN_OFFER:
+      return RejectReason::unknown_offer;
+    case w::JobReject::Code::OUT_OF_RANGE:
+      return RejectReason::out_of_range;
+  }
+  return RejectReason::unknown_offer;
+}
+
 w::TransferBegin::Kind kind_of(bool output) {
   return output ? w::TransferBegin::Kind::OUTPUT : w::TransferBegin::Kind::INPUT;
 }
@@ -153,14 +190,26 @@ struct Encoder {
     auto out = env.initJobOffer();
     put_job(out.initJob(), m.job);
     out.setOriginMhz(m.origin_mhz);
+    out.setAttempt(m.attempt);
   }
-  void operator()(const JobAccept& m) { env.initJobAccept().setJob(m.job); }
+  void operator()(const JobAccept& m) {
+    auto out = env.initJobAccept();
+    out.setJob(m.job);
+    out.setAttempt(m.attempt);
+    out.setHosting(m.hosting);
+  }
   void operator()(const JobReject& m) {
     auto out = env.initJobReject();
     out.setJob(m.job);
-    out.setReason(m.reason);
+    out.setAttempt(m.attempt);
+    out.setCode(code_of(m.reason));
+    out.setReason(describe(m.reason));
   }
-  void operator()(const JobCommit& m) { env.initJobCommit().setJob(m.job); }
+  void operator()(const JobCommit& m) {
+    auto out = env.initJobCommit();
+    out.setJob(m.job);
+    out.setAttempt(m.attempt);
+  }
   void operator()(const TransferBegin& m) {
     auto out = env.initTransferBegin();
     out.setJob(m.job);
@@ -172,6 +221,7 @@ struct Encoder {
     out.setFinishUs(us(m.finish));
     out.setCpus(m.cpus);
     out.setInputBytes(m.input_bytes);
+    out.setAttempt(m.attempt);
   }
   void operator()(const DataChunk& m) {
     auto out = env.initDataChunk();
@@ -365,16 +415,23 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Volunteer{env.getVolunteer().getRu()};
     case w::Envelope::JOB_OFFER: {
       const auto in = env.getJobOffer();
-      JobTransfer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz()};
+      JobTransfer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz(),
+                    in.getAttempt()};
       require(m.origin_mhz >= 1, "jobOffer.originMhz must be at least 1");
       return m;
     }
-    case w::Envelope::JOB_ACCEPT:
-      return JobAccept{env.getJobAccept().getJob()};
-    case w::Envelope::JOB_REJECT:
-      return JobReject{env.getJobReject().getJob(), env.getJobReject().getReason()};
-    case w::Envelope::JOB_COMMIT:
-      return JobCommit{env.getJobCommit().getJob()};
+    case w::Envelope::JOB_ACCEPT: {
+      const auto in = env.getJobAccept();
+      return JobAccept{in.getJob(), in.getAttempt(), in.getHosting()};
+    }
+    case w::Envelope::JOB_REJECT: {
+      const auto in = env.getJobReject();
+      return JobReject{in.getJob(), in.getAttempt(), reason_of(in.getCode())};
+    }
+    case w::Envelope::JOB_COMMIT: {
+      const auto in = env.getJobCommit();
+      return JobCommit{in.getJob(), in.getAttempt()};
+    }
     case w::Envelope::TRANSFER_BEGIN: {
       const auto in = env.getTransferBegin();
       TransferBegin m;
@@ -387,6 +444,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.finish = time_of(in.getFinishUs());
       m.cpus = in.getCpus();
       m.input_bytes = in.getInputBytes();
+      m.attempt = in.getAttempt();
       return m;
     }
     case w::Envelope::DATA_CHUNK: {

@@ -84,25 +84,41 @@ struct Volunteer {
   ru @0 :Float64;
 }
 
-# Hand-off (origin -> executor): offer, accept or reject, commit. Offers and
-# commits are idempotent by job id; the executor hosts a job only once it is
-# committed, and the origin sends the input only after committing.
+# Hand-off (origin -> executor): offer, accept or reject, commit, and an accept
+# with hosting set once the executor has the job. Every retry is idempotent by
+# job id and attempt; the executor hosts a job only once it is committed (or
+# its input, sent only after the commit, has come), and a message of an older
+# attempt never moves the job (docs/fault-injection.md).
 struct JobOffer {
   job @0 :Job;
   originMhz @1 :Int32;
+  attempt @2 :UInt32;       # the origin's offers of one job, counted from 1
 }
 
 struct JobAccept {
   job @0 :UInt64;
+  attempt @1 :UInt32;
+  hosting @2 :Bool;         # false: the offer is taken; true: the job is here (after the commit)
 }
 
 struct JobReject {
   job @0 :UInt64;
-  reason @1 :Text;
+  reason @1 :Text;          # for people
+  attempt @2 :UInt32;
+  code @3 :Code;
+  enum Code {
+    cannotFit @0;
+    draining @1;
+    notOrigin @2;
+    idInUse @3;
+    unknownOffer @4;
+    outOfRange @5;
+  }
 }
 
 struct JobCommit {
   job @0 :UInt64;
+  attempt @1 :UInt32;
 }
 
 # Data staging: a header, then payload chunks until payloadBytes have come.
@@ -118,6 +134,7 @@ struct TransferBegin {
   finishUs @6 :Int64;
   cpus @7 :Int32;
   inputBytes @8 :UInt64;
+  attempt @9 :UInt32;       # inputs: the hand-off attempt they belong to
   enum Kind {
     input @0;
     output @1;

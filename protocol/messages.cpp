@@ -13,8 +13,29 @@ std::size_t wire_size(const Message& message) {
     std::size_t operator()(const JobTransfer&) const { return kFrame + 10 * kWord; }
     std::size_t operator()(const PlaceRequest&) const { return kFrame + 7 * kWord; }
     std::size_t operator()(const Placement&) const { return kFrame + 2 * kWord; }
+    std::size_t operator()(const JobAccept&) const { return kFrame + 2 * kWord; }
+    std::size_t operator()(const JobCommit&) const { return kFrame + 2 * kWord; }
+    std::size_t operator()(const JobReject&) const { return kFrame + 3 * kWord; }
   };
   return std::visit(Sizer{}, message);
+}
+
+const char* describe(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::cannot_fit:
+      return "needs more CPUs than the server has";
+    case RejectReason::draining:
+      return "the server is draining";
+    case RejectReason::not_origin:
+      return "offered by a peer that is not the job's origin";
+    case RejectReason::id_in_use:
+      return "another job has this id here";
+    case RejectReason::unknown_offer:
+      return "no offer of this job is open here";
+    case RejectReason::out_of_range:
+      return "the job id is not in its origin's range (origin << 40)";
+  }
+  return "unknown reason";
 }
 
 }  // namespace gridpeer::protocol

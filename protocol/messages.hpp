@@ -45,11 +45,50 @@ struct Volunteer {
   double ru = 0;
 };
 
-/// The hand-off of a job to the peer that will run it. (Issue 4 splits it
-/// into offer / accept / commit, idempotent by job id.)
+// The hand-off, one owner at a time (docs/fault-injection.md has the two
+// state machines). The origin offers (JobTransfer); the executor accepts or
+// rejects; the origin commits and stages the input; the executor answers the
+// commit with an accept that says it hosts the job. `attempt` numbers the
+// origin's offers of one job, so that a stale or duplicated message from an
+// earlier attempt can never move the job again.
+
+/// The offer.
 struct JobTransfer {
   Job job;
   int origin_mhz = 1;  ///< run times in `job` were measured at this speed
+  std::uint32_t attempt = 0;
+};
+
+/// The executor takes the offer (`hosting` false), or has the job (true:
+/// after the commit, or on any retry once it has it).
+struct JobAccept {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+  bool hosting = false;
+};
+
+/// The origin's word that the job is the executor's now.
+struct JobCommit {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+};
+
+enum class RejectReason : std::uint8_t {
+  cannot_fit,     ///< needs more CPUs than the executor has
+  draining,       ///< the executor takes no new work
+  not_origin,     ///< offered by a peer that is not the job's origin
+  id_in_use,      ///< the executor knows another job under this id
+  unknown_offer,  ///< a commit for an offer the executor never took, or has let lapse
+  out_of_range,   ///< the id is outside its origin's range (gridpeer: origin << 40)
+};
+/// Why, for people: "needs more CPUs than the server has", ...
+const char* describe(RejectReason reason);
+
+/// The executor will not take (or does not have) the job: the origin keeps it.
+struct JobReject {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+  RejectReason reason = RejectReason::cannot_fit;
 };
 
 /// Centralized on real peers: the origin asks the central scheduler where a
@@ -64,7 +103,8 @@ struct Placement {
   PeerId server = 0;
 };
 
-using Message = std::variant<AttQuery, AttReply, Volunteer, JobTransfer, PlaceRequest, Placement>;
+using Message =
+    std::variant<AttQuery, AttReply, Volunteer, JobTransfer, PlaceRequest, Placement, JobAccept, JobCommit, JobReject>;
 
 /// Bytes a message takes on the wire: fixed per type until the Cap'n Proto
 /// codec (issue 4) measures them (a frame header plus the fields, 8-byte words).

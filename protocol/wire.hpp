@@ -31,21 +31,12 @@ struct Hello {
   std::string algorithm;
 };
 
-// Hand-off: the offer is JobTransfer (messages.hpp); then these.
-struct JobAccept {
-  JobId job = 0;
-};
-struct JobReject {
-  JobId job = 0;
-  std::string reason;
-};
-struct JobCommit {
-  JobId job = 0;
-};
+// Hand-off: JobTransfer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
 
 struct TransferBegin {
   JobId job = 0;
-  bool output = false;  ///< else input
+  std::uint32_t attempt = 0;  ///< the hand-off attempt an input belongs to
+  bool output = false;        ///< else input
   std::uint64_t bytes = 0;
   std::uint64_t payload_bytes = 0;
   TimePoint submit{};

@@ -30,9 +30,7 @@ bool FaultInjector::partitioned(int a, int b, TimePoint now) {
                      [&](const Partition& p) { return p.a == lo && p.b == hi; });
 }
 
-std::vector<Duration> FaultInjector::copies(const protocol::Message& message, int from_site, int to_site,
-                                            TimePoint now) {
-  const bool losable = !std::holds_alternative<protocol::JobTransfer>(message);
+std::vector<Duration> FaultInjector::copies(int from_site, int to_site, TimePoint now) {
   // Draw every decision for every message, so one message's kind never
   // shifts the random stream of the ones after it.
   const bool cut = partitioned(from_site, to_site, now);
@@ -45,16 +43,30 @@ std::vector<Duration> FaultInjector::copies(const protocol::Message& message, in
     delays.push_back(late ? extra : Duration::zero());
     if (late) ++counts_.delayed;
   }
-  if (losable && cut) {
+  if (cut) {
     ++counts_.partitioned;
     return {};
   }
-  if (losable && drop) {
+  if (drop) {
     ++counts_.dropped;
     return {};
   }
   if (twice) ++counts_.duplicated;
   return delays;
+}
+
+std::vector<PeerCrash> FaultInjector::crash_schedule(std::size_t peers, TimePoint until) const {
+  std::vector<PeerCrash> crashes;
+  if (peers == 0 || config_.crashes_per_day <= 0) return crashes;
+  Rng stream = rng_;  // as constructed: call this before any message is faulted
+  Rng rng = stream.fork(0xc4a5);
+  const double mean_gap_s = 86400.0 / config_.crashes_per_day;
+  for (TimePoint at = TimePoint{} + seconds_ceil(rng.exponential(mean_gap_s)); at < until;
+       at += seconds_ceil(rng.exponential(mean_gap_s))) {
+    const auto peer = static_cast<ServerIndex>(rng.uniform_int(0, static_cast<std::int64_t>(peers) - 1));
+    crashes.push_back({peer, at, seconds_ceil(rng.uniform(1.0, to_seconds(config_.max_down)))});
+  }
+  return crashes;
 }
 
 }  // namespace gridpeer::sim

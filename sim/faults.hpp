@@ -4,28 +4,36 @@
 // decision comes from the run's seed, in message order, so a seed replays
 // the same faults bit for bit.
 //
-// Which messages may be lost: queries, replies, volunteers and placements
-// (the protocol already decides without a reply after its time-out). The
-// hand-off itself (JobTransfer) is only duplicated and delayed, never lost:
-// the sans-I/O core hands a job over in one message, and the
-// offer/accept/commit exchange that survives a lost hand-off lives in the
-// daemon for now. Data transfers are not faulted.
+// Any message may be lost, the hand-off's offer, accept, commit and reject
+// included: the core decides without a reply after its time-outs, and its
+// hand-off retries by job id and attempt (docs/fault-injection.md). Data
+// transfers are not faulted; a crashed peer's are cut (GridRunOptions::crashes).
 #include <cstdint>
 #include <vector>
 
+#include "peer/core/job.hpp"
 #include "peer/core/rng.hpp"
 #include "peer/core/time.hpp"
-#include "protocol/messages.hpp"
 
 namespace gridpeer::sim {
 
+/// A peer crashes at `at` (losing everything it held) and restarts empty
+/// `down` later.
+struct PeerCrash {
+  ServerIndex peer = 0;
+  TimePoint at{};
+  Duration down{};
+};
+
 struct FaultConfig {
-  double drop = 0.05;       ///< probability a losable message is lost
+  double drop = 0.05;       ///< probability a message is lost
   double duplicate = 0.05;  ///< probability a message arrives twice
   double delay = 0.2;       ///< probability a message is held back
   Duration max_delay = seconds(30);
   double partitions_per_day = 2;           ///< site-pair partitions started per simulated day
   Duration max_partition = seconds(3600);  ///< each lasts up to this
+  double crashes_per_day = 0;              ///< peer crashes per simulated day, over the whole grid
+  Duration max_down = seconds(3600);       ///< a crashed peer restarts empty after up to this
 };
 
 class FaultInjector {
@@ -33,7 +41,7 @@ class FaultInjector {
   FaultInjector(FaultConfig config, std::uint64_t seed, int sites);
 
   /// Extra delays of the copies to deliver (empty: lost). `now` must not go back.
-  std::vector<Duration> copies(const protocol::Message& message, int from_site, int to_site, TimePoint now);
+  std::vector<Duration> copies(int from_site, int to_site, TimePoint now);
 
   struct Counts {
     std::uint64_t dropped = 0;
@@ -43,6 +51,11 @@ class FaultInjector {
     std::uint64_t partitions = 0;
   };
   [[nodiscard]] const Counts& counts() const { return counts_; }
+
+  /// When which peer crashes and for how long, up to `until`, drawn from a
+  /// stream of its own (the message faults' stream is left as it was). Call
+  /// it before the first message.
+  [[nodiscard]] std::vector<PeerCrash> crash_schedule(std::size_t peers, TimePoint until) const;
 
  private:
   [[nodiscard]] bool partitioned(int a, int b, TimePoint now);

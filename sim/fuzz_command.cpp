@@ -63,9 +63,11 @@ int run_fuzz_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim fuzz",
       "Run the grid in virtual time with seeded faults: messages dropped, duplicated and delayed (so reordered),\n"
-      "and site pairs partitioned for a while. After every run, check that each job ended exactly once, that no\n"
-      "server ran more CPUs than it has, that moved jobs started after their input arrived, and that every byte\n"
-      "moved belongs to a moved job. A failing run prints its seed and the command that replays it exactly.");
+      "site pairs partitioned for a while, and peers crashed and restarted empty. After every run, check that each\n"
+      "job ended exactly once (completed, or rejected or lost with its reason), that no job ran on two servers at\n"
+      "once, that no server ran more CPUs than it has, that moved jobs started after their input arrived at their\n"
+      "executor, and that every byte moved belongs to some job. A failing run prints its seed and the command that\n"
+      "replays it exactly.");
   options.add_options()("seed", "one seed (its run is also repeated, to check it replays bit for bit)",
                         cxxopts::value<std::uint64_t>())("seeds", "a range of seeds, A..B",
                                                          cxxopts::value<std::string>()->default_value("1..20"))(
@@ -73,13 +75,17 @@ int run_fuzz_command(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>()->default_value("si,ri,syi"))(
       "servers", "servers of the synthetic grid (2 to a site)", cxxopts::value<std::size_t>()->default_value("6"))(
       "jobs", "Lublin jobs per server", cxxopts::value<std::size_t>()->default_value("60"))(
-      "drop", "probability a query, reply, volunteer or placement is lost",
+      "drop", "probability a message (any kind, the hand-off's included) is lost",
       cxxopts::value<double>()->default_value("0.05"))("duplicate", "probability a message arrives twice",
                                                        cxxopts::value<double>()->default_value("0.05"))(
       "delay", "probability a message is held back up to --max-delay", cxxopts::value<double>()->default_value("0.2"))(
       "max-delay", "seconds", cxxopts::value<double>()->default_value("30"))(
       "partitions-per-day", "site-pair partitions started per simulated day",
-      cxxopts::value<double>()->default_value("2"))("h,help", "show this help");
+      cxxopts::value<double>()->default_value("2"))(
+      "crashes-per-day", "peer crashes per simulated day over the grid; a crashed peer restarts empty",
+      cxxopts::value<double>()->default_value("1"))("max-down", "seconds a crashed peer stays down, at most",
+                                                    cxxopts::value<double>()->default_value("3600"))("h,help",
+                                                                                                     "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -103,6 +109,11 @@ int run_fuzz_command(int argc, char** argv) {
   faults.delay = args["delay"].as<double>();
   faults.max_delay = seconds_ceil(args["max-delay"].as<double>());
   faults.partitions_per_day = args["partitions-per-day"].as<double>();
+  faults.crashes_per_day = args["crashes-per-day"].as<double>();
+  faults.max_down = seconds_ceil(args["max-down"].as<double>());
+  if (faults.crashes_per_day < 0 || faults.max_down < seconds(1)) {
+    throw std::invalid_argument("--crashes-per-day must be >= 0 and --max-down at least 1 s");
+  }
   for (const double p : {faults.drop, faults.duplicate, faults.delay}) {
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument("--drop, --duplicate and --delay are probabilities (0..1)");
   }
@@ -115,6 +126,8 @@ int run_fuzz_command(int argc, char** argv) {
   std::size_t runs = 0;
   std::size_t failures = 0;
   FaultInjector::Counts total;
+  std::size_t crashes = 0;
+  std::size_t lost = 0;
   for (std::uint64_t seed = first; seed <= last; ++seed) {
     GridWorkloadRequest request;
     request.source = "synthetic";
@@ -134,6 +147,8 @@ int run_fuzz_command(int argc, char** argv) {
       total.delayed += run.faults.delayed;
       total.partitioned += run.faults.partitioned;
       total.partitions += run.faults.partitions;
+      crashes += run.crashes;
+      lost += run.lost.size();
       std::vector<std::string> violations = check_invariants(grid, workload.jobs, run);
       if (single && fingerprint(run) != fingerprint(run_grid(grid, workload.jobs, run_options))) {
         violations.emplace_back("the same seed gave a different run the second time");
@@ -144,16 +159,16 @@ int run_fuzz_command(int argc, char** argv) {
       for (const auto& v : violations) std::cout << "  " << v << '\n';
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
-          "--delay {} --max-delay {} --partitions-per-day {}\n",
+          "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
-          to_seconds(faults.max_delay), faults.partitions_per_day);
+          to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down));
     }
   }
   std::cout << fmt::format(
       "{} runs ({} seeds), {} failed; faults injected: {} dropped, {} duplicated, {} delayed, {} lost to {} "
-      "partitions\n",
+      "partitions, {} peer crashes ({} jobs lost with a reason)\n",
       runs, last - first + 1, failures, total.dropped, total.duplicated, total.delayed, total.partitioned,
-      total.partitions);
+      total.partitions, crashes, lost);
   return failures == 0 ? 0 : 1;
 }
 

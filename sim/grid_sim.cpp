@@ -30,13 +30,13 @@ class NetworkEstimator final : public TransferEstimator {
 // Events stay small (the heap moves them at every push and pop; profiled):
 // a message's body waits in a slot of its own.
 struct Event {
-  enum class Kind : std::uint8_t { submit, message, peer_wake, network_wake };
+  enum class Kind : std::uint8_t { submit, message, peer_wake, network_wake, crash, restart };
   TimePoint at;
   std::uint64_t sequence;
   Kind kind;
   ServerIndex peer = 0;  ///< submit: origin; message: receiver; wake: the peer
   ServerIndex from = 0;  ///< message sender
-  std::size_t item = 0;  ///< submit: index into jobs; message: its slot
+  std::size_t item = 0;  ///< submit: index into jobs; message: its slot; crash: index into crashes
 };
 
 struct Later {
@@ -49,6 +49,13 @@ class GridDriver {
       : grid_(grid), jobs_(jobs), options_(options), network_(grid, options.sharing), estimator_(network_) {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
+    crashes_ = options.crashes;
+    if (faults_ && !jobs.empty()) {
+      TimePoint last_submit{};
+      for (const Job& job : jobs) last_submit = std::max(last_submit, job.submit);
+      const auto drawn = faults_->crash_schedule(grid.servers.size(), last_submit);
+      crashes_.insert(crashes_.end(), drawn.begin(), drawn.end());
+    }
     for (ServerIndex i = 0; i < n; ++i) {
       std::vector<ServerIndex> partners;
       if (!options.partners.empty()) {
@@ -68,7 +75,10 @@ class GridDriver {
     }
     wake_.assign(n, kNever);
     touched_flag_.assign(n, false);
+    down_.assign(n, false);
     result_.counters.resize(n);
+    job_state_.assign(jobs.size(), JobState::waiting);
+    for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace(jobs[i].id, i);
   }
 
   GridRunResult run() {
@@ -83,9 +93,12 @@ class GridDriver {
     push_next_submission();
     submissions_left_ = jobs_.size();
     for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
+    for (std::size_t c = 0; c < crashes_.size(); ++c) {
+      push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, c});
+    }
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
-    while (!queue_.empty() && result_.records.size() < jobs_.size()) {
+    while (!queue_.empty() && ended_ < jobs_.size()) {
       Event event = queue_.top();
       queue_.pop();
       if (event.at > horizon) break;
@@ -103,7 +116,7 @@ class GridDriver {
         options_.progress(reported, jobs_.size());
       }
     }
-    if (result_.records.size() + result_.rejected != jobs_.size()) {
+    if (ended_ != jobs_.size()) {
       std::string where;
       for (const auto& peer : peers_) {
         where += " " + peer->server().name + "(grid " + std::to_string(peer->grid_queue_size()) + ", queued " +
@@ -111,13 +124,16 @@ class GridDriver {
                  std::to_string(peer->local().running_jobs()) + ", awaiting input " +
                  std::to_string(peer->local().jobs_awaiting_input()) + ")";
       }
-      result_.unfinished = jobs_.size() - result_.records.size() - result_.rejected;
+      result_.unfinished = jobs_.size() - ended_;
       result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
                                   std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
                                   " transfers in flight; peers:" + where;
     }
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
-    for (std::size_t p = 0; p < peers_.size(); ++p) result_.counters[p] = peers_[p]->counters();
+    for (std::size_t p = 0; p < peers_.size(); ++p) {
+      result_.counters[p] = peers_[p]->counters();
+      if (!down_[p]) collect_remote_runs(static_cast<ServerIndex>(p));  // a crashed one's were taken at the crash
+    }
     result_.data_bytes = network_.flows().bytes_delivered();
     if (faults_) result_.faults = faults_->counts();
     result_.end_time = now_;
@@ -176,12 +192,21 @@ class GridDriver {
         submit(jobs_[event.item]);
         break;
       case Event::Kind::message:
-        peers_[event.peer]->on_message(event.from, message_slots_[event.item], now_);
+        // A crashed peer hears nothing; what was sent to it is lost.
+        if (!down_[event.peer]) {
+          peers_[event.peer]->on_message(event.from, message_slots_[event.item], now_);
+          touch(event.peer);
+        }
         free_message_slots_.push_back(event.item);
-        touch(event.peer);
+        break;
+      case Event::Kind::crash:
+        crash(event.peer, crashes_[event.item].down);
+        break;
+      case Event::Kind::restart:
+        restart(event.peer);
         break;
       case Event::Kind::peer_wake:
-        if (wake_[event.peer] != event.at) return;  // superseded
+        if (wake_[event.peer] != event.at || down_[event.peer]) return;  // superseded, or crashed
         wake_[event.peer] = kNever;
         peers_[event.peer]->advance(now_);
         touch(event.peer);
@@ -195,6 +220,11 @@ class GridDriver {
   }
 
   void submit(const Job& job) {
+    job_state_[index_of_.at(job.id)] = JobState::submitted;
+    if (down_[job.origin]) {
+      end_lost(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
+      return;
+    }
     touch(job.origin);
     // Centralized with a central peer goes over messages, as on real peers.
     if (options_.config.algorithm != GridAlgorithm::central || options_.config.central_peer) {
@@ -202,7 +232,7 @@ class GridDriver {
       return;
     }
     const ServerIndex chosen = choose_centrally(job, peer_pointers_, options_.config.parameters.epsilon, now_);
-    if (chosen == job.origin) {
+    if (chosen == job.origin || down_[chosen]) {
       peers_[job.origin]->run_here(job, now_);
     } else {
       // Instant hand-off; the input still has to cross the network.
@@ -239,7 +269,8 @@ class GridDriver {
       assert(it != in_flight_.end());
       const DataTransfer transfer = it->second;
       in_flight_.erase(it);
-      if (transfer.kind == DataTransfer::Kind::input) result_.input_arrivals.emplace_back(transfer.job, now_);
+      result_.arrivals.push_back({transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
+      if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
       peers_[transfer.to]->on_transfer_done(transfer, now_);
       touch(transfer.to);
     }
@@ -254,8 +285,7 @@ class GridDriver {
       ++result_.messages;
       result_.message_bytes += size;
       if (faults_) {
-        const auto copies =
-            faults_->copies(send->message, grid_.servers[peer].spec.site, grid_.servers[send->to].spec.site, now_);
+        const auto copies = faults_->copies(grid_.servers[peer].spec.site, grid_.servers[send->to].spec.site, now_);
         for (const Duration extra : copies) {
           push({now_ + delay + extra, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
         }
@@ -269,10 +299,72 @@ class GridDriver {
       in_flight_.emplace(flow, transfer);
     } else if (auto* done = std::get_if<JobDone>(&output)) {
       result_.records.push_back(done->record);
+      mark_ended(done->record.id);
     } else if (const auto* rejected = std::get_if<JobRejected>(&output)) {
       ++result_.rejected;
       result_.rejected_ids.push_back(rejected->record.id);
+      mark_ended(rejected->record.id);
+    } else if (const auto* lost = std::get_if<JobLost>(&output)) {
+      end_lost(lost->record.id, "peer " + grid_.servers[lost->record.executed_on].spec.name + " " + lost->reason);
     }
+  }
+
+  // Ends are counted once per job for the loop's end; the invariant checker
+  // counts every record, so that a job ended twice is still seen.
+  void mark_ended(JobId job) {
+    const auto it = index_of_.find(job);
+    if (it == index_of_.end() || job_state_[it->second] == JobState::ended) return;
+    job_state_[it->second] = JobState::ended;
+    ++ended_;
+  }
+
+  void end_lost(JobId job, const std::string& reason) {
+    result_.lost.emplace_back(job, reason);
+    mark_ended(job);
+  }
+
+  void collect_remote_runs(ServerIndex peer) {
+    for (const auto& [job, run] : peers_[peer]->ran_for_others()) {
+      result_.remote_runs.push_back({job, peer, run.first, run.second});
+    }
+  }
+
+  /// The peer loses everything: its own jobs not yet ended are lost with it
+  /// (their records lived there), the others take back what they had
+  /// committed to it, and it hears nothing until it restarts empty.
+  void crash(ServerIndex peer, Duration down) {
+    if (down_[peer]) return;
+    ++result_.crashes;
+    const std::string name = grid_.servers[peer].spec.name;
+    collect_remote_runs(peer);
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      if (jobs_[i].origin == peer && job_state_[i] == JobState::submitted) {
+        end_lost(jobs_[i].id, "its origin " + name + " crashed holding it");
+      }
+    }
+    down_[peer] = true;
+    wake_[peer] = kNever;
+    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+      if (other == peer || down_[other]) continue;
+      peers_[other]->peer_lost(peer, name + " crashed", now_, true);
+      touch(other);
+    }
+    push({now_ + down, 0, Event::Kind::restart, peer, 0, 0});
+  }
+
+  void restart(ServerIndex peer) {
+    const std::vector<ServerIndex> partners = peers_[peer]->partners();
+    peers_[peer] =
+        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, estimator_, now_);
+    peer_pointers_[peer] = peers_[peer].get();
+    if (periodic_stopped_) peers_[peer]->stop_periodic();
+    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+      if (other == peer) continue;
+      peers_[peer]->set_reachable(other, !down_[other]);
+      if (!down_[other]) peers_[other]->set_reachable(peer, true);
+    }
+    down_[peer] = false;
+    touch(peer);
   }
 
   void reschedule_peer(ServerIndex peer) {
@@ -305,6 +397,12 @@ class GridDriver {
   std::size_t submissions_left_ = 0;
   bool periodic_stopped_ = false;
   GridRunResult result_;
+  enum class JobState : std::uint8_t { waiting, submitted, ended };
+  std::vector<JobState> job_state_;  // by index into jobs_
+  std::map<JobId, std::size_t> index_of_;
+  std::size_t ended_ = 0;
+  std::vector<bool> down_;  // crashed, not yet restarted
+  std::vector<PeerCrash> crashes_;
 };
 
 }  // namespace

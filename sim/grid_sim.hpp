@@ -20,6 +20,23 @@
 
 namespace gridpeer::sim {
 
+/// A data transfer that reached its destination (gridsim fuzz checks them).
+struct Arrival {
+  JobId job = 0;
+  ServerIndex to = 0;
+  DataTransfer::Kind kind = DataTransfer::Kind::input;
+  double bytes = 0;
+  TimePoint at{};
+};
+
+/// A remote job run to its end on an executor (for "never on two servers at once").
+struct RemoteRun {
+  JobId job = 0;
+  ServerIndex server = 0;
+  TimePoint start{};
+  TimePoint finish{};
+};
+
 struct GridRunOptions {
   GridConfig config;
   SharingModel sharing = SharingModel::equal_share;
@@ -32,6 +49,9 @@ struct GridRunOptions {
   /// gridsim fuzz: seeded message faults (sim/faults.hpp); none when unset.
   std::optional<FaultConfig> faults;
   std::uint64_t fault_seed = 1;
+  /// Peers that crash and restart (besides faults->crashes_per_day, which
+  /// draws more from fault_seed).
+  std::vector<PeerCrash> crashes;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -40,8 +60,14 @@ struct GridRunResult {
   std::vector<JobRecord> records;  ///< in the order jobs ended
   std::size_t rejected = 0;        ///< jobs no server could run (wider than every server they were placed on)
   std::vector<JobId> rejected_ids;
-  /// When each moved job's input finished arriving at its executor.
-  std::vector<std::pair<JobId, TimePoint>> input_arrivals;
+  /// Jobs given up with a reason: committed to an executor that went away,
+  /// or held by an origin that crashed.
+  std::vector<std::pair<JobId, std::string>> lost;
+  /// Every input and output that reached its destination, in time order.
+  std::vector<Arrival> arrivals;
+  /// Others' jobs each executor ran to the end (crashed peers' included).
+  std::vector<RemoteRun> remote_runs;
+  std::size_t crashes = 0;
   FaultInjector::Counts faults;
   std::vector<PeerCounters> counters;
   std::uint64_t events = 0;

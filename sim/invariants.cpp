@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace gridpeer::sim {
 
@@ -17,6 +18,10 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
   std::map<JobId, int> ended;
   for (const JobRecord& r : run.records) ++ended[r.id];
   for (const JobId id : run.rejected_ids) ++ended[id];
+  for (const auto& [id, reason] : run.lost) {
+    ++ended[id];
+    if (reason.empty()) fail("job " + std::to_string(id) + " was lost without a reason");
+  }
   for (const auto& [id, times] : ended) {
     if (by_id.count(id) == 0U) fail("job " + std::to_string(id) + " ended but was never submitted");
     if (times > 1) fail("job " + std::to_string(id) + " ended " + std::to_string(times) + " times");
@@ -27,10 +32,52 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     fail(std::to_string(never) + " jobs never ended (" + run.unfinished_detail + ")");
   }
 
-  std::map<JobId, TimePoint> input_at;
-  for (const auto& [id, at] : run.input_arrivals) input_at.emplace(id, at);
-  double moved_bytes = 0;
+  // Inputs by (job, executor): the first arrival there.
+  std::map<std::pair<JobId, ServerIndex>, TimePoint> input_at;
+  double delivered = 0;
+  for (const Arrival& a : run.arrivals) {
+    delivered += a.bytes;
+    const auto job = by_id.find(a.job);
+    if (job == by_id.end()) {
+      fail("data of job " + std::to_string(a.job) + ", never submitted, crossed the network");
+      continue;
+    }
+    const auto expected =
+        static_cast<double>(a.kind == DataTransfer::Kind::input ? job->second->input_bytes : job->second->output_bytes);
+    if (a.bytes != expected) fail("a transfer of job " + std::to_string(a.job) + " moved a size not its own");
+    if (a.kind == DataTransfer::Kind::input) input_at.emplace(std::pair{a.job, a.to}, a.at);
+  }
   std::vector<std::vector<std::pair<TimePoint, int>>> usage(grid.servers.size());
+  std::map<std::pair<JobId, ServerIndex>, std::pair<TimePoint, TimePoint>> ran_remotely;
+  for (const RemoteRun& r : run.remote_runs) ran_remotely[{r.job, r.server}] = {r.start, r.finish};
+  // Never on two servers at once: every run of every job, own and remote.
+  struct Span {
+    TimePoint start;
+    TimePoint finish;
+    ServerIndex server;
+    bool operator<(const Span& o) const {
+      return std::tie(start, finish, server) < std::tie(o.start, o.finish, o.server);
+    }
+  };
+  std::map<JobId, std::vector<Span>> runs;
+  for (const RemoteRun& r : run.remote_runs) runs[r.job].push_back({r.start, r.finish, r.server});
+  for (const JobRecord& r : run.records) {
+    if (r.executed_on == r.origin) runs[r.id].push_back({r.start, r.finish, r.executed_on});
+  }
+  const auto name = [&](ServerIndex s) { return s < grid.servers.size() ? grid.servers[s].spec.name : "?"; };
+  for (auto& [id, spans] : runs) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+      const Span& a = spans[i - 1];
+      const Span& b = spans[i];
+      if (b.start < a.finish) {
+        fail("job " + std::to_string(id) + " ran on two servers at once: " + name(a.server) + " " +
+             std::to_string(to_seconds(a.start)) + ".." + std::to_string(to_seconds(a.finish)) + " s and " +
+             name(b.server) + " " + std::to_string(to_seconds(b.start)) + ".." + std::to_string(to_seconds(b.finish)) +
+             " s");
+      }
+    }
+  }
   for (const JobRecord& r : run.records) {
     const std::string job = "job " + std::to_string(r.id);
     const auto it = by_id.find(r.id);
@@ -42,17 +89,27 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     if (r.origin != it->second->origin) fail(job + " ended at the wrong origin");
     if (r.cpus != it->second->cpus) fail(job + " ran on " + std::to_string(r.cpus) + " CPUs, not its own count");
     if (!(r.submit <= r.start && r.start <= r.finish && r.finish <= r.end)) fail(job + " has its times out of order");
-    usage[r.executed_on].emplace_back(r.start, r.cpus);
-    usage[r.executed_on].emplace_back(r.finish, -r.cpus);
+    if (r.executed_on == r.origin) {  // remote runs are counted from the executors' own account below
+      usage[r.executed_on].emplace_back(r.start, r.cpus);
+      usage[r.executed_on].emplace_back(r.finish, -r.cpus);
+    } else if (const auto ran = ran_remotely.find({r.id, r.executed_on});
+               ran == ran_remotely.end() || ran->second != std::pair{r.start, r.finish}) {
+      fail(job + "'s record says it ran on " + grid.servers[r.executed_on].spec.name + ", which never ran it so");
+    }
     if (r.executed_on != r.origin) {
-      moved_bytes += static_cast<double>(r.input_bytes + r.output_bytes);
-      const auto arrived = input_at.find(r.id);
+      const auto arrived = input_at.find({r.id, r.executed_on});
       if (arrived == input_at.end()) {
         fail(job + " ran on " + grid.servers[r.executed_on].spec.name + " without its input arriving");
       } else if (arrived->second > r.start) {
         fail(job + " started before its input arrived");
       }
     }
+  }
+  for (const RemoteRun& x : run.remote_runs) {
+    const auto job = by_id.find(x.job);
+    if (job == by_id.end() || x.server >= usage.size()) continue;
+    usage[x.server].emplace_back(x.start, job->second->cpus);
+    usage[x.server].emplace_back(x.finish, -job->second->cpus);
   }
   for (std::size_t s = 0; s < usage.size(); ++s) {
     auto& events = usage[s];
@@ -66,9 +123,9 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
            std::to_string(grid.servers[s].spec.total_cpus()));
     }
   }
-  if (never == 0 && std::fabs(run.data_bytes - moved_bytes) > 1e-6 * std::max(1.0, moved_bytes) + 1) {
-    fail("the network moved " + std::to_string(run.data_bytes) + " bytes, the moved jobs account for " +
-         std::to_string(moved_bytes));
+  if (never == 0 && std::fabs(run.data_bytes - delivered) > 1e-6 * std::max(1.0, delivered) + 1) {
+    fail("the network moved " + std::to_string(run.data_bytes) + " bytes, the transfers that arrived account for " +
+         std::to_string(delivered));
   }
   return violations;
 }

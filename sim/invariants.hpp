@@ -1,9 +1,11 @@
 #pragma once
 // What must hold after any grid run, faults or not (gridsim fuzz checks it
-// after every run): each job ends exactly once, with its own CPU count, its
-// times in order; no server ever runs more CPUs than it has; a moved job
-// starts only after its input has arrived; and every byte moved is a moved
-// job's input or output.
+// after every run): each job ends exactly once (completed, rejected or lost
+// with a reason), with its own CPU count, its times in order; no job runs on
+// two servers at once; no server ever runs more CPUs than it has; a moved job
+// starts only after its input has arrived at its executor; a moved job's
+// record matches what its executor ran; and every byte moved is some job's
+// input or output, in its own size.
 #include <string>
 #include <vector>
 

@@ -31,6 +31,9 @@ struct GridParameters {
   Duration query_timeout = seconds(2);      ///< replies later than this are ignored
   Duration volunteer_memory = seconds(60);  ///< Sy-I: a volunteer counts as "there" this long
   bool data_blind = false;                  ///< decide without the ADT terms
+  /// An offer not accepted within this is taken back; an unconfirmed commit is
+  /// sent again after it (doubling, kMaxCommitRetries times).
+  Duration handoff_timeout = seconds(10);
 };
 
 struct GridConfig {

@@ -25,7 +25,7 @@ protocol::JobRequirements GridPeer::requirements_of(const Job& job) const {
 // ---- inputs -----------------------------------------------------------------
 
 bool GridPeer::knows(JobId job) const {
-  return hosted_.count(job) != 0U ||
+  return hosted_.count(job) != 0U || offers_.count(job) != 0U || accepted_.count(job) != 0U ||
          std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
 }
 
@@ -60,6 +60,13 @@ void GridPeer::submit(const Job& job, TimePoint now) {
     return;
   }
   grid_queue_.push_back({job, false});
+  if (idle_stop_ && !periodic_ && config_.algorithm != GridAlgorithm::sender) {
+    // A job came back (a hand-off failed) after the period was stopped: it
+    // needs the period's re-checks to ever leave the grid queue (found by
+    // gridsim fuzz once hand-offs could be dropped).
+    periodic_ = true;
+    timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
+  }
   Waiting& waiting = grid_queue_.back();
   if (config_.algorithm == GridAlgorithm::sender) {
     start_query(waiting, live_partners_, false, now);
@@ -82,18 +89,14 @@ void GridPeer::on_message(ServerIndex from, const protocol::Message& message, Ti
     handle_reply(from, *reply, now);
   } else if (std::holds_alternative<protocol::Volunteer>(message)) {
     handle_volunteer(from, now);
-  } else if (const auto* transfer = std::get_if<protocol::JobTransfer>(&message)) {
-    // A hand-off comes from the job's origin, is never one of ours, and never
-    // repeats a job here or already run here (found by tests/fuzz/peer_fuzz: a
-    // duplicate id broke the local scheduler's bookkeeping; and by gridsim
-    // fuzz: a duplicated hand-off arriving after the job had finished ran it
-    // again, waiting forever for an input already delivered).
-    const Job& job = transfer->job;
-    if (job.origin != from || from == id_ || knows(job.id) || ran_for_others_.count(job.id) != 0U) {
-      ++counters_.refused_transfers;
-      return;
-    }
-    accept(job, transfer->origin_mhz, now);
+  } else if (const auto* offer = std::get_if<protocol::JobTransfer>(&message)) {
+    handle_offer(from, *offer, now);
+  } else if (const auto* accept = std::get_if<protocol::JobAccept>(&message)) {
+    handle_accept(from, *accept, now);
+  } else if (const auto* commit = std::get_if<protocol::JobCommit>(&message)) {
+    handle_commit(from, *commit, now);
+  } else if (const auto* reject = std::get_if<protocol::JobReject>(&message)) {
+    handle_reject(from, *reject, now);
   } else if (const auto* request = std::get_if<protocol::PlaceRequest>(&message)) {
     // Only the central places; a stray request is answered "run it at home".
     if (config_.central_peer == id_ && request->requirements.origin == from) {
@@ -110,29 +113,10 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
   advance(now);
   assert(transfer.to == id_);
   if (transfer.kind == DataTransfer::Kind::input) {
-    if (hosted_.count(transfer.job) != 0U) {
-      local_.input_arrived(transfer.job, now);
-      pump_local();
-    } else {
-      early_inputs_.insert(transfer.job);  // the hand-off message is still on its way
-    }
-    return;
+    input_arrived(transfer, now);
+  } else {
+    output_home(transfer, now);
   }
-  // Output back at the origin: the job has ended (002 §3: end = output home).
-  JobRecord record;
-  record.id = transfer.job;
-  record.origin = id_;
-  record.executed_on = transfer.from;
-  record.cpus = transfer.cpus;
-  record.submit = transfer.submit;
-  // On real networks the executor's clock may run a little apart from ours
-  // (peers agree on an epoch only once connected): keep the record ordered.
-  record.start = std::max(transfer.start, transfer.submit);
-  record.finish = std::max(transfer.finish, record.start);
-  record.end = std::max(now, record.finish);
-  record.input_bytes = transfer.input_bytes;
-  record.output_bytes = transfer.bytes;
-  outputs_.emplace_back(JobDone{record});
 }
 
 void GridPeer::advance(TimePoint now) {
@@ -353,6 +337,7 @@ void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
 
 void GridPeer::stop_periodic() {
   periodic_ = false;
+  idle_stop_ = true;
   for (auto it = timers_.begin(); it != timers_.end();) {
     it = it->second.kind == TimerKind::tick ? timers_.erase(it) : std::next(it);
   }
@@ -360,6 +345,10 @@ void GridPeer::stop_periodic() {
 
 void GridPeer::tick(TimePoint now) {
   if (!periodic_) return;
+  if (idle_stop_ && grid_queue_.empty()) {
+    periodic_ = false;  // stopped again once nothing waits
+    return;
+  }
   timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
   const double ru = local_.resource_utilization();
@@ -400,6 +389,9 @@ void GridPeer::fire_timers(TimePoint now) {
     timers_.erase(timers_.begin());
     if (timer.kind == TimerKind::tick) {
       tick(now);
+    } else if (timer.kind == TimerKind::offer_timeout || timer.kind == TimerKind::commit_retry ||
+               timer.kind == TimerKind::accepted_lapse) {
+      handoff_timer(timer, now);
     } else if (timer.kind == TimerKind::placement_timeout) {
       if (find_waiting(timer.job) != nullptr) {
         ++counters_.query_timeouts;  // the central did not answer: run it here
@@ -416,39 +408,6 @@ void GridPeer::fire_timers(TimePoint now) {
 void GridPeer::run_here(const Job& job, TimePoint now) {
   hosted_[job.id] = Hosted{job, server().mhz, false, kNever};
   if (!local_.submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_.rejected;
-  pump_local();
-}
-
-void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint /*now*/, bool notify) {
-  assert(to != id_);
-  ++counters_.jobs_sent;
-  if (notify) outputs_.emplace_back(SendMessage{to, protocol::JobTransfer{job, server().mhz}});
-  DataTransfer input;
-  input.kind = DataTransfer::Kind::input;
-  input.job = job.id;
-  input.from = id_;
-  input.to = to;
-  input.bytes = job.input_bytes;
-  outputs_.emplace_back(StartTransfer{input});
-}
-
-void GridPeer::take_back(const Job& job, TimePoint now) {
-  assert(job.origin == id_);
-  ++counters_.taken_back;
-  submit(job, now);
-}
-
-void GridPeer::accept(const Job& job, int origin_mhz, TimePoint now) {
-  advance(now);
-  ++counters_.jobs_received;
-  const Duration planned = expected_run_time(job.requested_time, origin_mhz, server().mhz);
-  const Duration actual = expected_run_time(job.run_time, origin_mhz, server().mhz);
-  std::optional<TimePoint> input_expected;
-  if (early_inputs_.erase(job.id) == 0U) {
-    input_expected = now + estimator_.estimate(job.input_bytes, job.origin, id_);
-  }
-  hosted_[job.id] = Hosted{job, origin_mhz, true, kNever};
-  if (!local_.submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_.rejected;
   pump_local();
 }
 
@@ -475,7 +434,7 @@ void GridPeer::pump_local() {
       continue;
     }
     if (hosted.remote) {
-      ran_for_others_.insert(event.id);
+      ran_for_others_.emplace(event.id, std::pair{event.start, event.at});
       // Send the output home; the origin closes the record when it arrives.
       DataTransfer output;
       output.kind = DataTransfer::Kind::output;

@@ -37,6 +37,7 @@ struct DataTransfer {
   TimePoint finish{};
   int cpus = 0;
   std::uint64_t input_bytes = 0;
+  std::uint32_t attempt = 0;  ///< inputs: the hand-off attempt (a stale input never hosts a job)
 };
 
 struct SendMessage {
@@ -55,7 +56,14 @@ struct JobRejected {
   JobRecord record;  ///< start, finish and end are the rejection time
   std::string reason;
 };
-using PeerOutput = std::variant<SendMessage, StartTransfer, JobDone, JobRejected>;
+/// One of this peer's own jobs that was committed to an executor which then
+/// went away (crashed, or its connection dropped for good) or never confirmed
+/// the commit: it ends here as lost, with the reason.
+struct JobLost {
+  JobRecord record;    ///< executed_on is the executor; start, finish and end are the time it was given up
+  std::string reason;  ///< what the executor did: "went away holding it (...)", "never confirmed ..."
+};
+using PeerOutput = std::variant<SendMessage, StartTransfer, JobDone, JobRejected, JobLost>;
 
 struct AttEstimate {
   Duration att{};
@@ -73,8 +81,16 @@ struct PeerCounters {
   std::uint64_t late_replies = 0;       ///< replies after their decision (ignored)
   std::uint64_t rejected = 0;           ///< jobs that can never fit here
   std::uint64_t taken_back = 0;         ///< own jobs whose hand-off failed
-  std::uint64_t refused_transfers = 0;  ///< hand-offs not from the job's origin, or for an id already here
+  std::uint64_t refused_transfers = 0;  ///< offers rejected: not from the origin, id in use, cannot fit, draining
+  std::uint64_t handoff_timeouts = 0;   ///< offers not accepted in time (taken back)
+  std::uint64_t commit_retries = 0;     ///< commits sent again, unconfirmed
+  std::uint64_t stale_messages = 0;     ///< hand-off messages of an attempt no longer open (ignored)
+  std::uint64_t stray_inputs = 0;       ///< inputs for no open hand-off (dropped)
+  std::uint64_t lost = 0;               ///< own jobs given up with their executor
 };
+
+/// How often an unconfirmed commit is sent again before the job is given up.
+inline constexpr int kMaxCommitRetries = 9;
 
 class GridPeer {
  public:
@@ -97,36 +113,50 @@ class GridPeer {
   /// A driver that knows a partner is out of reach (its connection is down)
   /// stops asking it, and asks it again once it is back. All start reachable.
   void set_reachable(ServerIndex partner, bool reachable);
+  /// The partner is gone (its connection dropped, or it crashed): offers to
+  /// it come back to the grid queue, its offers to us lapse, and it is set
+  /// unreachable. Jobs committed to it end as lost with `reason`, unless
+  /// `state_gone`: a driver that knows it restarted empty (gridsim's crashes)
+  /// knows it will never run them, so they come back and run again.
+  void peer_lost(ServerIndex partner, const std::string& reason, TimePoint now, bool state_gone = false);
+  /// A draining peer rejects offers (and its driver refuses submissions).
+  void set_draining(bool draining) { draining_ = draining; }
+  /// Hand-offs open either way: offers or commits not yet settled.
+  [[nodiscard]] std::size_t open_handoffs() const { return offers_.size() + accepted_.size(); }
 
   /// Stops the R-I/Sy-I period (volunteering and re-checks). A driver calls
-  /// it once no job can reach any grid queue again: every job submitted and
-  /// every grid queue empty, when the period can change no outcome.
+  /// it once every job is submitted and every grid queue is empty, when the
+  /// period can change no outcome. A job that comes back later (its hand-off
+  /// failed) restarts it until the grid queue is empty again.
   void stop_periodic();
 
   // ---- instant knowledge, for the Centralized reference ---------------------
   AttEstimate estimate_att(const protocol::JobRequirements& requirements, TimePoint now);
   /// Origin side: run one of its own jobs here.
   void run_here(const Job& job, TimePoint now);
-  /// Origin side: hand a job to `to` and start staging its input; with
-  /// `notify` the hand-off goes as a message, else the driver delivers it.
+  /// Origin side: offer a job to `to` (offer, accept, commit; then its input
+  /// is staged). Without `notify` the driver hands it over at once (the
+  /// Centralized reference with instant knowledge): the input starts now and
+  /// the driver calls accept() on the executor.
   void dispatch(const Job& job, ServerIndex to, TimePoint now, bool notify = true);
-  /// Executor side of a hand-off.
+  /// Executor side of a hand-off the driver delivers itself.
   void accept(const Job& job, int origin_mhz, TimePoint now);
-  /// Origin side: a hand-off did not happen (the executor refused, or never
-  /// answered, or went away before the commit). The job is this peer's again
-  /// and is decided anew, as if just submitted.
-  void take_back(const Job& job, TimePoint now);
 
   // ---- outputs --------------------------------------------------------------
   [[nodiscard]] TimePoint next_deadline() const;
   std::vector<PeerOutput> take_outputs();
 
   [[nodiscard]] ServerIndex id() const { return id_; }
+  [[nodiscard]] const std::vector<ServerIndex>& partners() const { return partners_; }
   [[nodiscard]] const ServerSpec& server() const { return local_.server(); }
   [[nodiscard]] const LocalScheduler& local() const { return local_; }
   [[nodiscard]] std::size_t grid_queue_size() const { return grid_queue_.size(); }
   [[nodiscard]] const PeerCounters& counters() const { return counters_; }
   [[nodiscard]] protocol::JobRequirements requirements_of(const Job& job) const;
+  /// Others' jobs this peer ran to the end: (start, finish) by id.
+  [[nodiscard]] const std::map<JobId, std::pair<TimePoint, TimePoint>>& ran_for_others() const {
+    return ran_for_others_;
+  }
 
  private:
   struct Waiting {
@@ -146,17 +176,50 @@ class GridPeer {
     int origin_mhz = 0;
     bool remote = false;
     TimePoint start = kNever;
+    bool input_here = false;  ///< remote jobs: the input has come
   };
-  enum class TimerKind { query_timeout, placement_timeout, tick };
+  /// Origin side of a hand-off (docs/fault-injection.md, first table).
+  struct Offer {
+    Job job;
+    ServerIndex to = 0;
+    std::uint32_t attempt = 0;
+    bool committed = false;  ///< from here on the executor owns the job
+    bool confirmed = false;  ///< the executor said it hosts it
+    int commit_sends = 0;
+    TimePoint retry_at = kNever;  ///< the one commit_retry timer that counts (earlier ones are stale)
+  };
+  /// Executor side: an offer taken, not yet committed (second table).
+  struct Accepted {
+    Job job;
+    int origin_mhz = 0;
+    std::uint32_t attempt = 0;
+    TimePoint lapses{};
+  };
+  enum class TimerKind { query_timeout, placement_timeout, tick, offer_timeout, commit_retry, accepted_lapse };
   struct Timer {
     TimerKind kind;
     protocol::QueryId query = 0;
-    JobId job = 0;  ///< placement_timeout: the job waiting for the central's answer
+    JobId job = 0;  ///< placement_timeout: the job waiting for the central's answer; hand-off timers: the job
+    std::uint32_t attempt = 0;  ///< hand-off timers: the attempt they belong to
   };
 
   void handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now);
   void handle_reply(ServerIndex from, const protocol::AttReply& reply, TimePoint now);
   void handle_volunteer(ServerIndex from, TimePoint now);
+  // The hand-off (grid_peer_handoff.cpp).
+  void handle_offer(ServerIndex from, const protocol::JobTransfer& offer, TimePoint now);
+  void handle_accept(ServerIndex from, const protocol::JobAccept& accept, TimePoint now);
+  void handle_commit(ServerIndex from, const protocol::JobCommit& commit, TimePoint now);
+  void handle_reject(ServerIndex from, const protocol::JobReject& reject, TimePoint now);
+  void handoff_timer(const Timer& timer, TimePoint now);
+  void send_commit(Offer& offer, TimePoint now);
+  /// Executor: the job is ours now; `input_here` when its input came first.
+  void host_remote(const Job& job, int origin_mhz, bool input_here, TimePoint now);
+  void input_arrived(const DataTransfer& transfer, TimePoint now);
+  void output_home(const DataTransfer& transfer, TimePoint now);
+  /// Origin: a hand-off did not happen; the job is decided anew, as if just submitted.
+  void take_back(const Job& job, TimePoint now);
+  [[nodiscard]] JobRecord lost_record(const Offer& offer, TimePoint now) const;
   void start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, bool volunteer, TimePoint now);
   void conclude(protocol::QueryId id, TimePoint now);
   /// Centralized over messages: the origin asks the central peer (or, on the
@@ -188,12 +251,18 @@ class GridPeer {
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
   std::map<protocol::QueryId, Query> queries_;
   std::multimap<TimePoint, Timer> timers_;
-  std::map<JobId, Hosted> hosted_;               // jobs in the local scheduler
-  std::set<JobId> early_inputs_;                 // inputs that arrived before their hand-off
-  std::set<JobId> ran_for_others_;               // remote jobs finished here: a repeated hand-off is refused
+  std::map<JobId, Hosted> hosted_;           // jobs in the local scheduler
+  std::map<JobId, Offer> offers_;            // own jobs offered or committed elsewhere, until they end
+  std::map<JobId, std::uint32_t> attempts_;  // own jobs: the last attempt offered
+  std::map<JobId, Accepted> accepted_;       // others' offers taken, awaiting the commit
+  std::map<JobId, std::uint32_t> closed_;    // others' offers let lapse or rejected: the highest attempt
+  // Remote jobs finished here, (start, finish): a repeated hand-off is answered, never rerun.
+  std::map<JobId, std::pair<TimePoint, TimePoint>> ran_for_others_;
+  bool draining_ = false;
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
   protocol::QueryId next_query_ = 0;
   bool periodic_ = false;
+  bool idle_stop_ = false;  // stop_periodic was called: tick only while jobs wait
   std::vector<PeerOutput> outputs_;
   PeerCounters counters_;
 };

@@ -85,7 +85,7 @@ int run(int argc, char** argv) {
   if (!(config.time_scale > 0)) throw std::invalid_argument("--time-scale must be positive");
   config.data_scale = args.count("data-scale") != 0U ? args["data-scale"].as<double>() : config.time_scale;
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
-  config.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
+  config.grid_config.parameters.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
   if (args.count("epoch-unix-us") != 0U) config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
@@ -105,7 +105,7 @@ int run(int argc, char** argv) {
     timeout = floor;
   };
   at_least(config.grid_config.parameters.query_timeout, 0.02, "ATT query time-out");
-  at_least(config.handoff_timeout, 1.0, "hand-off time-out");
+  at_least(config.grid_config.parameters.handoff_timeout, 1.0, "hand-off time-out");
 
   net::asio::io_context io;
   daemon::PeerDaemon peer(io, std::move(config), log);

@@ -10,14 +10,6 @@ namespace gridpeer::daemon {
 namespace asio = net::asio;
 using protocol::WireMessage;
 
-namespace {
-
-std::string describe(const Job& job) {
-  return "job " + std::to_string(job.id);
-}
-
-}  // namespace
-
 PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log)
     : io_(io),
       config_(std::move(config)),
@@ -229,37 +221,11 @@ void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
   link.connection.reset();
   core_->set_reachable(peer, false);
   if (was_ready) log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
-  // Offers it never accepted come back; jobs committed to it are lost with it.
-  std::vector<Job> take_backs;
-  for (auto it = outgoing_.begin(); it != outgoing_.end();) {
-    if (it->second.to != peer) {
-      ++it;
-      continue;
-    }
-    if (!it->second.committed) {
-      take_backs.push_back(it->second.job);
-    } else {
-      protocol::ResultRecord lost;
-      lost.record.id = it->second.job.id;
-      lost.record.origin = config_.self;
-      lost.record.executed_on = peer;
-      lost.record.cpus = it->second.job.cpus;
-      lost.record.submit = it->second.job.submit;
-      lost.record.input_bytes = it->second.job.input_bytes;
-      lost.record.output_bytes = it->second.job.output_bytes;
-      lost.outcome = protocol::ResultRecord::Outcome::lost;
-      lost.reason = "peer " + name_of(peer) + " went away holding it (" + reason + ")";
-      results_.push_back(lost);
-      ++lost_;
-      log_event(spdlog::level::warn, describe(it->second.job) + " lost: " + lost.reason);
-    }
-    it = outgoing_.erase(it);
-  }
-  for (const Job& job : take_backs) {
-    log_event(spdlog::level::info, describe(job) + " taken back: " + name_of(peer) + " went away before the commit");
-    core_->take_back(job, now());
-  }
-  if (!take_backs.empty()) pump();
+  // Offers it never accepted come back; jobs committed to it are lost with
+  // it (it may still run them, but their output cannot come home over a link
+  // that is gone); the core decides, and says so in its outputs.
+  core_->peer_lost(peer, reason, now());
+  pump();
 }
 
 bool PeerDaemon::send_to(ServerIndex peer, const WireMessage& message) {
@@ -277,17 +243,24 @@ void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, protocol::AttQuery> || std::is_same_v<T, protocol::AttReply> ||
                       std::is_same_v<T, protocol::Volunteer> || std::is_same_v<T, protocol::PlaceRequest> ||
-                      std::is_same_v<T, protocol::Placement>) {
+                      std::is_same_v<T, protocol::Placement> || std::is_same_v<T, protocol::JobAccept> ||
+                      std::is_same_v<T, protocol::JobCommit>) {
           core_->on_message(from, m, now());
           pump();
         } else if constexpr (std::is_same_v<T, protocol::JobTransfer>) {
-          on_offer(from, m);
-        } else if constexpr (std::is_same_v<T, protocol::JobAccept>) {
-          on_accept(from, m.job);
+          // Our ids carry their origin (origin << 40): one outside its
+          // origin's range would be confused with another peer's job.
+          if ((m.job.id >> 40) != from) {
+            send_to(from, protocol::JobReject{m.job.id, m.attempt, protocol::RejectReason::out_of_range});
+            return;
+          }
+          core_->on_message(from, m, now());
+          pump();
         } else if constexpr (std::is_same_v<T, protocol::JobReject>) {
-          on_reject(from, m);
-        } else if constexpr (std::is_same_v<T, protocol::JobCommit>) {
-          on_commit(from, m.job);
+          log_event(spdlog::level::info, "job " + std::to_string(m.job) + " (attempt " + std::to_string(m.attempt) +
+                                             ") refused by " + name_of(from) + ": " + protocol::describe(m.reason));
+          core_->on_message(from, m, now());
+          pump();
         } else if constexpr (std::is_same_v<T, protocol::TransferBegin>) {
           on_transfer_begin(from, m);
         } else if constexpr (std::is_same_v<T, protocol::DataChunk>) {
@@ -307,59 +280,6 @@ void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
         }
       },
       message);
-}
-
-void PeerDaemon::on_offer(ServerIndex from, const protocol::JobTransfer& offer) {
-  const JobId id = offer.job.id;
-  if (incoming_.count(id) != 0U || done_incoming_.count(id) != 0U) {
-    send_to(from, protocol::JobAccept{id});  // a retry: same answer, nothing new
-    return;
-  }
-  const ServerSpec& spec = config_.grid.servers[config_.self].spec;
-  std::string refusal;
-  if (draining_) refusal = name_of(config_.self) + " is draining";
-  if (offer.job.cpus > spec.total_cpus()) {
-    refusal =
-        "needs " + std::to_string(offer.job.cpus) + " CPUs; " + spec.name + " has " + std::to_string(spec.total_cpus());
-  }
-  if (offer.job.origin != from) refusal = "offered by a peer that is not its origin";
-  if ((id >> 40) != from) refusal = "job id " + std::to_string(id) + " is not in its origin's range (origin << 40)";
-  if (!refusal.empty()) {
-    send_to(from, protocol::JobReject{id, refusal});
-    return;
-  }
-  incoming_[id] = Incoming{offer.job, offer.origin_mhz, from, now() + config_.handoff_timeout, false};
-  send_to(from, protocol::JobAccept{id});
-}
-
-void PeerDaemon::on_accept(ServerIndex from, JobId job) {
-  const auto it = outgoing_.find(job);
-  if (it == outgoing_.end() || it->second.to != from) return;  // taken back already: the offer lapses there
-  send_to(from, protocol::JobCommit{job});
-  if (it->second.committed) return;
-  it->second.committed = true;
-  if (it->second.input) {
-    stage(*it->second.input);
-    it->second.input.reset();
-  }
-}
-
-void PeerDaemon::on_reject(ServerIndex from, const protocol::JobReject& reject) {
-  const auto it = outgoing_.find(reject.job);
-  if (it == outgoing_.end() || it->second.to != from || it->second.committed) return;
-  const Job job = it->second.job;
-  outgoing_.erase(it);
-  log_event(spdlog::level::info, describe(job) + " refused by " + name_of(from) + ": " + reject.reason);
-  core_->take_back(job, now());
-  pump();
-}
-
-void PeerDaemon::on_commit(ServerIndex from, JobId job) {
-  const auto it = incoming_.find(job);
-  if (it == incoming_.end() || it->second.from != from || it->second.committed) return;
-  it->second.committed = true;
-  core_->on_message(from, protocol::JobTransfer{it->second.job, it->second.origin_mhz}, now());
-  pump();
 }
 
 void PeerDaemon::on_transfer_begin(ServerIndex from, const protocol::TransferBegin& begin) {
@@ -403,11 +323,8 @@ void PeerDaemon::transfer_complete(const Receiving& receiving) {
   transfer.finish = h.finish;
   transfer.cpus = h.cpus;
   transfer.input_bytes = h.input_bytes;
-  if (h.output && outgoing_.count(h.job) == 0U) {
-    log_->debug("output of job {} arrived twice or unasked; ignored", h.job);
-    return;
-  }
-  core_->on_transfer_done(transfer, now());
+  transfer.attempt = h.attempt;
+  core_->on_transfer_done(transfer, now());  // a duplicate or unasked one is ignored there
   pump();
 }
 
@@ -441,6 +358,7 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
     client->send(reply);
   } else if (std::holds_alternative<protocol::Drain>(message)) {
     draining_ = true;
+    core_->set_draining(true);
     log_event(spdlog::level::info, "draining: no new submissions or offers");
     client->send(protocol::Ack{});
   } else if (std::holds_alternative<protocol::Shutdown>(message)) {
@@ -479,62 +397,44 @@ protocol::PeerStatus PeerDaemon::status() {
 // ---- the core ---------------------------------------------------------------------------
 
 void PeerDaemon::pump() {
-  // Taking a job back re-runs the core's decision, which may produce more
-  // outputs: loop until it settles.
-  for (int round = 0; round < 1000; ++round) {
-    std::vector<PeerOutput> outputs = core_->take_outputs();
-    if (outputs.empty()) break;
-    std::vector<Job> take_backs;
-    for (PeerOutput& output : outputs) carry_out(output, take_backs);
-    for (const Job& job : take_backs) core_->take_back(job, now());
-  }
+  // Carrying out an output never feeds the core: one pass takes them all.
+  for (PeerOutput& output : core_->take_outputs()) carry_out(output);
   reschedule();
 }
 
-void PeerDaemon::carry_out(PeerOutput& output, std::vector<Job>& take_backs) {
+void PeerDaemon::record_end(const JobRecord& record, protocol::ResultRecord::Outcome outcome,
+                            const std::string& reason) {
+  if (results_.size() < config_.max_results) results_.push_back({record, outcome, reason});
+}
+
+void PeerDaemon::carry_out(PeerOutput& output) {
   if (auto* send = std::get_if<SendMessage>(&output)) {
-    if (auto* transfer = std::get_if<protocol::JobTransfer>(&send->message)) {
-      // The offer of the hand-off; the job is ours until the executor accepts.
-      if (!send_to(send->to, protocol::to_wire(send->message))) {
-        log_event(spdlog::level::info, describe(transfer->job) + " stays: " + name_of(send->to) + " is not connected");
-        take_backs.push_back(transfer->job);
-        return;
-      }
-      outgoing_[transfer->job.id] = Outgoing{transfer->job, send->to, now() + config_.handoff_timeout, false, {}};
-      log_->debug("offered job {} to {}", transfer->job.id, name_of(send->to));
-      return;
+    // A message to a peer that is not connected is lost: the core's
+    // time-outs and retries cover every kind.
+    if (!send_to(send->to, protocol::to_wire(send->message))) {
+      log_->debug("{} to {} not sent: not connected", protocol::message_name(protocol::to_wire(send->message)),
+                  name_of(send->to));
     }
-    send_to(send->to, protocol::to_wire(send->message));  // a lost query or volunteer: the core's time-out covers it
   } else if (auto* start = std::get_if<StartTransfer>(&output)) {
     const DataTransfer& transfer = start->transfer;
-    if (transfer.kind == DataTransfer::Kind::input) {
-      const auto it = outgoing_.find(transfer.job);
-      if (it == outgoing_.end()) return;  // taken back: nothing to stage
-      if (it->second.committed) {
-        stage(transfer);
-      } else {
-        it->second.input = transfer;
-      }
-    } else {
-      const auto it = incoming_.find(transfer.job);
-      if (it != incoming_.end()) {
-        send_to(transfer.to, protocol::Completion{transfer.job, transfer.start, transfer.finish});
-        done_incoming_.insert(transfer.job);
-        incoming_.erase(it);
-      }
-      stage(transfer);
+    if (transfer.kind == DataTransfer::Kind::output) {
+      send_to(transfer.to, protocol::Completion{transfer.job, transfer.start, transfer.finish});
     }
+    stage(transfer);
   } else if (auto* done = std::get_if<JobDone>(&output)) {
-    outgoing_.erase(done->record.id);
-    if (results_.size() < config_.max_results) results_.push_back({done->record, {}, {}});
+    record_end(done->record, protocol::ResultRecord::Outcome::completed, {});
     log_->debug("job {} ended: response {:.1f} s", done->record.id, to_seconds(done->record.response()));
   } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
-    outgoing_.erase(rejected->record.id);
-    if (results_.size() < config_.max_results) {
-      results_.push_back({rejected->record, protocol::ResultRecord::Outcome::rejected, rejected->reason});
-    }
+    record_end(rejected->record, protocol::ResultRecord::Outcome::rejected, rejected->reason);
     ++rejected_;
     log_event(spdlog::level::warn, "job " + std::to_string(rejected->record.id) + " rejected: " + rejected->reason);
+  } else if (auto* lost = std::get_if<JobLost>(&output)) {
+    JobRecord record = lost->record;
+    record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
+    const std::string reason = "peer " + name_of(record.executed_on) + " " + lost->reason;
+    record_end(record, protocol::ResultRecord::Outcome::lost, reason);
+    ++lost_;
+    log_event(spdlog::level::warn, "job " + std::to_string(record.id) + " lost: " + reason);
   }
 }
 
@@ -550,11 +450,17 @@ void PeerDaemon::stage(const DataTransfer& transfer) {
 net::awaitable<void> PeerDaemon::send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer) {
   const auto payload =
       static_cast<std::uint64_t>(std::ceil(static_cast<double>(transfer.bytes) / std::max(config_.data_scale, 1e-9)));
-  protocol::TransferBegin begin{transfer.job,        transfer.kind == DataTransfer::Kind::output,
-                                transfer.bytes,      payload,
-                                transfer.submit,     transfer.start,
-                                transfer.finish,     transfer.cpus,
-                                transfer.input_bytes};
+  protocol::TransferBegin begin;
+  begin.job = transfer.job;
+  begin.attempt = transfer.attempt;
+  begin.output = transfer.kind == DataTransfer::Kind::output;
+  begin.bytes = transfer.bytes;
+  begin.payload_bytes = payload;
+  begin.submit = transfer.submit;
+  begin.start = transfer.start;
+  begin.finish = transfer.finish;
+  begin.cpus = transfer.cpus;
+  begin.input_bytes = transfer.input_bytes;
   connection->send(begin);
   // One chunk at a time: control messages interleave, and the socket's pace
   // (shaped links included) sets the transfer's.
@@ -589,7 +495,7 @@ net::awaitable<void> PeerDaemon::deadline_loop() {
 
 bool PeerDaemon::holds_work() const {
   return core_->grid_queue_size() > 0 || core_->local().queued_jobs() > 0 || core_->local().running_jobs() > 0 ||
-         !outgoing_.empty() || !incoming_.empty() || !receiving_.empty();
+         core_->open_handoffs() > 0 || !receiving_.empty();
 }
 
 net::awaitable<void> PeerDaemon::housekeeping_loop() {
@@ -600,24 +506,6 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
     boost::system::error_code ec;
     co_await tick.async_wait(asio::redirect_error(net::use_awaitable, ec));
     const TimePoint t = now();
-    // Offers not accepted in time come back; offers never committed lapse.
-    std::vector<Job> take_backs;
-    for (auto it = outgoing_.begin(); it != outgoing_.end();) {
-      if (!it->second.committed && it->second.deadline <= t) {
-        log_event(spdlog::level::info,
-                  describe(it->second.job) + " taken back: " + name_of(it->second.to) + " did not accept in time");
-        take_backs.push_back(it->second.job);
-        it = outgoing_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    for (const Job& job : take_backs) core_->take_back(job, t);
-    for (auto it = incoming_.begin(); it != incoming_.end();) {
-      it = !it->second.committed && it->second.deadline + config_.handoff_timeout <= t ? incoming_.erase(it)
-                                                                                       : std::next(it);
-    }
-    if (!take_backs.empty()) pump();
     if (++ticks % 10 == 0) {
       for (ServerIndex p = 0; p < peers_.size(); ++p) send_to(p, protocol::Heartbeat{t});
     }
@@ -627,7 +515,7 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
                                            std::to_string(core_->grid_queue_size()) + ", local queue " +
                                            std::to_string(core_->local().queued_jobs()) + ", running " +
                                            std::to_string(core_->local().running_jobs()) + ", hand-offs " +
-                                           std::to_string(outgoing_.size() + incoming_.size()));
+                                           std::to_string(core_->open_handoffs()));
       } else {
         log_event(spdlog::level::info, "stopped: nothing held");
       }
@@ -647,6 +535,7 @@ void PeerDaemon::shutdown(const std::string& why) {
   if (stopping_) return;
   stopping_ = true;
   draining_ = true;
+  core_->set_draining(true);
   stop_deadline_ = std::chrono::steady_clock::now() + config_.shutdown_grace;
   log_event(spdlog::level::info, "shutting down (" + why + "): finishing what is held, at most " +
                                      std::to_string(config_.shutdown_grace.count()) + " ms");

@@ -39,7 +39,6 @@ struct DaemonConfig {
   double time_scale = 1000;  ///< virtual seconds per real second
   double data_scale = 1000;  ///< modelled bytes per payload byte
   std::size_t chunk_bytes = 64 * 1024;
-  Duration handoff_timeout = seconds(10);        ///< virtual: an offer not accepted by then is taken back
   std::chrono::milliseconds reconnect_min{100};  ///< real time
   std::chrono::milliseconds reconnect_max{5000};
   std::chrono::milliseconds shutdown_grace{30000};
@@ -67,22 +66,6 @@ class PeerDaemon {
     std::shared_ptr<net::Connection> connection;
     bool ready = false;  ///< handshake done
   };
-  /// Origin side of a hand-off.
-  struct Outgoing {
-    Job job;
-    ServerIndex to = 0;
-    TimePoint deadline{};
-    bool committed = false;
-    std::optional<DataTransfer> input;
-  };
-  /// Executor side of a hand-off.
-  struct Incoming {
-    Job job;
-    int origin_mhz = 0;
-    ServerIndex from = 0;
-    TimePoint deadline{};
-    bool committed = false;
-  };
   struct Receiving {
     protocol::TransferBegin header;
     ServerIndex from = 0;
@@ -108,17 +91,14 @@ class PeerDaemon {
   // messages
   void on_peer_message(ServerIndex from, protocol::WireMessage message);
   void on_client_message(const std::shared_ptr<net::Connection>& client, protocol::WireMessage message);
-  void on_offer(ServerIndex from, const protocol::JobTransfer& offer);
-  void on_accept(ServerIndex from, JobId job);
-  void on_reject(ServerIndex from, const protocol::JobReject& reject);
-  void on_commit(ServerIndex from, JobId job);
   void on_transfer_begin(ServerIndex from, const protocol::TransferBegin& begin);
   void on_chunk(ServerIndex from, const protocol::DataChunk& chunk);
   void transfer_complete(const Receiving& receiving);
 
   // the core
   void pump();
-  void carry_out(PeerOutput& output, std::vector<Job>& take_backs);
+  void carry_out(PeerOutput& output);
+  void record_end(const JobRecord& record, protocol::ResultRecord::Outcome outcome, const std::string& reason);
   void stage(const DataTransfer& transfer);
   net::awaitable<void> send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer);
   net::awaitable<void> deadline_loop();
@@ -137,9 +117,6 @@ class PeerDaemon {
   net::asio::steady_timer deadline_timer_;
   std::vector<PeerLink> peers_;
   std::set<std::shared_ptr<net::Connection>> clients_;
-  std::map<JobId, Outgoing> outgoing_;
-  std::map<JobId, Incoming> incoming_;
-  std::set<JobId> done_incoming_;  ///< executed here for others: repeated offers/commits are answered, not rerun
   std::map<std::pair<JobId, bool>, Receiving> receiving_;
   std::map<ServerIndex, std::vector<DataTransfer>> waiting_for_link_;  ///< staging to a peer not connected now
   std::vector<protocol::ResultRecord> results_;

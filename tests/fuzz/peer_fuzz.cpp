@@ -40,7 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   GridPeer peer(0, server, config, {1, 2}, estimator);
   TimePoint now{};
   JobId next_job = 1;
-  std::vector<Job> dispatched;        // own jobs sent away: may be taken back, or their output may land
+  struct Sent {
+    Job job;
+    ServerIndex to;
+    std::uint32_t attempt;
+  };
+  std::vector<Sent> dispatched;       // own jobs offered away: may be refused or lost, or their output may land
   std::vector<DataTransfer> inbound;  // transfers to us the fuzzer may complete
   std::set<JobId> ended;
   for (int step = 0; step < 2000 && in.remaining_bytes() > 0; ++step) {
@@ -84,19 +89,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           peer.on_transfer_done(transfer, now);
         }
         break;
-      case 4:  // a hand-off fails before its commit
+      case 4:  // a hand-off fails: refused, or its executor goes away (restarted empty or not)
         if (!dispatched.empty()) {
           const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, dispatched.size() - 1);
-          const Job job = dispatched[i];
+          const Sent sent = dispatched[i];
           dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
-          peer.take_back(job, now);
+          if (in.ConsumeBool()) {
+            peer.on_message(sent.to, protocol::JobReject{sent.job.id, sent.attempt, protocol::RejectReason::draining},
+                            now);
+          } else {
+            peer.peer_lost(sent.to, "fuzz", now, in.ConsumeBool());
+            peer.set_reachable(sent.to, true);
+          }
         }
         break;
       case 5: {  // a message built field by field (reaches the handlers faster than raw frames)
         const auto from = in.ConsumeIntegralInRange<ServerIndex>(1, 2);
         const auto job_id =
             in.ConsumeBool() ? in.ConsumeIntegralInRange<JobId>(0, next_job) : in.ConsumeIntegral<JobId>();
-        switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+        const auto attempt = in.ConsumeIntegralInRange<std::uint32_t>(0, 3);
+        switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+          case 5:
+            peer.on_message(from, protocol::JobAccept{job_id, attempt, in.ConsumeBool()}, now);
+            break;
+          case 6:
+            peer.on_message(from, protocol::JobCommit{job_id, attempt}, now);
+            break;
+          case 7:
+            peer.on_message(from,
+                            protocol::JobReject{job_id, attempt,
+                                                static_cast<protocol::RejectReason>(in.ConsumeIntegralInRange(0, 5))},
+                            now);
+            break;
           case 0: {
             Job job;
             job.id = job_id;
@@ -106,7 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             job.requested_time = job.run_time;
             job.input_bytes = in.ConsumeIntegral<std::uint16_t>();
             job.output_bytes = in.ConsumeIntegral<std::uint16_t>();
-            peer.on_message(from, protocol::JobTransfer{job, in.ConsumeIntegralInRange<int>(1, 2000)}, now);
+            peer.on_message(from, protocol::JobTransfer{job, in.ConsumeIntegralInRange<int>(1, 2000), attempt}, now);
             break;
           }
           case 1:
@@ -135,12 +159,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       default:  // a dispatched job ran elsewhere: its output comes home
         if (!dispatched.empty()) {
           const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, dispatched.size() - 1);
-          const Job job = dispatched[i];
+          const Job job = dispatched[i].job;
+          const ServerIndex executor = dispatched[i].to;
           dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
           DataTransfer output;
           output.kind = DataTransfer::Kind::output;
           output.job = job.id;
-          output.from = 1;
+          output.from = executor;
           output.to = 0;
           output.bytes = job.output_bytes;
           output.submit = job.submit;
@@ -153,8 +178,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     for (PeerOutput& output : peer.take_outputs()) {
       if (auto* send = std::get_if<SendMessage>(&output)) {
-        if (const auto* transfer = std::get_if<protocol::JobTransfer>(&send->message)) {
-          dispatched.push_back(transfer->job);
+        if (const auto* offer = std::get_if<protocol::JobTransfer>(&send->message)) {
+          dispatched.push_back({offer->job, send->to, offer->attempt});
+        } else if (const auto* accept = std::get_if<protocol::JobAccept>(&send->message); accept && !accept->hosting) {
+          // We took an offer: its origin may commit, and its input may come.
+          DataTransfer input;
+          input.job = accept->job;
+          input.from = send->to;
+          input.to = 0;
+          input.attempt = accept->attempt;
+          inbound.push_back(input);
         }
       } else if (auto* start = std::get_if<StartTransfer>(&output)) {
         // Inputs of jobs others sent us land here; our own outputs and inputs leave.
@@ -163,6 +196,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!ended.insert(done->record.id).second) std::abort();  // a job ended twice
       } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
         if (!ended.insert(rejected->record.id).second) std::abort();
+      } else if (auto* lost = std::get_if<JobLost>(&output)) {
+        if (!ended.insert(lost->record.id).second || lost->reason.empty()) std::abort();
       }
     }
     if (peer.local().busy_nodes() > server.nodes || peer.local().busy_nodes() < 0) std::abort();

@@ -75,11 +75,32 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.ru == 0.25);
   }
   {
-    const auto back = std::get<JobTransfer>(round_trip(JobTransfer{job, 375}));
+    const auto back = std::get<JobTransfer>(round_trip(JobTransfer{job, 375, 3}));
     BOOST_TEST(back.job.id == job.id);
     BOOST_TEST(back.job.run_time.count() == job.run_time.count());
     BOOST_TEST(back.job.output_bytes == job.output_bytes);
     BOOST_TEST(back.origin_mhz == 375);
+    BOOST_TEST(back.attempt == 3U);
+  }
+  {
+    // The hand-off's fields, every reject code, and an input's attempt.
+    const auto accepted = std::get<JobAccept>(round_trip(JobAccept{job.id, 2, true}));
+    BOOST_TEST(accepted.job == job.id);
+    BOOST_TEST(accepted.attempt == 2U);
+    BOOST_TEST(accepted.hosting);
+    const auto committed = std::get<JobCommit>(round_trip(JobCommit{job.id, 5}));
+    BOOST_TEST(committed.attempt == 5U);
+    for (const RejectReason reason :
+         {RejectReason::cannot_fit, RejectReason::draining, RejectReason::not_origin, RejectReason::id_in_use,
+          RejectReason::unknown_offer, RejectReason::out_of_range}) {
+      const auto rejected = std::get<JobReject>(round_trip(JobReject{job.id, 4, reason}));
+      BOOST_TEST(rejected.attempt == 4U);
+      BOOST_TEST((rejected.reason == reason), describe(reason));
+    }
+    TransferBegin begin;
+    begin.job = job.id;
+    begin.attempt = 7;
+    BOOST_TEST(std::get<TransferBegin>(round_trip(begin)).attempt == 7U);
   }
   {
     const auto back = std::get<DataChunk>(round_trip(DataChunk{job.id, true, std::vector<std::uint8_t>(1000, 7)}));
@@ -102,7 +123,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
   }
   // The rest: the arm survives.
   for (const WireMessage& m : std::vector<WireMessage>{
-           Volunteer{0.5}, JobAccept{1}, JobReject{1, "full"}, JobCommit{1}, TransferBegin{}, Completion{}, Heartbeat{},
+           Volunteer{0.5}, JobAccept{1}, JobReject{1}, JobCommit{1}, TransferBegin{}, Completion{}, Heartbeat{},
            Error{Error::Code::unknown_peer, "who"}, Submit{job}, SubmitAck{1, true, ""}, StatusRequest{}, PeerStatus{},
            ResultsRequest{3, 9}, Drain{}, Shutdown{}, Ack{}}) {
     BOOST_TEST(round_trip(m).index() == m.index(), message_name(m));

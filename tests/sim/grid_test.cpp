@@ -19,7 +19,8 @@ namespace {
 
 // A and B: 4 single-CPU nodes at 1000 MHz each, in two sites. Site networks
 // 100 Mb/s, WAN 8 Mb/s = 1 MB/s, no latency: a message of n bytes between A
-// and B takes n us (AttQuery 88, AttReply 64, JobTransfer 104, Volunteer 32).
+// and B takes n us (AttQuery 88, AttReply 64, JobTransfer (the offer) 104,
+// JobAccept and JobCommit 40, Volunteer 32). An empty input needs no time.
 const char* kTwoServers = R"(
 name = "two"
 [networks.n]
@@ -104,45 +105,47 @@ BOOST_AUTO_TEST_CASE(local_keeps_every_job_home) {
 
 BOOST_AUTO_TEST_CASE(sender_initiated_moves_the_job_that_would_wait) {
   // J0 runs on A (AWT 0 < phi). J1's AWT on A is 100 s >= phi: A asks B
-  // (88 us), B answers ATT 100 s (64 us), A's own ATT is 200 s, so J1 goes to
-  // B (104 us): it starts at 256 us. Its input (0 bytes) arrived before the
-  // hand-off message, so it is ready at once.
+  // (88 us), B answers ATT 100 s (64 us), A's own ATT is 200 s, so A offers
+  // J1 to B (104 us, at B at 256 us). B accepts (40 us): at 296 us A commits
+  // and stages the empty input, which lands at once and stands for the
+  // commit still on its way, so J1 starts at 296 us. B confirms twice (once
+  // for the input, once when the commit lands).
   const auto result = run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)});
   const auto records = by_id(result);
   BOOST_TEST(records.at(0).executed_on == 0U);
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 256);
-  BOOST_TEST(us(records.at(1).end) == 100'000'256);
-  BOOST_TEST(result.messages == 3U);  // query, reply, hand-off
+  BOOST_TEST(us(records.at(1).start) == 296);
+  BOOST_TEST(us(records.at(1).end) == 100'000'296);
+  BOOST_TEST(result.messages == 7U);  // query, reply, offer, accept, commit, 2 confirmations
   BOOST_TEST(result.counters[0].jobs_sent == 1U);
   BOOST_TEST(result.counters[1].jobs_received == 1U);
 }
 
 BOOST_AUTO_TEST_CASE(sender_initiated_stages_input_and_returns_output) {
   // J1 has 2 MB in and 1 MB out. B's ATT: max(AWT 0, ADT in 2 s) + 100 + ADT
-  // out 1 s = 103 s < 200 s: it moves. The input leaves A when J1 is sent
-  // (152 us) and takes 2 s over the WAN; J1 starts when it lands (2.000152 s),
-  // ends at 102.000152 s, and its output is home 1 s later.
+  // out 1 s = 103 s < 200 s: it moves. The input leaves A at the commit (296
+  // us, as above) and takes 2 s over the WAN; J1 starts when it lands
+  // (2.000296 s), ends at 102.000296 s, and its output is home 1 s later.
   const auto records =
       by_id(run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 2'000'000, 1'000'000)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 2'000'152);
-  BOOST_TEST(us(records.at(1).finish) == 102'000'152);
-  BOOST_TEST(us(records.at(1).end) == 103'000'152);
+  BOOST_TEST(us(records.at(1).start) == 2'000'296);
+  BOOST_TEST(us(records.at(1).finish) == 102'000'296);
+  BOOST_TEST(us(records.at(1).end) == 103'000'296);
 }
 
 BOOST_AUTO_TEST_CASE(data_aware_decisions_beat_data_blind_ones) {
   // A 200 MB output would take 200 s to come home: B's ATT is 302 s against
   // A's 200 s, so S-I keeps J1 on A (starts at 100, ends at 200). Data-blind
   // S-I sees 100 s against 200 s, moves it, and pays for it: output home at
-  // 256 us + 100 s + 200 s.
+  // 296 us + 100 s + 200 s.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 0, 200'000'000)};
   const auto aware = by_id(run(GridAlgorithm::sender, jobs));
   BOOST_TEST(aware.at(1).executed_on == 0U);
   BOOST_TEST(us(aware.at(1).end) == 200'000'000);
   const auto blind = by_id(run(GridAlgorithm::sender, jobs, true));
   BOOST_TEST(blind.at(1).executed_on == 1U);
-  BOOST_TEST(us(blind.at(1).end) == 300'000'256);
+  BOOST_TEST(us(blind.at(1).end) == 300'000'296);
 }
 
 BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
@@ -159,7 +162,7 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
   // the central asks every other server (AttQuery 88 us, AttReply 64 us) and
   // answers (Placement 40 us). J0 at 0 s: A and B tie (ATT 100 s, RU 0), the
   // lower index wins, so J0 stays on A. J1 at 1 s: A's ATT is about 199 s, B's
-  // 100 s, so J1 goes to B (JobTransfer 104 us).
+  // 100 s, so J1 is offered to B (104 us), accepted (40 us) and starts.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 1, 4, 100)};
   GridRunOptions options;
   options.config = config(GridAlgorithm::central);
@@ -171,8 +174,8 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
     BOOST_TEST(records.at(0).executed_on == 0U);
     BOOST_TEST(us(records.at(0).start) == 152);
     BOOST_TEST(records.at(1).executed_on == 1U);
-    BOOST_TEST(us(records.at(1).start) == 1'000'256);
-    BOOST_TEST(result.messages == 5U);  // 2 x (query, reply) + hand-off
+    BOOST_TEST(us(records.at(1).start) == 1'000'296);
+    BOOST_TEST(result.messages == 9U);  // 2 x (query, reply) + offer, accept, commit, 2 confirmations
   }
   {
     // Central = B: A asks B, B asks A.
@@ -182,8 +185,8 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
     BOOST_TEST(records.at(0).executed_on == 0U);
     BOOST_TEST(us(records.at(0).start) == 80 + 88 + 64 + 40);
     BOOST_TEST(records.at(1).executed_on == 1U);
-    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 272 + 104);
-    BOOST_TEST(result.messages == 9U);
+    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 272 + 104 + 40);
+    BOOST_TEST(result.messages == 13U);
     BOOST_TEST(result.counters[0].jobs_sent == 1U);
   }
 }
@@ -204,17 +207,17 @@ BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
   // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
   // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 32 us. A asks B
   // about J1 (88 us), B answers (64 us): ATT 100 s against A's 90 + 100 s,
-  // so J1 is sent (104 us) and starts at 10 s + 288 us.
+  // so J1 is offered (104 us), accepted (40 us) and starts at 10 s + 328 us.
   const auto records = by_id(run(GridAlgorithm::receiver, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 10'000'288);
+  BOOST_TEST(us(records.at(1).start) == 10'000'328);
 }
 
 BOOST_AUTO_TEST_CASE(symmetric_switches_to_sender_initiated_without_volunteers) {
-  // No volunteer yet at t=0: Sy-I behaves as S-I (start at 256 us).
+  // No volunteer yet at t=0: Sy-I behaves as S-I (start at 296 us).
   const auto records = by_id(run(GridAlgorithm::symmetric, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 256);
+  BOOST_TEST(us(records.at(1).start) == 296);
 }
 
 BOOST_AUTO_TEST_CASE(a_short_wait_stays_home) {
@@ -287,22 +290,38 @@ BOOST_AUTO_TEST_CASE(whole_runs_keep_their_invariants, *boost::unit_test::precon
 BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
   // Found by tests/fuzz/peer_fuzz: a second hand-off under an id already here
   // broke the local scheduler's bookkeeping. Now only the job's origin may
-  // hand it over, once; and an own submission under a used id is rejected.
+  // offer it, a repeat is answered from what the peer has, and an own
+  // submission under a used id is rejected.
   struct NoDelay : TransferEstimator {
     [[nodiscard]] Duration estimate(std::uint64_t, ServerIndex, ServerIndex) const override { return {}; }
   } estimator;
   GridPeer peer(0, ServerSpec{"A", 4, 1, 1000, 0}, config(GridAlgorithm::sender), {1, 2}, estimator);
   const Job from_b = job(5, 1, 0, 1, 100);
-  peer.on_message(1, protocol::JobTransfer{from_b, 1000}, TimePoint{});
+  peer.on_message(1, protocol::JobTransfer{from_b, 1000, 1}, TimePoint{});
+  peer.on_message(1, protocol::JobCommit{5, 1}, TimePoint{});
   BOOST_TEST(peer.counters().jobs_received == 1U);
-  peer.on_message(1, protocol::JobTransfer{from_b, 1000}, TimePoint{});                // the same again
-  peer.on_message(2, protocol::JobTransfer{job(6, 1, 0, 1, 100), 1000}, TimePoint{});  // not its origin
+  peer.on_message(1, protocol::JobTransfer{from_b, 1000, 1}, TimePoint{});                // the same again
+  peer.on_message(2, protocol::JobTransfer{job(6, 1, 0, 1, 100), 1000, 1}, TimePoint{});  // not its origin
   BOOST_TEST(peer.counters().jobs_received == 1U);
-  BOOST_TEST(peer.counters().refused_transfers == 2U);
+  BOOST_TEST(peer.counters().refused_transfers == 1U);
   peer.submit(job(5, 0, 0, 1, 100), TimePoint{});  // an own job under the hosted id
   const auto outputs = peer.take_outputs();
   BOOST_TEST(std::count_if(outputs.begin(), outputs.end(),
                            [](const PeerOutput& o) { return std::holds_alternative<JobRejected>(o); }) == 1);
+  // Answers: accept, confirm (commit), confirm (repeat), reject (not origin).
+  std::vector<std::string> answers;
+  for (const PeerOutput& o : outputs) {
+    const auto* send = std::get_if<SendMessage>(&o);
+    if (send == nullptr) continue;
+    if (const auto* a = std::get_if<protocol::JobAccept>(&send->message))
+      answers.push_back(a->hosting ? "has" : "takes");
+    if (const auto* r = std::get_if<protocol::JobReject>(&send->message)) {
+      answers.push_back(std::string("rejects: ") + protocol::describe(r->reason));
+    }
+  }
+  const std::vector<std::string> expected{"takes", "has", "has",
+                                          "rejects: offered by a peer that is not the job's origin"};
+  BOOST_TEST(answers == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
@@ -314,8 +333,8 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
   twice.records.push_back(twice.records.front());
   BOOST_TEST(check_invariants(two_servers(), jobs, twice).front().find("ended 2 times") != std::string::npos);
   GridRunResult crowded = clean;
-  for (JobRecord& r : crowded.records) {
-    r.executed_on = 1;
+  for (JobRecord& r : crowded.records) {  // A's two 4-CPU jobs at once, at home
+    r.executed_on = r.origin;
     r.start = r.submit;
     r.finish = r.start + seconds(10);
     r.end = r.finish;
@@ -331,7 +350,7 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
 
 BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   // R-I on the two-server grid: J1 waits on A; B volunteers at its first
-  // tick. In lockstep that is sigma = 10 s (J1 starts at 10 s + 288 us, see
+  // tick. In lockstep that is sigma = 10 s (J1 starts at 10 s + 328 us, see
   // receiver_initiated_waits_for_a_volunteer); staggered, B's first tick
   // comes its phase later, so J1 starts later, and the same seed gives the
   // same phase.
@@ -343,8 +362,8 @@ BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   options.fault_seed = 4;
   const auto staggered = by_id(run_grid(two_servers(), jobs, options));
   const auto again = by_id(run_grid(two_servers(), jobs, options));
-  BOOST_TEST(us(lockstep.at(1).start) == 10'000'288);
-  BOOST_TEST(us(staggered.at(1).start) > 10'000'288);
+  BOOST_TEST(us(lockstep.at(1).start) == 10'000'328);
+  BOOST_TEST(us(staggered.at(1).start) > 10'000'328);
   BOOST_TEST(us(staggered.at(1).start) == us(again.at(1).start));
 }
 

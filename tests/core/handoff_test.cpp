@@ -1,0 +1,260 @@
+// The hand-off state machines (docs/fault-injection.md), driven message by
+// message on one GridPeer: what it answers, when, and what it never does
+// (run a job twice, end it twice, lose it without a reason).
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "peer/core/grid_peer.hpp"
+
+using namespace gridpeer;
+
+namespace {
+
+struct NoDelay : TransferEstimator {
+  [[nodiscard]] Duration estimate(std::uint64_t, ServerIndex, ServerIndex) const override { return {}; }
+};
+
+// phi 10 s, hand-off time-out 10 s; A (server 0) and partner 1, 4 CPUs each.
+GridConfig sender_config() {
+  GridConfig c;
+  c.algorithm = GridAlgorithm::sender;
+  c.parameters.phi = seconds(10);
+  c.parameters.handoff_timeout = seconds(10);
+  c.local_policy = {LocalPolicy::easy, 0};
+  return c;
+}
+
+Job job(JobId id, ServerIndex origin, int cpus, std::int64_t run_s, std::uint64_t input = 0) {
+  return Job{id, origin, TimePoint{}, cpus, seconds(run_s), seconds(run_s), input, 0};
+}
+
+TimePoint at(std::int64_t s) {
+  return TimePoint{seconds(s)};
+}
+
+/// What one batch of outputs says, in order: "offer#1", "accept#1", "has#1",
+/// "commit#2", "reject#1:unknown", "query", "input#2", "output", "done",
+/// "lost:<reason>", "rejected".
+std::vector<std::string> said(GridPeer& peer) {
+  std::vector<std::string> out;
+  for (const PeerOutput& o : peer.take_outputs()) {
+    if (const auto* send = std::get_if<SendMessage>(&o)) {
+      const auto& m = send->message;
+      if (const auto* x = std::get_if<protocol::JobTransfer>(&m)) out.push_back("offer#" + std::to_string(x->attempt));
+      if (const auto* x = std::get_if<protocol::JobAccept>(&m)) {
+        out.push_back((x->hosting ? "has#" : "accept#") + std::to_string(x->attempt));
+      }
+      if (const auto* x = std::get_if<protocol::JobCommit>(&m)) out.push_back("commit#" + std::to_string(x->attempt));
+      if (const auto* x = std::get_if<protocol::JobReject>(&m)) {
+        out.push_back("reject#" + std::to_string(x->attempt) +
+                      (x->reason == protocol::RejectReason::unknown_offer ? ":unknown" : ":other"));
+      }
+      if (std::holds_alternative<protocol::AttQuery>(m)) out.push_back("query");
+    } else if (const auto* start = std::get_if<StartTransfer>(&o)) {
+      out.push_back(start->transfer.kind == DataTransfer::Kind::input
+                        ? "input#" + std::to_string(start->transfer.attempt)
+                        : std::string("output"));
+    } else if (std::holds_alternative<JobDone>(o)) {
+      out.push_back("done");
+    } else if (const auto* lost = std::get_if<JobLost>(&o)) {
+      out.push_back("lost:" + lost->reason);
+    } else if (std::holds_alternative<JobRejected>(o)) {
+      out.push_back("rejected");
+    }
+  }
+  return out;
+}
+
+using Said = std::vector<std::string>;
+
+/// A with J0 running (4 CPUs, 100 s) and J1 (4 CPUs, 100 s) offered to
+/// partner 1 (attempt 1) at t = 0, after 1 answered ATT 100 s.
+struct Origin {
+  NoDelay estimator;
+  GridPeer peer{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1}, estimator};
+  Origin() {
+    peer.submit(job(1, 0, 4, 100), at(0));
+    peer.submit(job(2, 0, 4, 100), at(0));
+    BOOST_TEST(said(peer) == Said{"query"}, boost::test_tools::per_element());
+    peer.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+    BOOST_TEST(said(peer) == Said{"offer#1"}, boost::test_tools::per_element());
+  }
+  DataTransfer output(std::int64_t at_s) const {
+    DataTransfer t;
+    t.kind = DataTransfer::Kind::output;
+    t.job = 2;
+    t.from = 1;
+    t.to = 0;
+    t.submit = TimePoint{};
+    t.start = at(at_s - 100);
+    t.finish = at(at_s);
+    t.cpus = 4;
+    return t;
+  }
+};
+
+/// B (server 0 here) receiving job 7 from its origin, peer 1.
+struct Executor {
+  NoDelay estimator;
+  GridPeer peer{0, ServerSpec{"B", 4, 1, 1000, 0}, sender_config(), {1}, estimator};
+  Job seven = job(7, 1, 2, 50);
+  DataTransfer input(std::uint32_t attempt) const {
+    DataTransfer t;
+    t.kind = DataTransfer::Kind::input;
+    t.job = 7;
+    t.from = 1;
+    t.to = 0;
+    t.attempt = attempt;
+    return t;
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(handoff)
+
+BOOST_AUTO_TEST_CASE(origin_commits_once_retries_until_confirmed_and_ends_once) {
+  Origin o;
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  BOOST_TEST(said(o.peer) == (Said{"commit#1", "input#1"}), boost::test_tools::per_element());
+  // A repeated accept: our commit may be lost; it goes again, the input not.
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(2));
+  BOOST_TEST(said(o.peer) == Said{"commit#1"}, boost::test_tools::per_element());
+  BOOST_TEST(o.peer.counters().commit_retries == 1U);
+  // Unconfirmed, the commit goes again after the time-out, doubling: the
+  // second send was at 2 s with 20 s to wait (sent twice before it).
+  o.peer.advance(at(21));
+  BOOST_TEST(said(o.peer).empty());
+  o.peer.advance(at(22));
+  BOOST_TEST(said(o.peer) == Said{"commit#1"}, boost::test_tools::per_element());
+  o.peer.on_message(1, protocol::JobAccept{2, 1, true}, at(23));  // confirmed
+  o.peer.advance(at(10'000));
+  BOOST_TEST(said(o.peer) == Said{"done"}, boost::test_tools::per_element());  // J1, run at home
+  // Once confirmed, a reject cannot be about this job; the output ends it, once.
+  o.peer.on_message(1, protocol::JobReject{2, 1, protocol::RejectReason::unknown_offer}, at(10'001));
+  o.peer.on_transfer_done(o.output(10'002), at(10'002));
+  o.peer.on_transfer_done(o.output(10'002), at(10'003));
+  BOOST_TEST(said(o.peer) == Said{"done"}, boost::test_tools::per_element());
+  BOOST_TEST(o.peer.counters().stale_messages == 2U);
+  BOOST_TEST(o.peer.open_handoffs() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(an_offer_not_accepted_in_time_is_taken_back_and_its_late_accept_ignored) {
+  Origin o;
+  o.peer.advance(at(10));  // the time-out: decided anew (a new query)
+  BOOST_TEST(said(o.peer) == Said{"query"}, boost::test_tools::per_element());
+  BOOST_TEST(o.peer.counters().handoff_timeouts == 1U);
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(11));  // attempt 1: too late
+  BOOST_TEST(said(o.peer).empty());
+  o.peer.on_message(1, protocol::AttReply{1, 2, seconds(100), {}, 0.0}, at(11));
+  BOOST_TEST(said(o.peer) == Said{"offer#2"}, boost::test_tools::per_element());
+  o.peer.on_message(1, protocol::JobAccept{2, 2, false}, at(12));
+  BOOST_TEST(said(o.peer) == (Said{"commit#2", "input#2"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_the_executor_let_lapse_brings_the_job_back) {
+  // The executor forgot the offer before our commit came: it rejects the
+  // commit, so it never ran the job and never will; the job is ours again.
+  Origin o;
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  BOOST_TEST(said(o.peer) == (Said{"commit#1", "input#1"}), boost::test_tools::per_element());
+  o.peer.on_message(1, protocol::JobReject{2, 1, protocol::RejectReason::unknown_offer}, at(2));
+  BOOST_TEST(said(o.peer) == Said{"query"}, boost::test_tools::per_element());
+  BOOST_TEST(o.peer.counters().taken_back == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(a_commit_never_confirmed_is_given_up_with_its_reason) {
+  Origin o;
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(0));
+  (void)said(o.peer);
+  // Sends at 0, 10, 30, 70, ... (10 s doubling): the tenth is the last.
+  o.peer.advance(at(100'000));
+  const Said out = said(o.peer);
+  BOOST_TEST(std::count(out.begin(), out.end(), "commit#1") == kMaxCommitRetries);
+  BOOST_TEST(out.back() == "lost:never confirmed the commit, sent 10 times");
+  BOOST_TEST(o.peer.counters().lost == 1U);
+  o.peer.on_transfer_done(o.output(100'001), at(100'001));  // a late output: the job ended already
+  BOOST_TEST(said(o.peer).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_peer_returns_offers_and_loses_commits_unless_it_restarted_empty) {
+  {
+    Origin o;  // uncommitted: back to the grid queue
+    o.peer.peer_lost(1, "closed", at(1));
+    BOOST_TEST(o.peer.counters().taken_back == 1U);
+  }
+  {
+    Origin o;  // committed: lost with it
+    o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+    (void)said(o.peer);
+    o.peer.peer_lost(1, "closed", at(2));
+    BOOST_TEST(said(o.peer) == Said{"lost:went away holding it (closed)"}, boost::test_tools::per_element());
+  }
+  {
+    Origin o;  // committed, but it crashed and restarted empty: it will never run it
+    o.peer.on_message(1, protocol::JobAccept{2, 1, true}, at(1));
+    (void)said(o.peer);
+    o.peer.peer_lost(1, "crashed", at(2), true);
+    BOOST_TEST(o.peer.counters().taken_back == 1U);
+    BOOST_TEST(o.peer.counters().lost == 0U);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(executor_takes_an_offer_hosts_it_once_and_answers_every_retry) {
+  Executor e;
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(1));  // duplicated
+  BOOST_TEST(said(e.peer) == (Said{"accept#1", "accept#1"}), boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().jobs_received == 0U);  // not before the commit
+  e.peer.on_transfer_done(e.input(1), at(2));         // the input stands for a late commit
+  e.peer.on_message(1, protocol::JobCommit{7, 1}, at(3));
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(4));
+  BOOST_TEST(said(e.peer) == (Said{"has#1", "has#1", "has#1"}), boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().jobs_received == 1U);
+  BOOST_TEST(e.peer.local().running_jobs() == 1U);  // started at 2 s, on its input
+  e.peer.advance(at(52));
+  BOOST_TEST(said(e.peer) == Said{"output"}, boost::test_tools::per_element());
+  BOOST_TEST(e.peer.ran_for_others().at(7).first == at(2));
+  // Ran already: every retry is answered, nothing runs again.
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(60));
+  e.peer.on_message(1, protocol::JobCommit{7, 1}, at(61));
+  BOOST_TEST(said(e.peer) == (Said{"has#1", "has#1"}), boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().jobs_received == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(executor_lets_an_uncommitted_offer_lapse_and_never_revives_it) {
+  Executor e;
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
+  BOOST_TEST(said(e.peer) == Said{"accept#1"}, boost::test_tools::per_element());
+  e.peer.advance(at(20));  // twice the time-out: forgotten
+  BOOST_TEST(e.peer.open_handoffs() == 0U);
+  e.peer.on_message(1, protocol::JobCommit{7, 1}, at(21));                // too late: rejected, not hosted
+  e.peer.on_transfer_done(e.input(1), at(22));                            // its input: dropped
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(23));  // a duplicate of attempt 1: silence
+  BOOST_TEST(said(e.peer) == Said{"reject#1:unknown"}, boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().stray_inputs == 1U);
+  BOOST_TEST(e.peer.counters().jobs_received == 0U);
+  // A new attempt is a new offer; a stale input of attempt 1 does not commit it.
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 2}, at(30));
+  e.peer.on_transfer_done(e.input(1), at(31));
+  BOOST_TEST(said(e.peer) == Said{"accept#2"}, boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().jobs_received == 0U);
+  e.peer.on_message(1, protocol::JobCommit{7, 2}, at(32));
+  BOOST_TEST(said(e.peer) == Said{"has#2"}, boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().jobs_received == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(executor_refuses_what_it_cannot_or_may_not_take) {
+  Executor e;
+  e.peer.on_message(1, protocol::JobTransfer{job(8, 1, 5, 10), 1000, 1}, at(0));  // 5 CPUs on a 4-CPU server
+  e.peer.set_draining(true);
+  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
+  e.peer.on_message(1, protocol::JobTransfer{job(9, 0, 1, 10), 1000, 1}, at(0));  // claims to be ours
+  BOOST_TEST(said(e.peer) == (Said{"reject#1:other", "reject#1:other", "reject#1:other"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(e.peer.counters().refused_transfers == 3U);
+  BOOST_TEST(e.peer.open_handoffs() == 0U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
