@@ -69,4 +69,35 @@ std::vector<PeerCrash> FaultInjector::crash_schedule(std::size_t peers, TimePoin
   return crashes;
 }
 
+std::vector<PeerClock> FaultInjector::clocks(std::size_t peers) const {
+  std::vector<PeerClock> clocks(peers);
+  if (config_.max_clock_offset <= Duration::zero() && config_.max_drift_ppm <= 0) return clocks;
+  Rng stream = rng_;
+  Rng rng = stream.fork(0xc10c);
+  for (PeerClock& clock : clocks) {
+    clock.offset = Duration(rng.uniform_int(0, config_.max_clock_offset.count()));
+    clock.ppm = rng.uniform_int(-config_.max_drift_ppm, config_.max_drift_ppm);
+  }
+  return clocks;
+}
+
+TimePoint PeerClock::local(TimePoint t) const {
+  if (t == kNever) return kNever;
+  // us * ppm / 10^6 without overflow (us up to centuries), rounded toward
+  // minus infinity so that the reading never goes back.
+  const std::int64_t us = std::max<std::int64_t>(0, t.time_since_epoch().count());
+  const std::int64_t part = (us % 1'000'000) * ppm;
+  const std::int64_t skew = (us / 1'000'000) * ppm + (part >= 0 ? part / 1'000'000 : -((-part + 999'999) / 1'000'000));
+  return t + offset + Duration(skew);
+}
+
+TimePoint PeerClock::true_time(TimePoint local_time) const {
+  if (local_time == kNever || exact()) return local_time;
+  const auto target = static_cast<double>((local_time - offset).time_since_epoch().count());
+  TimePoint t{Duration(static_cast<std::int64_t>(target * 1e6 / (1e6 + static_cast<double>(ppm))))};
+  while (local(t) < local_time) t += Duration(1);
+  while (local(t - Duration(1)) >= local_time) t -= Duration(1);
+  return t;
+}
+
 }  // namespace gridpeer::sim

@@ -25,6 +25,18 @@ struct PeerCrash {
   Duration down{};
 };
 
+/// A peer's clock: it reads true time t as t + offset + t * ppm / 10^6
+/// (gridsim fuzz's clock drift). The event queue keeps true time; each peer
+/// sees, and stamps its records with, its own.
+struct PeerClock {
+  Duration offset{};
+  std::int64_t ppm = 0;  ///< rate error, parts per million (|ppm| < 10^6)
+  [[nodiscard]] bool exact() const { return offset == Duration::zero() && ppm == 0; }
+  [[nodiscard]] TimePoint local(TimePoint true_time) const;
+  /// The first true time at which the clock reads at least `local_time`.
+  [[nodiscard]] TimePoint true_time(TimePoint local_time) const;
+};
+
 struct FaultConfig {
   double drop = 0.05;       ///< probability a message is lost
   double duplicate = 0.05;  ///< probability a message arrives twice
@@ -34,6 +46,8 @@ struct FaultConfig {
   Duration max_partition = seconds(3600);  ///< each lasts up to this
   double crashes_per_day = 0;              ///< peer crashes per simulated day, over the whole grid
   Duration max_down = seconds(3600);       ///< a crashed peer restarts empty after up to this
+  Duration max_clock_offset{};             ///< each peer's clock starts up to this far ahead
+  std::int64_t max_drift_ppm = 0;          ///< and runs up to this fast or slow
 };
 
 class FaultInjector {
@@ -56,6 +70,9 @@ class FaultInjector {
   /// stream of its own (the message faults' stream is left as it was). Call
   /// it before the first message.
   [[nodiscard]] std::vector<PeerCrash> crash_schedule(std::size_t peers, TimePoint until) const;
+  /// Each peer's clock, from a stream of its own; all exact unless the
+  /// config asks for an offset or a drift.
+  [[nodiscard]] std::vector<PeerClock> clocks(std::size_t peers) const;
 
  private:
   [[nodiscard]] bool partitioned(int a, int b, TimePoint now);

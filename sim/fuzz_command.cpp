@@ -63,7 +63,8 @@ int run_fuzz_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim fuzz",
       "Run the grid in virtual time with seeded faults: messages dropped, duplicated and delayed (so reordered),\n"
-      "site pairs partitioned for a while, and peers crashed and restarted empty. After every run, check that each\n"
+      "site pairs partitioned for a while, peers crashed and restarted empty, and every peer's clock offset and\n"
+      "drifting. After every run, check that each\n"
       "job ended exactly once (completed, or rejected or lost with its reason), that no job ran on two servers at\n"
       "once, that no server ran more CPUs than it has, that moved jobs started after their input arrived at their\n"
       "executor, and that every byte moved belongs to some job. A failing run prints its seed and the command that\n"
@@ -84,8 +85,11 @@ int run_fuzz_command(int argc, char** argv) {
       cxxopts::value<double>()->default_value("2"))(
       "crashes-per-day", "peer crashes per simulated day over the grid; a crashed peer restarts empty",
       cxxopts::value<double>()->default_value("1"))("max-down", "seconds a crashed peer stays down, at most",
-                                                    cxxopts::value<double>()->default_value("3600"))("h,help",
-                                                                                                     "show this help");
+                                                    cxxopts::value<double>()->default_value("3600"))(
+      "max-clock-offset", "seconds: each peer's clock starts up to this far ahead of true time",
+      cxxopts::value<double>()->default_value("5"))(
+      "max-drift-ppm", "each peer's clock runs up to this many parts per million fast or slow",
+      cxxopts::value<std::int64_t>()->default_value("1000"))("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -111,6 +115,11 @@ int run_fuzz_command(int argc, char** argv) {
   faults.partitions_per_day = args["partitions-per-day"].as<double>();
   faults.crashes_per_day = args["crashes-per-day"].as<double>();
   faults.max_down = seconds_ceil(args["max-down"].as<double>());
+  faults.max_clock_offset = seconds_ceil(args["max-clock-offset"].as<double>());
+  faults.max_drift_ppm = args["max-drift-ppm"].as<std::int64_t>();
+  if (faults.max_clock_offset < Duration::zero() || faults.max_drift_ppm < 0 || faults.max_drift_ppm >= 500'000) {
+    throw std::invalid_argument("--max-clock-offset must be >= 0 and --max-drift-ppm within 0..499999");
+  }
   if (faults.crashes_per_day < 0 || faults.max_down < seconds(1)) {
     throw std::invalid_argument("--crashes-per-day must be >= 0 and --max-down at least 1 s");
   }
@@ -159,9 +168,11 @@ int run_fuzz_command(int argc, char** argv) {
       for (const auto& v : violations) std::cout << "  " << v << '\n';
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
-          "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {}\n",
+          "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {} --max-clock-offset {} "
+          "--max-drift-ppm {}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
-          to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down));
+          to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
+          to_seconds(faults.max_clock_offset), faults.max_drift_ppm);
     }
   }
   std::cout << fmt::format(

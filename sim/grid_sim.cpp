@@ -50,6 +50,14 @@ class GridDriver {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     crashes_ = options.crashes;
+    clocks_ = options.clocks.empty() ? std::vector<PeerClock>(n) : options.clocks;
+    if (clocks_.size() != n) throw std::invalid_argument("GridRunOptions::clocks needs one clock per server");
+    if (faults_ && options.clocks.empty()) clocks_ = faults_->clocks(n);
+    const bool drifting = std::any_of(clocks_.begin(), clocks_.end(), [](const PeerClock& c) { return !c.exact(); });
+    if (drifting && options.config.algorithm == GridAlgorithm::central && !options.config.central_peer) {
+      // Instant knowledge reads every server at one instant: there is no one clock to read it by.
+      throw std::invalid_argument("clock drift needs Centralized over messages (a central peer)");
+    }
     if (faults_ && !jobs.empty()) {
       TimePoint last_submit{};
       for (const Job& job : jobs) last_submit = std::max(last_submit, job.submit);
@@ -65,7 +73,8 @@ class GridDriver {
           if (j != i) partners.push_back(j);
         }
       }
-      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_));
+      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_,
+                                                  clocks_[i].local(TimePoint{})));
       peer_pointers_.push_back(peers_.back().get());
       if (options.stagger_periods) {
         Rng phase(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
@@ -137,6 +146,7 @@ class GridDriver {
     result_.data_bytes = network_.flows().bytes_delivered();
     if (faults_) result_.faults = faults_->counts();
     result_.end_time = now_;
+    result_.clocks = clocks_;
     return std::move(result_);
   }
 
@@ -194,7 +204,7 @@ class GridDriver {
       case Event::Kind::message:
         // A crashed peer hears nothing; what was sent to it is lost.
         if (!down_[event.peer]) {
-          peers_[event.peer]->on_message(event.from, message_slots_[event.item], now_);
+          peers_[event.peer]->on_message(event.from, message_slots_[event.item], clock(event.peer));
           touch(event.peer);
         }
         free_message_slots_.push_back(event.item);
@@ -208,7 +218,7 @@ class GridDriver {
       case Event::Kind::peer_wake:
         if (wake_[event.peer] != event.at || down_[event.peer]) return;  // superseded, or crashed
         wake_[event.peer] = kNever;
-        peers_[event.peer]->advance(now_);
+        peers_[event.peer]->advance(clock(event.peer));
         touch(event.peer);
         break;
       case Event::Kind::network_wake:
@@ -228,16 +238,18 @@ class GridDriver {
     touch(job.origin);
     // Centralized with a central peer goes over messages, as on real peers.
     if (options_.config.algorithm != GridAlgorithm::central || options_.config.central_peer) {
-      peers_[job.origin]->submit(job, now_);
+      Job local = job;  // stamped by its origin's clock, as a real peer does
+      local.submit = clock(job.origin);
+      peers_[job.origin]->submit(local, clock(job.origin));
       return;
     }
     const ServerIndex chosen = choose_centrally(job, peer_pointers_, options_.config.parameters.epsilon, now_);
     if (chosen == job.origin || down_[chosen]) {
-      peers_[job.origin]->run_here(job, now_);
+      peers_[job.origin]->run_here(job, clock(job.origin));
     } else {
       // Instant hand-off; the input still has to cross the network.
-      peers_[job.origin]->dispatch(job, chosen, now_, false);
-      peers_[chosen]->accept(job, grid_.servers[job.origin].spec.mhz, now_);
+      peers_[job.origin]->dispatch(job, chosen, clock(job.origin), false);
+      peers_[chosen]->accept(job, grid_.servers[job.origin].spec.mhz, clock(chosen));
       touch(chosen);
     }
   }
@@ -271,7 +283,7 @@ class GridDriver {
       in_flight_.erase(it);
       result_.arrivals.push_back({transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
       if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
-      peers_[transfer.to]->on_transfer_done(transfer, now_);
+      peers_[transfer.to]->on_transfer_done(transfer, clock(transfer.to));
       touch(transfer.to);
     }
   }
@@ -346,7 +358,7 @@ class GridDriver {
     wake_[peer] = kNever;
     for (ServerIndex other = 0; other < peers_.size(); ++other) {
       if (other == peer || down_[other]) continue;
-      peers_[other]->peer_lost(peer, name + " crashed", now_, true);
+      peers_[other]->peer_lost(peer, name + " crashed", clock(other), true);
       touch(other);
     }
     push({now_ + down, 0, Event::Kind::restart, peer, 0, 0});
@@ -355,7 +367,7 @@ class GridDriver {
   void restart(ServerIndex peer) {
     const std::vector<ServerIndex> partners = peers_[peer]->partners();
     peers_[peer] =
-        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, estimator_, now_);
+        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, estimator_, clock(peer));
     peer_pointers_[peer] = peers_[peer].get();
     if (periodic_stopped_) peers_[peer]->stop_periodic();
     for (ServerIndex other = 0; other < peers_.size(); ++other) {
@@ -367,8 +379,11 @@ class GridDriver {
     touch(peer);
   }
 
+  /// What the peer's own clock reads now.
+  [[nodiscard]] TimePoint clock(ServerIndex peer) const { return clocks_[peer].local(now_); }
+
   void reschedule_peer(ServerIndex peer) {
-    const TimePoint next = peers_[peer]->next_deadline();
+    const TimePoint next = clocks_[peer].true_time(peers_[peer]->next_deadline());
     if (next == wake_[peer]) return;
     wake_[peer] = next;
     if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0});
@@ -403,6 +418,7 @@ class GridDriver {
   std::size_t ended_ = 0;
   std::vector<bool> down_;  // crashed, not yet restarted
   std::vector<PeerCrash> crashes_;
+  std::vector<PeerClock> clocks_;  // each peer's reading of the true time
 };
 
 }  // namespace

@@ -52,6 +52,9 @@ struct GridRunOptions {
   /// Peers that crash and restart (besides faults->crashes_per_day, which
   /// draws more from fault_seed).
   std::vector<PeerCrash> crashes;
+  /// Each peer's clock (one per server); empty: exact, or drawn from
+  /// fault_seed when faults ask for drift.
+  std::vector<PeerClock> clocks;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -68,6 +71,9 @@ struct GridRunResult {
   /// Others' jobs each executor ran to the end (crashed peers' included).
   std::vector<RemoteRun> remote_runs;
   std::size_t crashes = 0;
+  /// The clocks the peers ran on: records hold each peer's own readings
+  /// (submit and end the origin's, start and finish the executor's).
+  std::vector<PeerClock> clocks;
   FaultInjector::Counts faults;
   std::vector<PeerCounters> counters;
   std::uint64_t events = 0;

@@ -47,7 +47,16 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     if (a.bytes != expected) fail("a transfer of job " + std::to_string(a.job) + " moved a size not its own");
     if (a.kind == DataTransfer::Kind::input) input_at.emplace(std::pair{a.job, a.to}, a.at);
   }
-  std::vector<std::vector<std::pair<TimePoint, int>>> usage(grid.servers.size());
+  // Records hold each peer's own clock readings (sim/faults.hpp, PeerClock):
+  // submit and end the origin's, start and finish the executor's. Checks
+  // across peers compare true times; a slow clock maps back to within 1 us.
+  const auto true_time = [&](ServerIndex server, TimePoint local) {
+    return server < run.clocks.size() ? run.clocks[server].true_time(local) : local;
+  };
+  const bool drifting =
+      std::any_of(run.clocks.begin(), run.clocks.end(), [](const PeerClock& c) { return !c.exact(); });
+  const Duration slack = drifting ? Duration(1) : Duration::zero();
+  std::vector<std::vector<std::pair<TimePoint, int>>> usage(grid.servers.size());  // each server's own clock
   std::map<std::pair<JobId, ServerIndex>, std::pair<TimePoint, TimePoint>> ran_remotely;
   for (const RemoteRun& r : run.remote_runs) ran_remotely[{r.job, r.server}] = {r.start, r.finish};
   // Never on two servers at once: every run of every job, own and remote.
@@ -60,9 +69,13 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     }
   };
   std::map<JobId, std::vector<Span>> runs;
-  for (const RemoteRun& r : run.remote_runs) runs[r.job].push_back({r.start, r.finish, r.server});
+  for (const RemoteRun& r : run.remote_runs) {
+    runs[r.job].push_back({true_time(r.server, r.start), true_time(r.server, r.finish), r.server});
+  }
   for (const JobRecord& r : run.records) {
-    if (r.executed_on == r.origin) runs[r.id].push_back({r.start, r.finish, r.executed_on});
+    if (r.executed_on == r.origin) {
+      runs[r.id].push_back({true_time(r.origin, r.start), true_time(r.origin, r.finish), r.executed_on});
+    }
   }
   const auto name = [&](ServerIndex s) { return s < grid.servers.size() ? grid.servers[s].spec.name : "?"; };
   for (auto& [id, spans] : runs) {
@@ -70,7 +83,7 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     for (std::size_t i = 1; i < spans.size(); ++i) {
       const Span& a = spans[i - 1];
       const Span& b = spans[i];
-      if (b.start < a.finish) {
+      if (b.start + slack < a.finish) {
         fail("job " + std::to_string(id) + " ran on two servers at once: " + name(a.server) + " " +
              std::to_string(to_seconds(a.start)) + ".." + std::to_string(to_seconds(a.finish)) + " s and " +
              name(b.server) + " " + std::to_string(to_seconds(b.start)) + ".." + std::to_string(to_seconds(b.finish)) +
@@ -92,17 +105,27 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     if (r.executed_on == r.origin) {  // remote runs are counted from the executors' own account below
       usage[r.executed_on].emplace_back(r.start, r.cpus);
       usage[r.executed_on].emplace_back(r.finish, -r.cpus);
-    } else if (const auto ran = ran_remotely.find({r.id, r.executed_on});
-               ran == ran_remotely.end() || ran->second != std::pair{r.start, r.finish}) {
-      fail(job + "'s record says it ran on " + grid.servers[r.executed_on].spec.name + ", which never ran it so");
+      continue;
     }
-    if (r.executed_on != r.origin) {
-      const auto arrived = input_at.find({r.id, r.executed_on});
-      if (arrived == input_at.end()) {
-        fail(job + " ran on " + grid.servers[r.executed_on].spec.name + " without its input arriving");
-      } else if (arrived->second > r.start) {
-        fail(job + " started before its input arrived");
-      }
+    // Moved: the executor's own account of the run, which the record must
+    // carry (the origin may only raise start to its submit, as the core does
+    // when the clocks disagree).
+    const auto ran = ran_remotely.find({r.id, r.executed_on});
+    if (ran == ran_remotely.end() || r.start != std::max(ran->second.first, r.submit) ||
+        r.finish != std::max(ran->second.second, r.start)) {
+      fail(job + "'s record says it ran on " + grid.servers[r.executed_on].spec.name + ", which never ran it so");
+      continue;
+    }
+    const TimePoint start = true_time(r.executed_on, ran->second.first);
+    const TimePoint finish = true_time(r.executed_on, ran->second.second);
+    if (!(true_time(r.origin, r.submit) <= start + slack && finish <= true_time(r.origin, r.end) + slack)) {
+      fail(job + " ran before it was submitted, or ended before it finished (in true time)");
+    }
+    const auto arrived = input_at.find({r.id, r.executed_on});
+    if (arrived == input_at.end()) {
+      fail(job + " ran on " + grid.servers[r.executed_on].spec.name + " without its input arriving");
+    } else if (arrived->second > start + slack) {
+      fail(job + " started before its input arrived");
     }
   }
   for (const RemoteRun& x : run.remote_runs) {

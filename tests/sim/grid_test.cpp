@@ -367,4 +367,93 @@ BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   BOOST_TEST(us(staggered.at(1).start) == us(again.at(1).start));
 }
 
+BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost) {
+  // J1 moves to B as in sender_initiated_moves_the_job_that_would_wait (runs
+  // there from 296 us). B's own J2 (2 CPUs, at 10 s) would wait 90.000296 s
+  // on B and 90 s on A: it moves to A, queued behind J0. B crashes at 50 s
+  // and restarts empty at 60 s. J2 is lost with its origin, though A still
+  // runs it (100 s to 200 s; nothing cancels a queued job, and its output
+  // has nowhere to go). A takes J1 back at 50 s: B is down, so nobody is
+  // asked and J1 runs on A after J2, from 200 s to 300 s. J3, submitted to B
+  // at 55 s, finds it down; J4, at 70 s, runs on the restarted B.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100), job(3, 1, 55, 1, 10),
+                              job(4, 1, 70, 1, 10)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.crashes = {PeerCrash{1, at_seconds(50), seconds(10)}};
+  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const auto records = by_id(result);
+  BOOST_TEST(result.crashes == 1U);
+  BOOST_TEST(records.at(1).executed_on == 0U);
+  BOOST_TEST(us(records.at(1).start) == 200'000'000);
+  BOOST_TEST(us(records.at(1).end) == 300'000'000);
+  BOOST_TEST(us(records.at(4).start) == 70'000'000);
+  BOOST_REQUIRE(result.remote_runs.size() == 1U);
+  BOOST_TEST(result.remote_runs[0].job == 2U);
+  BOOST_TEST(us(result.remote_runs[0].start) == 100'000'000);
+  BOOST_REQUIRE(result.lost.size() == 2U);
+  BOOST_TEST(result.lost[0].first == 2U);
+  BOOST_TEST(result.lost[0].second == "its origin B crashed holding it");
+  BOOST_TEST(result.lost[1].first == 3U);
+  BOOST_TEST(result.lost[1].second == "submitted while peer B was down");
+  BOOST_TEST(result.counters[0].taken_back == 1U);
+  BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+}
+
+BOOST_AUTO_TEST_CASE(peer_clocks_read_true_time_their_own_way) {
+  // 1,000 ppm fast from 2 s ahead: at true 10 s it reads 12.01 s.
+  const PeerClock fast{seconds(2), 1000};
+  BOOST_TEST(us(fast.local(at_seconds(10))) == 12'010'000);
+  // 1,000 ppm slow: 1 us of its reading lasts a little over 1 us of true time.
+  const PeerClock slow{Duration::zero(), -1000};
+  BOOST_TEST(us(slow.local(at_seconds(10))) == 9'990'000);
+  for (const PeerClock& clock : {fast, slow, PeerClock{seconds(1), 250'000}}) {
+    TimePoint previous = clock.local(TimePoint{});
+    for (std::int64_t t = 0; t < 3'000'000'000; t += 7'777'777) {
+      const TimePoint truth{Duration(t)};
+      const TimePoint reading = clock.local(truth);
+      BOOST_TEST(reading >= previous);  // never goes back
+      previous = reading;
+      // The first true time that reads at least `reading` is t, or within 1 us before it.
+      const TimePoint back = clock.true_time(reading);
+      BOOST_TEST(clock.local(back) >= reading);
+      BOOST_TEST((back <= truth && truth - back <= Duration(1)));
+    }
+  }
+  BOOST_TEST((slow.true_time(kNever) == kNever && fast.local(kNever) == kNever));
+}
+
+BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
+  // The S-I move of sender_initiated_moves_the_job_that_would_wait (J1 starts
+  // on B at true 296 us and runs 100 s), with one clock 5 s ahead. Records
+  // hold each peer's readings, ordered as the core clamps them.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  {
+    // B ahead: its start and finish read 5 s late; the output comes home at
+    // A's 100.000296 s, before B's finish, so the end is raised to it.
+    options.clocks = {PeerClock{}, PeerClock{seconds(5), 0}};
+    const GridRunResult result = run_grid(two_servers(), jobs, options);
+    const auto records = by_id(result);
+    BOOST_TEST(us(records.at(1).submit) == 0);
+    BOOST_TEST(us(records.at(1).start) == 5'000'296);
+    BOOST_TEST(us(records.at(1).finish) == 105'000'296);
+    BOOST_TEST(us(records.at(1).end) == 105'000'296);
+    BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+  }
+  {
+    // A ahead: J1 is submitted at A's 5 s, so B's start (296 us) is raised
+    // to it; B's finish stands; the end is A's 105.000296 s.
+    options.clocks = {PeerClock{seconds(5), 0}, PeerClock{}};
+    const GridRunResult result = run_grid(two_servers(), jobs, options);
+    const auto records = by_id(result);
+    BOOST_TEST(us(records.at(1).submit) == 5'000'000);
+    BOOST_TEST(us(records.at(1).start) == 5'000'000);
+    BOOST_TEST(us(records.at(1).finish) == 100'000'296);
+    BOOST_TEST(us(records.at(1).end) == 105'000'296);
+    BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
