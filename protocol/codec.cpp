@@ -163,6 +163,7 @@ struct Encoder {
     out.setTimeScale(m.time_scale);
     out.setEpochUnixUs(m.epoch_unix_us);
     out.setAlgorithm(m.algorithm);
+    out.setBootId(m.boot_id);
   }
   void operator()(const AttQuery& m) {
     auto out = env.initAttQuery();
@@ -395,6 +396,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.time_scale = in.getTimeScale();
       m.epoch_unix_us = in.getEpochUnixUs();
       m.algorithm = in.getAlgorithm();
+      m.boot_id = in.getBootId();
       return m;
     }
     case w::Envelope::ATT_QUERY: {

@@ -61,6 +61,7 @@ struct Hello {
   timeScale @8 :Float64;  # virtual seconds per real second; peers must agree
   epochUnixUs @9 :Int64;  # real time of virtual time 0; peers adopt the earliest
   algorithm @10 :Text;
+  bootId @11 :UInt64;     # peers: new at every start (a restart empties a peer; a partition does not)
   enum Role {
     peer @0;
     client @1;

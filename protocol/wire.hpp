@@ -29,6 +29,7 @@ struct Hello {
   double time_scale = 1;
   std::int64_t epoch_unix_us = 0;
   std::string algorithm;
+  std::uint64_t boot_id = 0;  ///< peers: new at every start, so that partners can tell a restart from a partition
 };
 
 // Hand-off: JobTransfer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).

@@ -104,7 +104,7 @@ int bench_att_command(int argc, char** argv) {
   }
   const ServerSpec& me = grid.topology.servers.at(as).spec;
   PeerClient peer(io, grid.addresses.at(to),
-                  daemon::peer_hello(grid.topology, as, target.time_scale, target.epoch_unix_us, target.algorithm));
+                  daemon::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm));
 
   protocol::JobRequirements requirements;
   requirements.origin = as;

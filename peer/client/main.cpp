@@ -183,6 +183,7 @@ int replay_command(int argc, char** argv) {
         auto& peer = peers[job.origin];
         if (!peer) peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin));
         const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
+        entry.origin_boot = peer->peer().boot_id;
         if (ack.accepted) {
           entry.job = ack.job;
         } else {
@@ -272,9 +273,11 @@ int results_command(int argc, char** argv) {
   std::vector<protocol::ResultRecord> all;
   std::vector<std::string> unreachable;
   std::set<ServerIndex> unreachable_peers;
+  std::map<ServerIndex, std::uint64_t> boots;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
       client::PeerClient peer(io, grid.addresses[i]);
+      boots[static_cast<ServerIndex>(i)] = peer.peer().boot_id;
       for (std::uint64_t from = 0;;) {
         const auto reply = peer.request<protocol::ResultsReply>(protocol::ResultsRequest{from, 10'000});
         all.insert(all.end(), reply.records.begin(), reply.records.end());
@@ -343,7 +346,7 @@ int results_command(int argc, char** argv) {
   std::optional<client::Accounting> accounting;
   if (args.count("manifest") != 0U) {
     accounting = client::account(client::read_manifest(args["manifest"].as<std::string>(), grid.topology), all,
-                                 unreachable_peers);
+                                 unreachable_peers, boots);
     out["accounting"] = client::to_json(*accounting);
   }
   if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';

@@ -28,6 +28,7 @@ void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const to
                          {"status", status_name(entry.status)}};
   line["job"] = entry.job ? nlohmann::json(*entry.job) : nlohmann::json(nullptr);
   if (!entry.reason.empty()) line["reason"] = entry.reason;
+  if (entry.origin_boot != 0) line["origin_boot"] = entry.origin_boot;
   out << line.dump() << '\n';
 }
 
@@ -58,6 +59,7 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
         throw std::invalid_argument("status '" + status + "' is not submitted, refused or unreachable");
       }
       entry.reason = json.value("reason", "");
+      entry.origin_boot = json.value("origin_boot", std::uint64_t{0});
       entries.push_back(std::move(entry));
     } catch (const nlohmann::json::exception& error) {
       throw std::invalid_argument(where + error.what());
@@ -69,7 +71,7 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
 }
 
 Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector<protocol::ResultRecord>& records,
-                   const std::set<ServerIndex>& unreachable_peers) {
+                   const std::set<ServerIndex>& unreachable_peers, const std::map<ServerIndex, std::uint64_t>& boots) {
   std::map<JobId, const protocol::ResultRecord*> by_id;
   for (const auto& r : records) by_id[r.record.id] = &r;
   Accounting a;
@@ -83,9 +85,13 @@ Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector
     ++a.submitted;
     const auto it = by_id.find(*entry.job);
     if (it == by_id.end()) {
+      const auto boot = boots.find(entry.origin);
       if (unreachable_peers.count(entry.origin) != 0U) {
         ++a.origin_unreachable;
         a.unreachable_jobs.push_back(*entry.job);
+      } else if (entry.origin_boot != 0 && boot != boots.end() && boot->second != entry.origin_boot) {
+        ++a.origin_restarted;
+        a.restarted_jobs.push_back(*entry.job);
       } else {
         ++a.in_progress;
       }
@@ -118,6 +124,8 @@ nlohmann::json to_json(const Accounting& a) {
           {"in_progress", a.in_progress},
           {"origin_unreachable", a.origin_unreachable},
           {"origin_unreachable_jobs", a.unreachable_jobs},
+          {"origin_restarted", a.origin_restarted},
+          {"origin_restarted_jobs", a.restarted_jobs},
           {"unknown_records", a.unknown_records},
           {"settled", a.settled()}};
 }

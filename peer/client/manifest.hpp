@@ -5,6 +5,7 @@
 // known because its origin peer, which keeps its record, is unreachable.
 #include <cstddef>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,6 +26,7 @@ struct ManifestEntry {
   std::optional<JobId> job;  ///< the id the peer gave it, when submitted
   Status status = Status::submitted;
   std::string reason;
+  std::uint64_t origin_boot = 0;  ///< the origin's boot id when it took the job (0: unknown)
 };
 
 void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const topology::Topology& grid);
@@ -40,15 +42,18 @@ struct Accounting {
   std::size_t rejected = 0;
   std::size_t in_progress = 0;         ///< origin reachable, no record yet
   std::size_t origin_unreachable = 0;  ///< the record would be at an unreachable origin
+  std::size_t origin_restarted = 0;    ///< its origin restarted since, empty: the job went with it
   std::size_t unknown_records = 0;     ///< records of jobs the manifest does not list
   std::vector<JobId> unreachable_jobs;
+  std::vector<JobId> restarted_jobs;
 
   /// Every submitted job is accounted for: nothing still in progress.
   [[nodiscard]] bool settled() const { return in_progress == 0; }
 };
 
+/// `boots`: each reachable peer's boot id now (from its Hello).
 Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector<protocol::ResultRecord>& records,
-                   const std::set<ServerIndex>& unreachable_peers);
+                   const std::set<ServerIndex>& unreachable_peers, const std::map<ServerIndex, std::uint64_t>& boots);
 nlohmann::json to_json(const Accounting& accounting);
 
 }  // namespace gridpeer::client

@@ -119,6 +119,11 @@ class GridPeer {
   /// `state_gone`: a driver that knows it restarted empty (gridsim's crashes)
   /// knows it will never run them, so they come back and run again.
   void peer_lost(ServerIndex partner, const std::string& reason, TimePoint now, bool state_gone = false);
+  /// The partner's connection dropped; it may come back with what it held.
+  /// Offers to it not yet committed come back at once (its accept cannot
+  /// reach us now); committed jobs stay its own until it returns or the
+  /// driver gives it up with peer_lost. It is set unreachable.
+  void peer_disconnected(ServerIndex partner, TimePoint now);
   /// A draining peer rejects offers (and its driver refuses submissions).
   void set_draining(bool draining) { draining_ = draining; }
   /// Hand-offs open either way: offers or commits not yet settled.

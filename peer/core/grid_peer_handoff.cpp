@@ -168,6 +168,21 @@ void GridPeer::peer_lost(ServerIndex partner, const std::string& reason, TimePoi
   }
 }
 
+void GridPeer::peer_disconnected(ServerIndex partner, TimePoint now) {
+  advance(now);
+  set_reachable(partner, false);
+  std::vector<Job> back;
+  for (auto it = offers_.begin(); it != offers_.end();) {
+    if (it->second.to == partner && !it->second.committed) {
+      back.push_back(it->second.job);
+      it = offers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const Job& job : back) take_back(job, now);
+}
+
 void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
   const auto it = offers_.find(transfer.job);
   if (it == offers_.end() || it->second.to != transfer.from) {

@@ -44,6 +44,10 @@ int run(int argc, char** argv) {
       cxxopts::value<double>())("handoff-timeout",
                                 "virtual seconds an offer may wait for its accept before the job is taken back",
                                 cxxopts::value<double>()->default_value("10"))(
+      "peer-lost-after",
+      "virtual seconds a disconnected partner may stay away before the jobs committed to it end as lost (back "
+      "sooner after a restart, they run again)",
+      cxxopts::value<double>()->default_value("30"))(
       "epoch-unix-us", "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest)",
       cxxopts::value<std::int64_t>())("shutdown-grace",
                                       "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
@@ -86,6 +90,7 @@ int run(int argc, char** argv) {
   config.data_scale = args.count("data-scale") != 0U ? args["data-scale"].as<double>() : config.time_scale;
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
   config.grid_config.parameters.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
+  config.peer_lost_after = seconds_ceil(args["peer-lost-after"].as<double>());
   if (args.count("epoch-unix-us") != 0U) config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
@@ -106,6 +111,8 @@ int run(int argc, char** argv) {
   };
   at_least(config.grid_config.parameters.query_timeout, 0.02, "ATT query time-out");
   at_least(config.grid_config.parameters.handoff_timeout, 1.0, "hand-off time-out");
+  // Long enough for a restarted partner to be redialled (back-off up to 5 s).
+  at_least(config.peer_lost_after, 6.0, "peer-lost time-out");
 
   net::asio::io_context io;
   daemon::PeerDaemon peer(io, std::move(config), log);

@@ -1,5 +1,7 @@
 #include "peer/daemon/peer_daemon.hpp"
 
+#include <random>
+
 #include <algorithm>
 #include <cmath>
 
@@ -28,13 +30,17 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
   // a peer known to be down is not waited for).
   for (const ServerIndex partner : partners) core_->set_reachable(partner, false);
   peers_.resize(config_.grid.servers.size());
+  // New at every start (never 0): partners tell a restart, which emptied us,
+  // from a connection that only dropped.
+  std::random_device entropy;
+  while (boot_id_ == 0) boot_id_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
 }
 
 void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& text) {
   log_->log(level, "[t={:.3f}s] {}", to_seconds(now().time_since_epoch()), text);
 }
 
-protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale,
+protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale, std::uint64_t boot_id,
                            std::int64_t epoch_unix_us, const std::string& algorithm) {
   const ServerSpec& spec = grid.servers.at(self).spec;
   protocol::Hello h;
@@ -48,11 +54,12 @@ protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, dou
   h.time_scale = time_scale;
   h.epoch_unix_us = epoch_unix_us;
   h.algorithm = algorithm;
+  h.boot_id = boot_id;
   return h;
 }
 
 protocol::Hello PeerDaemon::hello() const {
-  return peer_hello(config_.grid, config_.self, config_.time_scale, clock_.epoch_unix_us(),
+  return peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
                     algorithm_label(config_.grid_config));
 }
 
@@ -189,11 +196,19 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
   }
   if (!dialed) connection->send(hello());
-  peer_up(h->peer, connection);
+  peer_up(h->peer, connection, h->boot_id);
 }
 
-void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection) {
+void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, std::uint64_t boot_id) {
   PeerLink& link = peers_[peer];
+  if (link.boot_id != 0 && boot_id != link.boot_id && link.down_since) {
+    // It restarted, empty: what we had committed to it will never run there.
+    log_event(spdlog::level::warn, "peer " + name_of(peer) + " restarted: jobs committed to it run again");
+    core_->peer_lost(peer, "it restarted", now(), true);
+    pump();
+  }
+  link.boot_id = boot_id;
+  link.down_since.reset();
   if (link.connection && link.connection != connection && link.connection->is_open()) {
     link.connection->close("replaced by a new connection");
   }
@@ -219,12 +234,16 @@ void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
   const bool was_ready = link.ready;
   link.ready = false;
   link.connection.reset();
-  core_->set_reachable(peer, false);
   if (was_ready) log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
-  // Offers it never accepted come back; jobs committed to it are lost with
-  // it (it may still run them, but their output cannot come home over a link
-  // that is gone); the core decides, and says so in its outputs.
-  core_->peer_lost(peer, reason, now());
+  // Offers it had not accepted come back now. Jobs committed to it stay its
+  // own for peer_lost_after: back sooner, it still has them (or, with a new
+  // boot id, restarted empty and they run again); gone longer, they end as
+  // lost (housekeeping_loop).
+  if (!link.down_since) {
+    link.down_since = now();
+    link.down_reason = reason;
+  }
+  core_->peer_disconnected(peer, now());
   pump();
 }
 
@@ -506,6 +525,13 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
     boost::system::error_code ec;
     co_await tick.async_wait(asio::redirect_error(net::use_awaitable, ec));
     const TimePoint t = now();
+    for (ServerIndex p = 0; p < peers_.size(); ++p) {
+      PeerLink& link = peers_[p];
+      if (link.ready || !link.down_since || t - *link.down_since < config_.peer_lost_after) continue;
+      core_->peer_lost(p, link.down_reason, t);
+      link.down_since.reset();  // given up: a later return changes nothing for those jobs
+      pump();
+    }
     if (++ticks % 10 == 0) {
       for (ServerIndex p = 0; p < peers_.size(); ++p) send_to(p, protocol::Heartbeat{t});
     }

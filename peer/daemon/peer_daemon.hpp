@@ -42,6 +42,10 @@ struct DaemonConfig {
   std::chrono::milliseconds reconnect_min{100};  ///< real time
   std::chrono::milliseconds reconnect_max{5000};
   std::chrono::milliseconds shutdown_grace{30000};
+  /// Virtual: a partner away this long is given up, and the jobs committed to
+  /// it end as lost; one back sooner with a new boot id restarted empty, and
+  /// those jobs run again; one back sooner as it was still has them.
+  Duration peer_lost_after = seconds(30);
   std::int64_t epoch_unix_us = 0;
   std::size_t max_results = 10'000'000;
   net::ConnectionLimits limits;
@@ -49,7 +53,7 @@ struct DaemonConfig {
 
 /// The Hello the peer of server `self` sends, with the run's settings (which
 /// every peer of a grid must share).
-protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale,
+protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale, std::uint64_t boot_id,
                            std::int64_t epoch_unix_us, const std::string& algorithm);
 
 class PeerDaemon {
@@ -64,7 +68,10 @@ class PeerDaemon {
  private:
   struct PeerLink {
     std::shared_ptr<net::Connection> connection;
-    bool ready = false;  ///< handshake done
+    bool ready = false;                   ///< handshake done
+    std::uint64_t boot_id = 0;            ///< from its last Hello (0: never connected)
+    std::optional<TimePoint> down_since;  ///< disconnected, what it held not given up yet
+    std::string down_reason;
   };
   struct Receiving {
     protocol::TransferBegin header;
@@ -84,7 +91,7 @@ class PeerDaemon {
   void adopt(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed);
   void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
                         std::optional<ServerIndex> dialed);
-  void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection);
+  void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, std::uint64_t boot_id);
   void peer_down(ServerIndex peer, const std::string& reason);
   bool send_to(ServerIndex peer, const protocol::WireMessage& message);
 
@@ -126,6 +133,7 @@ class PeerDaemon {
   std::uint64_t rejected_ = 0;
   bool draining_ = false;
   bool stopping_ = false;
+  std::uint64_t boot_id_ = 0;  ///< this process's, in every Hello
   std::chrono::steady_clock::time_point stop_deadline_{};
 };
 

@@ -201,6 +201,24 @@ BOOST_AUTO_TEST_CASE(a_lost_peer_returns_offers_and_loses_commits_unless_it_rest
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_dropped_connection_returns_offers_but_keeps_commits_until_given_up) {
+  {
+    Origin o;  // not accepted yet: back at once
+    o.peer.peer_disconnected(1, at(1));
+    BOOST_TEST(o.peer.counters().taken_back == 1U);
+  }
+  Origin o;  // committed: still the executor's; its output may yet come home
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  (void)said(o.peer);
+  o.peer.peer_disconnected(1, at(2));
+  BOOST_TEST(o.peer.counters().taken_back == 0U);
+  BOOST_TEST(o.peer.counters().lost == 0U);
+  o.peer.set_reachable(1, true);  // back, as it was
+  o.peer.on_transfer_done(o.output(150), at(150));
+  const Said out = said(o.peer);
+  BOOST_TEST(std::count(out.begin(), out.end(), "done") == 2);  // J1 at home, and J2 from partner 1
+}
+
 BOOST_AUTO_TEST_CASE(executor_takes_an_offer_hosts_it_once_and_answers_every_retry) {
   Executor e;
   e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));

@@ -97,6 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (in.ConsumeBool()) {
             peer.on_message(sent.to, protocol::JobReject{sent.job.id, sent.attempt, protocol::RejectReason::draining},
                             now);
+          } else if (in.ConsumeBool()) {
+            peer.peer_disconnected(sent.to, now);
+            peer.set_reachable(sent.to, true);
           } else {
             peer.peer_lost(sent.to, "fuzz", now, in.ConsumeBool());
             peer.set_reachable(sent.to, true);

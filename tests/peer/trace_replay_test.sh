@@ -6,7 +6,10 @@
 # and that the metrics come out. With MODE=kill, "spare" is killed (SIGKILL)
 # mid-replay: the others must carry on, and the results must account for
 # every job (completed, lost with a reason, or held by the unreachable
-# origin). With MODE=sim, the same slice also runs through gridsim and the
+# origin). With MODE=restart, "spare" is killed the same way and started again
+# at once (a new boot id): the jobs committed to it run again elsewhere rather
+# than end as lost, and the jobs it had originated are reported as gone with
+# its restart. With MODE=sim, the same slice also runs through gridsim and the
 # two are compared. Exit 77 (skipped) without the traces. Bounded: ~60 s.
 set -euo pipefail
 BIN=$1 SOURCE=$2 ALGORITHM=$3 PORT=$4 MODE=${5:-plain}
@@ -18,6 +21,7 @@ WORK=$(mktemp -d)
 declare -A PIDS
 cleanup() {
   kill "${PIDS[@]}" 2>/dev/null || true
+  [[ -f $WORK/spare-again.pid ]] && kill "$(cat "$WORK/spare-again.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$WORK"
 }
@@ -32,8 +36,17 @@ done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
 if [[ $MODE == kill ]]; then (sleep 3.7; kill -9 "${PIDS[spare]}") & fi
+if [[ $MODE == restart ]]; then
+  (
+    sleep 3.7
+    kill -9 "${PIDS[spare]}"
+    "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id spare --base-port "$PORT" --algorithm "$ALGORITHM" \
+        "${central[@]}" --time-scale $SCALE --log-level warn 2>"$WORK/spare-again.log" &
+    echo $! > "$WORK/spare-again.pid"
+  ) &
+fi
 ctl replay --workload topology --trace-dir "$TRACES" --limit-days 1 --time-scale $SCALE --data-size small \
-    --manifest "$WORK/manifest.jsonl" || [[ $MODE == kill ]]
+    --manifest "$WORK/manifest.jsonl" || [[ $MODE == kill || $MODE == restart ]]
 # Wait (at most 60 s) until every submitted job is accounted for.
 for _ in $(seq 120); do
   ctl results --manifest "$WORK/manifest.jsonl" --records "$WORK/records.jsonl" --out "$WORK/results.json" \
@@ -41,7 +54,8 @@ for _ in $(seq 120); do
   sleep 0.5
 done
 ctl results --manifest "$WORK/manifest.jsonl" --records "$WORK/records.jsonl" --out "$WORK/results.json" >/dev/null
-ctl status > "$WORK/status.txt" || [[ $MODE == kill ]]
+ctl status > "$WORK/status.txt" || [[ $MODE == kill || $MODE == restart ]]
+cat "$WORK"/*.log > "$WORK/all-peers.log.txt"
 if [[ $MODE == sim ]]; then
   "$BIN/sim/gridsim" run --topology "$TOPOLOGY" --trace-dir "$TRACES" --workload topology --limit-days 1 \
       --data-size small --algorithm "$ALGORITHM" "${central[@]/--central/--central-peer}" --no-timing \
@@ -56,7 +70,7 @@ records = [json.loads(line) for line in open(f"{work}/records.jsonl")]
 ids = [x["id"] for x in records]
 assert len(ids) == len(set(ids)), "a job ended twice"
 assert a["in_progress"] == 0 and a["unknown_records"] == 0, a
-assert a["completed"] + a["lost"] + a["rejected"] + a["origin_unreachable"] == a["submitted"], a
+assert a["completed"] + a["lost"] + a["rejected"] + a["origin_unreachable"] + a["origin_restarted"] == a["submitted"], a
 per = {s["name"]: s for s in r["per_server"]}
 if mode == "kill":
     assert any(u.startswith("spare:") for u in r["unreachable_peers"]), r["unreachable_peers"]
@@ -64,6 +78,15 @@ if mode == "kill":
     for x in r["not_completed"]:
         assert x["outcome"] == "lost" and "spare" in x["reason"], x
     assert a["completed"] > 300, a
+elif mode == "restart":
+    # spare came back empty: its partners ran again what they had committed
+    # to it (nothing lost), and its own earlier jobs went with its restart.
+    assert not r["unreachable_peers"], r["unreachable_peers"]
+    assert a["lost"] == 0 and a["origin_unreachable"] == 0, a
+    assert a["origin_restarted"] > 0, a
+    assert a["completed"] + a["origin_restarted"] + a["rejected"] == a["submitted"], a
+    logs = open(f"{work}/all-peers.log.txt").read()
+    assert "peer spare restarted" in logs, "no peer noticed the restart"
 else:
     assert a["submitted"] == a["handed"] == 405 and a["completed"] == 405, a
     assert r["jobs"] == 405 and r["lost_jobs"] == 0 and r["avg_response_s"] > 0, r
@@ -79,7 +102,8 @@ else:
         if algorithm != "ri":
             assert per["busy"]["jobs_executed"] < per["busy"]["jobs_originated"], per["busy"]
 print(f"{algorithm} {mode}: {a['submitted']} submitted, {a['completed']} completed, {a['lost']} lost, "
-      f"{a['origin_unreachable']} held by an unreachable origin, {a['not_submitted']} not submitted; "
+      f"{a['origin_unreachable']} held by an unreachable origin, {a['origin_restarted']} gone with a restarted "
+      f"origin, {a['not_submitted']} not submitted; "
       f"avg response {r['avg_response_s']:.0f} s, transferred {100 * r['fraction_transferred']:.1f}%")
 if mode == "sim":
     s = json.load(open(f"{work}/sim.json"))

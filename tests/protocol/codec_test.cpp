@@ -42,6 +42,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
   hello.time_scale = 1000;
   hello.epoch_unix_us = 1'700'000'000'000'000;
   hello.algorithm = "syi-blind";
+  hello.boot_id = 0xfeed'beef'0000'0001ULL;
   {
     const auto back = std::get<Hello>(round_trip(hello));
     BOOST_TEST(back.peer == 4U);
@@ -50,6 +51,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.epoch_unix_us == hello.epoch_unix_us);
     BOOST_TEST(back.algorithm == "syi-blind");
     BOOST_TEST(back.version == kProtocolVersion);
+    BOOST_TEST(back.boot_id == hello.boot_id);
   }
   {
     const AttQuery query{42, {job.id, 3, 64, seconds(7200), 375, 5, 6}};
