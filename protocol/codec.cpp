@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "protocol/gridpeer.capnp.h"
 
@@ -86,39 +87,27 @@ void put_requirements(w::Requirements::Builder out, const JobRequirements& r) {
   out.setOutputBytes(r.output_bytes);
 }
 
+// One table both ways: the core's reasons and the schema's codes.
+constexpr std::pair<RejectReason, w::JobReject::Code> kRejectCodes[] = {
+    {RejectReason::cannot_fit, w::JobReject::Code::CANNOT_FIT},
+    {RejectReason::draining, w::JobReject::Code::DRAINING},
+    {RejectReason::not_origin, w::JobReject::Code::NOT_ORIGIN},
+    {RejectReason::id_in_use, w::JobReject::Code::ID_IN_USE},
+    {RejectReason::unknown_offer, w::JobReject::Code::UNKNOWN_OFFER},
+    {RejectReason::out_of_range, w::JobReject::Code::OUT_OF_RANGE},
+};
+
 w::JobReject::Code code_of(RejectReason reason) {
-  switch (reason) {
-    case RejectReason::cannot_fit:
-      return w::JobReject::Code::CANNOT_FIT;
-    case RejectReason::draining:
-      return w::JobReject::Code::DRAINING;
-    case RejectReason::not_origin:
-      return w::JobReject::Code::NOT_ORIGIN;
-    case RejectReason::id_in_use:
-      return w::JobReject::Code::ID_IN_USE;
-    case RejectReason::unknown_offer:
-      return w::JobReject::Code::UNKNOWN_OFFER;
-    case RejectReason::out_of_range:
-      return w::JobReject::Code::OUT_OF_RANGE;
+  for (const auto& [core, wire] : kRejectCodes) {
+    if (core == reason) return wire;
   }
   return w::JobReject::Code::UNKNOWN_OFFER;
 }
 
 /// A code from a newer peer that we do not know is still a rejection.
 RejectReason reason_of(w::JobReject::Code code) {
-  switch (code) {
-    case w::JobReject::Code::CANNOT_FIT:
-      return RejectReason::cannot_fit;
-    case w::JobReject::Code::DRAINING:
-      return RejectReason::draining;
-    case w::JobReject::Code::NOT_ORIGIN:
-      return RejectReason::not_origin;
-    case w::JobReject::Code::ID_IN_USE:
-      return RejectReason::id_in_use;
-    case w::JobReject::Code::UNKNOWN_OFFER:
-      return RejectReason::unknown_offer;
-    case w::JobReject::Code::OUT_OF_RANGE:
-      return RejectReason::out_of_range;
+  for (const auto& [core, wire] : kRejectCodes) {
+    if (wire == code) return core;
   }
   return RejectReason::unknown_offer;
 }

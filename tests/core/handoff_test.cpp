@@ -68,6 +68,16 @@ std::vector<std::string> said(GridPeer& peer) {
 
 using Said = std::vector<std::string>;
 
+/// A transfer from partner 1 landing at server 0.
+DataTransfer from_partner(DataTransfer::Kind kind, JobId job) {
+  DataTransfer t;
+  t.kind = kind;
+  t.job = job;
+  t.from = 1;
+  t.to = 0;
+  return t;
+}
+
 /// A with J0 running (4 CPUs, 100 s) and J1 (4 CPUs, 100 s) offered to
 /// partner 1 (attempt 1) at t = 0, after 1 answered ATT 100 s.
 struct Origin {
@@ -81,12 +91,7 @@ struct Origin {
     BOOST_TEST(said(peer) == Said{"offer#1"}, boost::test_tools::per_element());
   }
   DataTransfer output(std::int64_t at_s) const {
-    DataTransfer t;
-    t.kind = DataTransfer::Kind::output;
-    t.job = 2;
-    t.from = 1;
-    t.to = 0;
-    t.submit = TimePoint{};
+    DataTransfer t = from_partner(DataTransfer::Kind::output, 2);
     t.start = at(at_s - 100);
     t.finish = at(at_s);
     t.cpus = 4;
@@ -100,11 +105,7 @@ struct Executor {
   GridPeer peer{0, ServerSpec{"B", 4, 1, 1000, 0}, sender_config(), {1}, estimator};
   Job seven = job(7, 1, 2, 50);
   DataTransfer input(std::uint32_t attempt) const {
-    DataTransfer t;
-    t.kind = DataTransfer::Kind::input;
-    t.job = 7;
-    t.from = 1;
-    t.to = 0;
+    DataTransfer t = from_partner(DataTransfer::Kind::input, 7);
     t.attempt = attempt;
     return t;
   }
