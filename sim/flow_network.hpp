@@ -57,6 +57,8 @@ class FlowNetwork {
   [[nodiscard]] std::size_t active_flows() const { return flows_.size(); }
   /// Bytes moved so far, by completed flows and partly by moving ones.
   [[nodiscard]] double bytes_delivered() const;
+  /// Bytes of the flows that have completed (bytes_delivered less those in flight).
+  [[nodiscard]] double bytes_completed() const { return bytes_completed_; }
 
  private:
   // Flows over the same route always get the same rate under both models

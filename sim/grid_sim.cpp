@@ -144,6 +144,7 @@ class GridDriver {
       if (!down_[p]) collect_remote_runs(static_cast<ServerIndex>(p));  // a crashed one's were taken at the crash
     }
     result_.data_bytes = network_.flows().bytes_delivered();
+    result_.data_bytes_completed = network_.flows().bytes_completed();
     if (faults_) result_.faults = faults_->counts();
     result_.end_time = now_;
     result_.clocks = clocks_;

@@ -80,6 +80,9 @@ struct GridRunResult {
   std::uint64_t messages = 0;
   std::uint64_t message_bytes = 0;
   double data_bytes = 0;  ///< job input and output moved over the network
+  /// The part of it in transfers that completed (a crash can leave some in
+  /// flight when every job has ended).
+  double data_bytes_completed = 0;
   /// Jobs not ended ten simulated years after the last submission (their data
   /// still crossing the network, e.g. terabytes sent blind over a slow WAN).
   std::size_t unfinished = 0;
