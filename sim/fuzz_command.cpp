@@ -62,13 +62,12 @@ std::uint64_t fingerprint(const GridRunResult& run) {
 int run_fuzz_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim fuzz",
-      "Run the grid in virtual time with seeded faults: messages dropped, duplicated and delayed (so reordered),\n"
-      "site pairs partitioned for a while, peers crashed and restarted empty, and every peer's clock offset and\n"
-      "drifting. After every run, check that each\n"
-      "job ended exactly once (completed, or rejected or lost with its reason), that no job ran on two servers at\n"
-      "once, that no server ran more CPUs than it has, that moved jobs started after their input arrived at their\n"
-      "executor, and that every byte moved belongs to some job. A failing run prints its seed and the command that\n"
-      "replays it exactly.");
+      "Run the grid in virtual time with seeded faults: messages dropped, duplicated and delayed (so\n"
+      "reordered), site pairs partitioned for a while, peers crashed and restarted empty, and every peer's\n"
+      "clock offset and drifting. After every run, check that each job ended exactly once (completed, or\n"
+      "rejected or lost with its reason), that no job ran on two servers at once, that no server ran more CPUs\n"
+      "than it has, that moved jobs started after their input arrived at their executor, and that every byte\n"
+      "moved belongs to some job. A failing run prints its seed and the command that replays it exactly.");
   options.add_options()("seed", "one seed (its run is also repeated, to check it replays bit for bit)",
                         cxxopts::value<std::uint64_t>())("seeds", "a range of seeds, A..B",
                                                          cxxopts::value<std::string>()->default_value("1..20"))(
