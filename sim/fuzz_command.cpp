@@ -147,6 +147,7 @@ int run_fuzz_command(int argc, char** argv) {
       run_options.config.algorithm = algorithm;
       if (algorithm == GridAlgorithm::central) run_options.config.central_peer = 0;
       run_options.faults = faults;
+      run_options.audit = true;
       run_options.fault_seed = seed;
       const GridRunResult run = run_grid(grid, workload.jobs, run_options);
       ++runs;

@@ -87,7 +87,10 @@ class GridDriver {
     down_.assign(n, false);
     result_.counters.resize(n);
     job_state_.assign(jobs.size(), JobState::waiting);
-    for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace(jobs[i].id, i);
+    index_of_.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace_back(jobs[i].id, i);
+    std::sort(index_of_.begin(), index_of_.end());
+    result_.audited = options.audit;
   }
 
   GridRunResult run() {
@@ -231,7 +234,7 @@ class GridDriver {
   }
 
   void submit(const Job& job) {
-    job_state_[index_of_.at(job.id)] = JobState::submitted;
+    job_state_[index_of(job.id).value()] = JobState::submitted;
     if (down_[job.origin]) {
       end_lost(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
       return;
@@ -282,7 +285,10 @@ class GridDriver {
       assert(it != in_flight_.end());
       const DataTransfer transfer = it->second;
       in_flight_.erase(it);
-      result_.arrivals.push_back({transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
+      if (options_.audit) {
+        result_.arrivals.push_back(
+            {transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
+      }
       if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
       peers_[transfer.to]->on_transfer_done(transfer, clock(transfer.to));
       touch(transfer.to);
@@ -325,9 +331,9 @@ class GridDriver {
   // Ends are counted once per job for the loop's end; the invariant checker
   // counts every record, so that a job ended twice is still seen.
   void mark_ended(JobId job) {
-    const auto it = index_of_.find(job);
-    if (it == index_of_.end() || job_state_[it->second] == JobState::ended) return;
-    job_state_[it->second] = JobState::ended;
+    const auto index = index_of(job);
+    if (!index || job_state_[*index] == JobState::ended) return;
+    job_state_[*index] = JobState::ended;
     ++ended_;
   }
 
@@ -336,7 +342,14 @@ class GridDriver {
     mark_ended(job);
   }
 
+  [[nodiscard]] std::optional<std::size_t> index_of(JobId job) const {
+    const auto it = std::lower_bound(index_of_.begin(), index_of_.end(), std::pair{job, std::size_t{0}});
+    if (it == index_of_.end() || it->first != job) return std::nullopt;
+    return it->second;
+  }
+
   void collect_remote_runs(ServerIndex peer) {
+    if (!options_.audit) return;
     for (const auto& [job, run] : peers_[peer]->ran_for_others()) {
       result_.remote_runs.push_back({job, peer, run.first, run.second});
     }
@@ -414,8 +427,8 @@ class GridDriver {
   bool periodic_stopped_ = false;
   GridRunResult result_;
   enum class JobState : std::uint8_t { waiting, submitted, ended };
-  std::vector<JobState> job_state_;  // by index into jobs_
-  std::map<JobId, std::size_t> index_of_;
+  std::vector<JobState> job_state_;                      // by index into jobs_
+  std::vector<std::pair<JobId, std::size_t>> index_of_;  // sorted: (id, index into jobs_)
   std::size_t ended_ = 0;
   std::vector<bool> down_;  // crashed, not yet restarted
   std::vector<PeerCrash> crashes_;

@@ -55,6 +55,9 @@ struct GridRunOptions {
   /// Each peer's clock (one per server); empty: exact, or drawn from
   /// fault_seed when faults ask for drift.
   std::vector<PeerClock> clocks;
+  /// Keep what check_invariants needs (every arrival, every remote run):
+  /// memory and time that plain runs do without. gridsim fuzz sets it.
+  bool audit = false;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -66,9 +69,11 @@ struct GridRunResult {
   /// Jobs given up with a reason: committed to an executor that went away,
   /// or held by an origin that crashed.
   std::vector<std::pair<JobId, std::string>> lost;
-  /// Every input and output that reached its destination, in time order.
+  /// With GridRunOptions::audit: every input and output that reached its
+  /// destination, in time order, and others' jobs each executor ran to the
+  /// end (crashed peers' included).
+  bool audited = false;
   std::vector<Arrival> arrivals;
-  /// Others' jobs each executor ran to the end (crashed peers' included).
   std::vector<RemoteRun> remote_runs;
   std::size_t crashes = 0;
   /// The clocks the peers ran on: records hold each peer's own readings

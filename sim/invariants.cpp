@@ -13,6 +13,10 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
   const auto fail = [&](std::string what) {
     if (violations.size() < 20) violations.push_back(std::move(what));
   };
+  if (!run.audited) {
+    fail("the run was not audited (GridRunOptions::audit): nothing to check the transfers and runs against");
+    return violations;
+  }
   std::map<JobId, const Job*> by_id;
   for (const Job& job : jobs) by_id[job.id] = &job;
   std::map<JobId, int> ended;

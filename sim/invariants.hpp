@@ -16,6 +16,7 @@
 namespace gridpeer::sim {
 
 /// The violations found, each naming the job or server (empty: all hold).
+/// The run must have been made with GridRunOptions::audit.
 std::vector<std::string> check_invariants(const topology::Topology& grid, const std::vector<Job>& jobs,
                                           const GridRunResult& run);
 

@@ -166,14 +166,14 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& tar
     return;
   }
   const protocol::QueryId id = next_query_++;
-  queries_[id] = Query{waiting.job.id, volunteer, targets.size(), {}};
+  Query& query_state = queries_[id] = Query{waiting.job.id, volunteer, targets.size(), {}};
   waiting.negotiating = true;
   const protocol::AttQuery query{id, requirements_of(waiting.job)};
   for (ServerIndex target : targets) {
     outputs_.emplace_back(SendMessage{target, query});
     ++counters_.queries_sent;
   }
-  timers_.emplace(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query_state.timeout = arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
 }
 
 void GridPeer::handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
@@ -198,6 +198,7 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
   assert(it != queries_.end());
   Query query = std::move(it->second);
   queries_.erase(it);
+  disarm(query.timeout);  // answered in full before it
   if (query.replies.size() < query.expected) ++counters_.query_timeouts;
   if (query.placing) {
     conclude_placement(query, now);
@@ -245,7 +246,7 @@ void GridPeer::ask_central(const Job& job, TimePoint now) {
 
 void GridPeer::start_placement(const protocol::JobRequirements& requirements, TimePoint now) {
   const protocol::QueryId id = next_query_++;
-  queries_[id] = Query{requirements.job, false, live_partners_.size(), {}, requirements};
+  Query& query_state = queries_[id] = Query{requirements.job, false, live_partners_.size(), {}, requirements};
   if (live_partners_.empty()) {
     conclude(id, now);
     return;
@@ -255,7 +256,7 @@ void GridPeer::start_placement(const protocol::JobRequirements& requirements, Ti
     outputs_.emplace_back(SendMessage{target, message});
     ++counters_.queries_sent;
   }
-  timers_.emplace(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query_state.timeout = arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
 }
 
 void GridPeer::conclude_placement(Query& query, TimePoint now) {
@@ -397,7 +398,8 @@ void GridPeer::fire_timers(TimePoint now) {
         ++counters_.query_timeouts;  // the central did not answer: run it here
         on_placement(timer.job, id_, now);
       }
-    } else if (queries_.count(timer.query) != 0U) {
+    } else if (const auto query = queries_.find(timer.query); query != queries_.end()) {
+      query->second.timeout.reset();  // this very timer, erased above
       conclude(timer.query, now);
     }
   }

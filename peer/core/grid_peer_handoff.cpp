@@ -16,6 +16,7 @@ void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint now, bool noti
   assert(to != id_);
   ++counters_.jobs_sent;
   const std::uint32_t attempt = ++attempts_[job.id];
+  assert(offers_.count(job.id) == 0U);  // decided from the grid queue: no offer is open
   Offer& offer = offers_[job.id] = Offer{job, to, attempt, false, false, 0};
   if (!notify) {
     // The driver hands it over itself: committed and confirmed at once.
@@ -31,7 +32,7 @@ void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint now, bool noti
     return;
   }
   outputs_.emplace_back(SendMessage{to, protocol::JobTransfer{job, server().mhz, attempt}});
-  timers_.emplace(now + config_.parameters.handoff_timeout, Timer{TimerKind::offer_timeout, 0, job.id, attempt});
+  offer.timer = arm(now + config_.parameters.handoff_timeout, Timer{TimerKind::offer_timeout, 0, job.id, attempt});
 }
 
 void GridPeer::send_commit(Offer& offer, TimePoint now) {
@@ -39,8 +40,8 @@ void GridPeer::send_commit(Offer& offer, TimePoint now) {
   // Sent again, further apart each time, until the executor confirms.
   const Duration wait = config_.parameters.handoff_timeout * (1LL << std::min(offer.commit_sends, 16));
   ++offer.commit_sends;
-  offer.retry_at = now + wait;
-  timers_.emplace(offer.retry_at, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
+  disarm(offer.timer);  // the offer's time-out, or the previous retry
+  offer.timer = arm(now + wait, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
 }
 
 void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept, TimePoint now) {
@@ -52,6 +53,7 @@ void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept
   Offer& offer = it->second;
   if (accept.hosting) {
     offer.committed = offer.confirmed = true;
+    disarm(offer.timer);
     return;
   }
   if (offer.confirmed) return;
@@ -82,31 +84,34 @@ void GridPeer::handle_reject(ServerIndex from, const protocol::JobReject& reject
   // Before the commit, or a commit the executor never took (it had let the
   // offer lapse): it never ran the job and never will, so it is ours again.
   const Job job = it->second.job;
+  disarm(it->second.timer);
   offers_.erase(it);
   take_back(job, now);
 }
 
 void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
+  // Every hand-off timer is its owner's one live timer (the others were
+  // disarmed), and fire_timers has erased it: forget the handle first.
   if (timer.kind == TimerKind::accepted_lapse) {
     const auto it = accepted_.find(timer.job);
-    if (it == accepted_.end() || it->second.attempt != timer.attempt || it->second.lapses > now) return;
+    assert(it != accepted_.end() && it->second.attempt == timer.attempt);
     closed_[timer.job] = std::max(closed_[timer.job], timer.attempt);
     accepted_.erase(it);
     return;
   }
   const auto it = offers_.find(timer.job);
-  if (it == offers_.end() || it->second.attempt != timer.attempt) return;
+  assert(it != offers_.end() && it->second.attempt == timer.attempt);
   Offer& offer = it->second;
+  offer.timer.reset();
   if (timer.kind == TimerKind::offer_timeout) {
-    if (offer.committed) return;
+    assert(!offer.committed);
     ++counters_.handoff_timeouts;
     const Job job = offer.job;
     offers_.erase(it);
     take_back(job, now);
     return;
   }
-  // commit_retry: only the latest one scheduled (a repeated accept re-sends early)
-  if (offer.confirmed || offer.retry_at != now) return;
+  assert(!offer.confirmed);  // commit_retry
   if (offer.commit_sends > kMaxCommitRetries) {
     // The executor may have it, but has not said so for hours: give it up,
     // with the reason. A late output is then ignored (the job ended once).
@@ -148,6 +153,7 @@ void GridPeer::peer_lost(ServerIndex partner, const std::string& reason, TimePoi
       ++it;
       continue;
     }
+    disarm(it->second.timer);
     if (it->second.committed && !state_gone) {
       outputs_.emplace_back(JobLost{lost_record(it->second, now), "went away holding it (" + reason + ")"});
       ++counters_.lost;
@@ -164,6 +170,7 @@ void GridPeer::peer_lost(ServerIndex partner, const std::string& reason, TimePoi
       continue;
     }
     closed_[it->first] = std::max(closed_[it->first], it->second.attempt);
+    disarm(it->second.lapse);
     it = accepted_.erase(it);
   }
 }
@@ -175,6 +182,7 @@ void GridPeer::peer_disconnected(ServerIndex partner, TimePoint now) {
   for (auto it = offers_.begin(); it != offers_.end();) {
     if (it->second.to == partner && !it->second.committed) {
       back.push_back(it->second.job);
+      disarm(it->second.timer);
       it = offers_.erase(it);
     } else {
       ++it;
@@ -189,6 +197,7 @@ void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
     ++counters_.stale_messages;  // a duplicate, or a job given up already: it ended once
     return;
   }
+  disarm(it->second.timer);
   offers_.erase(it);
   // The end of the job (002 §3: end = output home).
   JobRecord record;
@@ -243,11 +252,13 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
       return;
     }
     if (offer.attempt == it->second.attempt) {
-      it->second.lapses = now + 2 * config_.parameters.handoff_timeout;
-      timers_.emplace(it->second.lapses, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
+      disarm(it->second.lapse);
+      it->second.lapse =
+          arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
       reply(false);
       return;
     }
+    disarm(it->second.lapse);
     accepted_.erase(it);  // a newer attempt replaces the one the origin gave up
   }
   if (const auto it = closed_.find(id); it != closed_.end() && offer.attempt <= it->second) {
@@ -259,9 +270,9 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
   if (draining_) return refuse(protocol::RejectReason::draining);
   // Kept until the commit, or twice the hand-off time-out after the last
   // accept: the origin gives up its offer after one.
-  const TimePoint lapses = now + 2 * config_.parameters.handoff_timeout;
-  accepted_[id] = Accepted{job, offer.origin_mhz, offer.attempt, lapses};
-  timers_.emplace(lapses, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
+  accepted_[id] = Accepted{
+      job, offer.origin_mhz, offer.attempt,
+      arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt})};
   reply(false);
 }
 
@@ -280,6 +291,7 @@ void GridPeer::handle_commit(ServerIndex from, const protocol::JobCommit& commit
         SendMessage{from, protocol::JobReject{commit.job, commit.attempt, protocol::RejectReason::unknown_offer}});
     return;
   }
+  disarm(it->second.lapse);
   const Accepted accepted = it->second;
   accepted_.erase(it);
   if (hosted != hosted_.end()) {
@@ -309,6 +321,7 @@ void GridPeer::input_arrived(const DataTransfer& transfer, TimePoint now) {
   const auto it = accepted_.find(transfer.job);
   if (it != accepted_.end() && it->second.attempt == transfer.attempt && it->second.job.origin == transfer.from &&
       hosted == hosted_.end()) {
+    disarm(it->second.lapse);
     const Accepted accepted = it->second;
     accepted_.erase(it);
     host_remote(accepted.job, accepted.origin_mhz, true, now);

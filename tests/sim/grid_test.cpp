@@ -77,6 +77,7 @@ const topology::Topology& two_servers() {
 GridRunResult run(GridAlgorithm algorithm, const std::vector<Job>& jobs, bool blind = false) {
   GridRunOptions options;
   options.config = config(algorithm, blind);
+  options.audit = true;
   return run_grid(two_servers(), jobs, options);
 }
 
@@ -380,6 +381,7 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
                               job(4, 1, 70, 1, 10)};
   GridRunOptions options;
   options.config = config(GridAlgorithm::sender);
+  options.audit = true;
   options.crashes = {PeerCrash{1, at_seconds(50), seconds(10)}};
   const GridRunResult result = run_grid(two_servers(), jobs, options);
   const auto records = by_id(result);
@@ -430,6 +432,7 @@ BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)};
   GridRunOptions options;
   options.config = config(GridAlgorithm::sender);
+  options.audit = true;
   {
     // B ahead: its start and finish read 5 s late; the output comes home at
     // A's 100.000296 s, before B's finish, so the end is raised to it.
