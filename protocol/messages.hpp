@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <variant>
 
-#include "peer/core/job.hpp"
-#include "peer/core/time.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/time.hpp"
 
 namespace gridpeer::protocol {
 

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "peer/core/job_record.hpp"
+#include "peer/model/job_record.hpp"
 #include "protocol/messages.hpp"
 
 namespace gridpeer::protocol {

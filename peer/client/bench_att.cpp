@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "peer/cli/parse.hpp"
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
 #include "peer/client/peer_client.hpp"
-#include "peer/report/quantiles.hpp"
+#include "peer/io/cli/parse.hpp"
+#include "peer/io/report/quantiles.hpp"
 
 namespace gridpeer::client {
 
@@ -104,7 +104,7 @@ int bench_att_command(int argc, char** argv) {
   }
   const ServerSpec& me = grid.topology.servers.at(as).spec;
   PeerClient peer(io, grid.addresses.at(to),
-                  daemon::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm));
+                  net::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm));
 
   protocol::JobRequirements requirements;
   requirements.origin = as;

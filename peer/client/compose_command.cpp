@@ -9,9 +9,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "peer/cli/parse.hpp"
 #include "peer/client/commands.hpp"
-#include "peer/testbed/compose_plan.hpp"
+#include "peer/io/cli/parse.hpp"
+#include "peer/io/compose/compose_plan.hpp"
 
 namespace gridpeer::client {
 namespace {

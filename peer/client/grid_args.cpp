@@ -23,7 +23,7 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   topology::TopologySelection selection;
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
   Grid grid{topology::load_topology_file(args["topology"].as<std::string>(), selection), {}};
-  grid.addresses = daemon::peer_addresses(
+  grid.addresses = net::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
   return grid;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "peer/daemon/peer_addresses.hpp"
+#include "peer/io/topology/topology.hpp"
 #include "peer/net/asio.hpp"
-#include "peer/topology/topology.hpp"
+#include "peer/net/peer_addresses.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {
@@ -18,7 +18,7 @@ cxxopts::Options grid_options(const std::string& command, const std::string& wha
 
 struct Grid {
   topology::Topology topology;
-  std::vector<daemon::PeerAddress> addresses;  ///< one per server
+  std::vector<net::PeerAddress> addresses;  ///< one per server
 };
 
 /// Throws std::invalid_argument when --topology is missing or a --peer is malformed.

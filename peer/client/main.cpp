@@ -14,16 +14,16 @@
 #include <stdexcept>
 #include <thread>
 
-#include "peer/cli/parse.hpp"
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
 #include "peer/client/manifest.hpp"
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
-#include "peer/daemon/peer_addresses.hpp"
-#include "peer/gridload/grid_workload.hpp"
-#include "peer/report/metrics_json.hpp"
-#include "peer/topology/topology.hpp"
+#include "peer/io/cli/parse.hpp"
+#include "peer/io/grid_jobs/grid_workload.hpp"
+#include "peer/io/report/metrics_json.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/net/peer_addresses.hpp"
 #include "peer/workload/data_sizes.hpp"
 
 namespace {
@@ -136,10 +136,10 @@ int replay_command(int argc, char** argv) {
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
-  gridload::GridWorkloadRequest request;
+  grid_jobs::GridWorkloadRequest request;
   request.source = args["workload"].as<std::string>();
-  request.split =
-      args["split"].as<std::string>() == "round-robin" ? gridload::SplitRule::round_robin : gridload::SplitRule::queue;
+  request.split = args["split"].as<std::string>() == "round-robin" ? grid_jobs::SplitRule::round_robin
+                                                                   : grid_jobs::SplitRule::queue;
   request.synthetic_jobs_per_server = args["jobs"].as<std::size_t>();
   request.limit_days = args["limit-days"].as<double>();
   request.seed = args["seed"].as<std::uint64_t>();
@@ -149,7 +149,7 @@ int replay_command(int argc, char** argv) {
   if (args.count("trace-dir") != 0U) request.trace_dir = args["trace-dir"].as<std::string>();
   const double scale = args["time-scale"].as<double>();
   if (!(scale > 0)) throw std::invalid_argument("--time-scale must be positive");
-  gridload::GridWorkload load = gridload::load_grid_workload(grid.topology, request);
+  grid_jobs::GridWorkload load = grid_jobs::load_grid_workload(grid.topology, request);
   if (const auto max = args["max-jobs"].as<std::size_t>(); max > 0 && load.jobs.size() > max) load.jobs.resize(max);
   std::cerr << fmt::format("replaying {} jobs ({}) at time scale {}, seed {}\n", load.jobs.size(), load.description,
                            scale, request.seed);

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "peer/core/job.hpp"
-#include "peer/topology/topology.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/model/job.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {

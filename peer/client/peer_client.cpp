@@ -11,10 +11,10 @@ protocol::Hello PeerClient::client_hello() {
   return hello;
 }
 
-PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address)
+PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address)
     : PeerClient(io, address, client_hello()) {}
 
-PeerClient::PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address, const protocol::Hello& hello)
+PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello)
     : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
   boost::system::error_code ec;
   net::tcp::resolver resolver(io);

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <string>
 
-#include "peer/daemon/peer_daemon.hpp"
 #include "peer/net/asio.hpp"
+#include "peer/net/peer_addresses.hpp"
 #include "protocol/codec.hpp"
 
 namespace gridpeer::client {
@@ -15,9 +15,9 @@ class PeerClient {
   /// How long a connect may take before the peer counts as unreachable.
   static constexpr std::chrono::seconds kConnectTimeout{5};
   /// Connects and shakes hands as a client; throws with the address and the reason.
-  PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address);
+  PeerClient(net::asio::io_context& io, const net::PeerAddress& address);
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.
-  PeerClient(net::asio::io_context& io, const daemon::PeerAddress& address, const protocol::Hello& hello);
+  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello);
   /// A client's Hello.
   static protocol::Hello client_hello();
 

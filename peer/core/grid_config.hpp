@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "peer/core/job.hpp"
-#include "peer/core/local_policy.hpp"
-#include "peer/core/time.hpp"
+#include "peer/core/local/local_policy.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/time.hpp"
 
 namespace gridpeer {
 

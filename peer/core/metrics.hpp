@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "peer/core/job_record.hpp"
-#include "peer/core/server.hpp"
+#include "peer/model/job_record.hpp"
+#include "peer/model/server.hpp"
 
 namespace gridpeer {
 

@@ -4,8 +4,8 @@
 // from its network model, the daemon from what it measures).
 #include <cstdint>
 
-#include "peer/core/job.hpp"
-#include "peer/core/time.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/time.hpp"
 
 namespace gridpeer {
 

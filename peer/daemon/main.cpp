@@ -7,9 +7,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "peer/cli/scheduler_options.hpp"
-#include "peer/daemon/peer_addresses.hpp"
 #include "peer/daemon/peer_daemon.hpp"
+#include "peer/io/cli/scheduler_options.hpp"
+#include "peer/net/peer_addresses.hpp"
 
 namespace {
 
@@ -72,10 +72,10 @@ int run(int argc, char** argv) {
   daemon::DaemonConfig config;
   config.grid = topology::load_topology_file(args["topology"].as<std::string>(), selection);
   config.self = config.grid.resolve_server(args["id"].as<std::string>());
-  config.addresses = daemon::peer_addresses(
+  config.addresses = net::peer_addresses(
       config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
-  if (args.count("listen") != 0U) config.listen = daemon::parse_address(args["listen"].as<std::string>());
+  if (args.count("listen") != 0U) config.listen = net::parse_address(args["listen"].as<std::string>());
   config.grid_config = cli::scheduler_config_from(args);
   const std::string algorithm = args["algorithm"].as<std::string>();
   const auto parsed = parse_grid_algorithm(algorithm);

@@ -40,31 +40,13 @@ void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& t
   log_->log(level, "[t={:.3f}s] {}", to_seconds(now().time_since_epoch()), text);
 }
 
-protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale, std::uint64_t boot_id,
-                           std::int64_t epoch_unix_us, const std::string& algorithm) {
-  const ServerSpec& spec = grid.servers.at(self).spec;
-  protocol::Hello h;
-  h.role = protocol::Hello::Role::peer;
-  h.peer = self;
-  h.name = spec.name;
-  h.site = std::to_string(spec.site);
-  h.nodes = spec.nodes;
-  h.cpus_per_node = spec.cpus_per_node;
-  h.mhz = spec.mhz;
-  h.time_scale = time_scale;
-  h.epoch_unix_us = epoch_unix_us;
-  h.algorithm = algorithm;
-  h.boot_id = boot_id;
-  return h;
-}
-
 protocol::Hello PeerDaemon::hello() const {
-  return peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
-                    algorithm_label(config_.grid_config));
+  return net::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
+                         algorithm_label(config_.grid_config));
 }
 
 void PeerDaemon::start() {
-  const PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
+  const net::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
   // Host names are resolved once, at start-up: failing here names the address.
   net::tcp::resolver resolver(io_);
   const net::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
@@ -103,7 +85,7 @@ net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
   asio::steady_timer wait(io_);
   while (!stopping_) {
     if (!peers_[peer].connection || !peers_[peer].connection->is_open()) {
-      const PeerAddress& address = config_.addresses.at(peer);
+      const net::PeerAddress& address = config_.addresses.at(peer);
       net::tcp::socket socket(io_);
       boost::system::error_code ec;
       // Resolved on every attempt: a container's name may only appear in DNS once it is up.

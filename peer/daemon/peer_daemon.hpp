@@ -15,27 +15,23 @@
 
 #include <spdlog/logger.h>
 
-#include "peer/core/grid_peer.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/io/topology/topology.hpp"
 #include "peer/net/asio.hpp"
 #include "peer/net/connection.hpp"
+#include "peer/net/peer_addresses.hpp"
 #include "peer/net/scaled_clock.hpp"
-#include "peer/topology/topology.hpp"
 
 namespace gridpeer::daemon {
-
-struct PeerAddress {
-  std::string host;
-  std::uint16_t port = 0;
-};
 
 struct DaemonConfig {
   topology::Topology grid;
   ServerIndex self = 0;
   GridConfig grid_config;
-  std::vector<PeerAddress> addresses;  ///< one per server of the grid
+  std::vector<net::PeerAddress> addresses;  ///< one per server of the grid
   /// Where to accept connections; empty host: this peer's own entry in addresses.
   /// Containers listen on 0.0.0.0 while partners dial them by site or WAN address.
-  PeerAddress listen;
+  net::PeerAddress listen;
   double time_scale = 1000;  ///< virtual seconds per real second
   double data_scale = 1000;  ///< modelled bytes per payload byte
   std::size_t chunk_bytes = 64 * 1024;
@@ -50,11 +46,6 @@ struct DaemonConfig {
   std::size_t max_results = 10'000'000;
   net::ConnectionLimits limits;
 };
-
-/// The Hello the peer of server `self` sends, with the run's settings (which
-/// every peer of a grid must share).
-protocol::Hello peer_hello(const topology::Topology& grid, ServerIndex self, double time_scale, std::uint64_t boot_id,
-                           std::int64_t epoch_unix_us, const std::string& algorithm);
 
 class PeerDaemon {
  public:

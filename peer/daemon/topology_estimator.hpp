@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "peer/core/transfer_estimator.hpp"
-#include "peer/topology/topology.hpp"
+#include "peer/io/topology/topology.hpp"
 
 namespace gridpeer::daemon {
 

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "peer/core/time.hpp"
+#include "peer/model/time.hpp"
 
 namespace gridpeer::net {
 

@@ -7,8 +7,8 @@
 #include <span>
 #include <string_view>
 
-#include "peer/core/job.hpp"
-#include "peer/core/rng.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/rng.hpp"
 
 namespace gridpeer::workload {
 

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "peer/core/job.hpp"
-#include "peer/core/rng.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/rng.hpp"
 
 namespace gridpeer::workload {
 

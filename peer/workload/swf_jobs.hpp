@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "peer/core/job.hpp"
+#include "peer/model/job.hpp"
 #include "peer/workload/swf.hpp"
 
 namespace gridpeer::workload {

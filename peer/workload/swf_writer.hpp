@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "peer/core/job.hpp"
+#include "peer/model/job.hpp"
 
 namespace gridpeer::workload {
 

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "peer/core/availability_profile.hpp"
+#include "peer/core/local/availability_profile.hpp"
 
 using namespace gridpeer;
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <optional>
 
-#include "peer/core/local_scheduler.hpp"
-#include "peer/core/rng.hpp"
+#include "peer/core/local/local_scheduler.hpp"
+#include "peer/model/rng.hpp"
 
 using namespace gridpeer;
 

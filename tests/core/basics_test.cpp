@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "peer/core/metrics.hpp"
-#include "peer/core/rng.hpp"
-#include "peer/core/server.hpp"
-#include "peer/core/time.hpp"
+#include "peer/model/rng.hpp"
+#include "peer/model/server.hpp"
+#include "peer/model/time.hpp"
 
 using namespace gridpeer;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "peer/core/grid_peer.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
 
 using namespace gridpeer;
 

@@ -9,7 +9,7 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 
-#include "peer/core/local_scheduler.hpp"
+#include "peer/core/local/local_scheduler.hpp"
 
 using namespace gridpeer;
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "peer/core/grid_peer.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
 #include "protocol/codec.hpp"
 
 using namespace gridpeer;

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "../workload/trace_dir.hpp"
-#include "peer/core/grid_peer.hpp"
-#include "peer/core/turnaround_cost.hpp"
-#include "peer/topology/topology.hpp"
-#include "sim/grid_experiment.hpp"
-#include "sim/grid_sim.hpp"
-#include "sim/invariants.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/policy/turnaround_cost.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "sim/driver/grid_sim.hpp"
+#include "sim/driver/invariants.hpp"
+#include "sim/experiments/grid_experiment.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

@@ -2,9 +2,9 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 
-#include "peer/topology/topology.hpp"
-#include "sim/flow_network.hpp"
-#include "sim/grid_network.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/network/flow_network.hpp"
+#include "sim/driver/grid_network.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

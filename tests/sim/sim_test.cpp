@@ -8,10 +8,10 @@
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/metrics.hpp"
-#include "peer/core/rng.hpp"
+#include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
-#include "sim/local_replay.hpp"
-#include "sim/workloads.hpp"
+#include "sim/experiments/local_replay.hpp"
+#include "sim/experiments/workloads.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "peer/core/rng.hpp"
-#include "sim/flow_network.hpp"
+#include "peer/model/rng.hpp"
+#include "peer/network/flow_network.hpp"
 
 namespace sg4 = simgrid::s4u;
 using namespace gridpeer;

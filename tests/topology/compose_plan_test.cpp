@@ -4,8 +4,8 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
-#include "peer/testbed/compose_plan.hpp"
-#include "peer/topology/topology.hpp"
+#include "peer/io/compose/compose_plan.hpp"
+#include "peer/io/topology/topology.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::testbed;

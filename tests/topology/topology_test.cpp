@@ -4,9 +4,9 @@
 #include <string>
 
 #include "../workload/trace_dir.hpp"
-#include "peer/topology/partners.hpp"
-#include "peer/topology/topology.hpp"
-#include "peer/traceio/trace_file.hpp"
+#include "peer/io/topology/partners.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/io/traces/trace_file.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 using namespace gridpeer;
@@ -94,8 +94,8 @@ BOOST_AUTO_TEST_CASE(every_default_trace_window_fits_its_server, *boost::unit_te
   const Topology grid = load_topology_file(kShan);
   for (const TopologyServer& server : grid.servers) {
     BOOST_TEST_CONTEXT(server.spec.name << " <- " << server.trace->file) {
-      const auto path = traceio::resolve_trace_file(server.trace->file, test_trace_dir());
-      const auto trace = traceio::load_swf_file(path);
+      const auto path = traces::resolve_trace_file(server.trace->file, test_trace_dir());
+      const auto trace = traces::load_swf_file(path);
       workload::SwfConversionOptions options;
       options.window = server.trace->window();
       const auto jobs = workload::jobs_from_swf(trace.records, trace.header, options);

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "peer/traceio/trace_file.hpp"
+#include "peer/io/traces/trace_file.hpp"
 #include "peer/workload/data_sizes.hpp"
 #include "peer/workload/feitelson96.hpp"
 #include "peer/workload/lublin.hpp"
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(lublin_is_deterministic_per_seed) {
 
 BOOST_AUTO_TEST_CASE(lublin_matches_the_published_sample, *boost::unit_test::precondition(traces_present())) {
   // lublin_256.swf.gz: 10,000 jobs of the model's "whole sample" class on 256 nodes.
-  const auto trace = gridpeer::traceio::load_swf_file(*test_trace_dir() / "synthetic" / "lublin_256.swf.gz");
+  const auto trace = gridpeer::traces::load_swf_file(*test_trace_dir() / "synthetic" / "lublin_256.swf.gz");
   SwfConversionOptions options;
   options.keep_zero_run_time = true;
   const WorkloadStats reference = stats_of(jobs_from_swf(trace.records, trace.header, options));

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "peer/traceio/trace_file.hpp"
+#include "peer/io/traces/trace_file.hpp"
 #include "peer/workload/swf.hpp"
 #include "trace_dir.hpp"
 
@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(every_shared_trace_parses_completely, *boost::unit_test::pr
     // Count data lines independently of the parser, from the same stream.
     std::size_t data_lines = 0;
     {
-      gridpeer::traceio::TraceFile file(path);
+      gridpeer::traces::TraceFile file(path);
       BOOST_TEST(file.compressed());
       std::string line;
       while (std::getline(file.stream(), line)) {
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(every_shared_trace_parses_completely, *boost::unit_test::pr
         if (first != std::string::npos && line[first] != ';') ++data_lines;
       }
     }
-    const SwfTrace trace = gridpeer::traceio::load_swf_file(path);
+    const SwfTrace trace = gridpeer::traces::load_swf_file(path);
     BOOST_TEST_CONTEXT(name) {
       BOOST_TEST(trace.records.size() == expected);
       BOOST_TEST(data_lines == expected);
@@ -119,11 +119,11 @@ BOOST_AUTO_TEST_CASE(every_shared_trace_parses_completely, *boost::unit_test::pr
 }
 
 BOOST_AUTO_TEST_CASE(missing_and_corrupt_files_say_so) {
-  BOOST_CHECK_THROW(gridpeer::traceio::TraceFile("/nonexistent/x.swf"), gridpeer::traceio::TraceFileError);
+  BOOST_CHECK_THROW(gridpeer::traces::TraceFile("/nonexistent/x.swf"), gridpeer::traces::TraceFileError);
   try {
-    gridpeer::traceio::resolve_trace_file("no-such-log.swf.gz", std::filesystem::path("/tmp"));
+    gridpeer::traces::resolve_trace_file("no-such-log.swf.gz", std::filesystem::path("/tmp"));
     BOOST_FAIL("expected an error");
-  } catch (const gridpeer::traceio::TraceFileError& error) {
+  } catch (const gridpeer::traces::TraceFileError& error) {
     BOOST_TEST(std::string(error.what()).find("--trace-dir") != std::string::npos);
   }
   const auto path = std::filesystem::temp_directory_path() / "gridpeer-corrupt.swf.gz";
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(missing_and_corrupt_files_say_so) {
     std::ofstream out(path, std::ios::binary);
     out << '\x1f' << '\x8b' << "this is not deflate data at all";
   }
-  BOOST_CHECK_THROW(gridpeer::traceio::load_swf_file(path), std::exception);
+  BOOST_CHECK_THROW(gridpeer::traces::load_swf_file(path), std::exception);
   std::filesystem::remove(path);
 }
 

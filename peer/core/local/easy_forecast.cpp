@@ -1,0 +1,131 @@
+#include "peer/core/local/easy_forecast.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <limits>
+
+namespace gridpeer {
+
+void EasyForecaster::reset(TimePoint now, int total_nodes, int free_nodes) {
+  now_ = now;
+  total_nodes_ = total_nodes;
+  free_nodes_ = free_nodes;
+  jobs_.clear();
+  next_.clear();
+  previous_.clear();
+  first_ = kEnd;
+  ready_.clear();
+  arriving_.clear();
+  ends_.clear();
+  smallest_ = std::numeric_limits<int>::max();
+}
+
+void EasyForecaster::add_running(TimePoint planned_end, int nodes) {
+  add_end(planned_end, nodes);
+}
+
+void EasyForecaster::add_end(TimePoint at, int nodes) {
+  // Descending by time: the next end to come is at the back.
+  const auto it =
+      std::upper_bound(ends_.begin(), ends_.end(), at, [](TimePoint t, const PlannedEnd& end) { return t > end.at; });
+  ends_.insert(it, {at, nodes});
+}
+
+void EasyForecaster::add_waiting(const WaitingJob& job) {
+  const auto index = static_cast<std::uint32_t>(jobs_.size());
+  jobs_.push_back(job);
+  if (index == 0) {
+    first_ = 0;
+  } else {
+    next_.back() = index;
+  }
+  next_.push_back(kEnd);
+  previous_.push_back(index == 0 ? kEnd : index - 1);
+  ready_.resize(jobs_.size() / 64 + 1, 0);
+  if (job.ready_at <= now_) {
+    set_ready(index);
+  } else {
+    arriving_.emplace_back(job.ready_at, index);
+  }
+  smallest_ = std::min(smallest_, job.nodes);
+}
+
+void EasyForecaster::set_ready(std::uint32_t job) {
+  ready_[job / 64] |= std::uint64_t{1} << (job % 64);
+}
+
+std::uint32_t EasyForecaster::next_ready(std::uint32_t after) const {
+  std::uint32_t from = after + 1;
+  std::size_t word = from / 64;
+  if (word >= ready_.size()) return kEnd;
+  std::uint64_t bits = ready_[word] & (~std::uint64_t{0} << (from % 64));
+  while (bits == 0) {
+    if (++word == ready_.size()) return kEnd;
+    bits = ready_[word];
+  }
+  return static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+}
+
+void EasyForecaster::unlink(std::uint32_t job) {
+  const std::uint32_t after = next_[job];
+  if (previous_[job] == kEnd) {
+    first_ = after;
+  } else {
+    next_[previous_[job]] = after;
+  }
+  if (after != kEnd) previous_[after] = previous_[job];
+  ready_[job / 64] &= ~(std::uint64_t{1} << (job % 64));
+}
+
+void EasyForecaster::start(std::uint32_t job, TimePoint t) {
+  free_nodes_ -= jobs_[job].nodes;
+  add_end(t + jobs_[job].planned, jobs_[job].nodes);
+  unlink(job);
+}
+
+void EasyForecaster::run(std::vector<EasyMoment>& moments) {
+  moments.clear();
+  std::sort(arriving_.begin(), arriving_.end());  // (arrival, queue order): no ties
+  std::size_t arrived = 0;
+  for (TimePoint t = now_;;) {
+    for (; arrived < arriving_.size() && arriving_[arrived].first <= t; ++arrived) set_ready(arriving_[arrived].second);
+    while (first_ != kEnd && jobs_[first_].ready_at <= t && jobs_[first_].nodes <= free_nodes_) start(first_, t);
+    if (first_ != kEnd) {
+      const WaitingJob& blocked = jobs_[first_];
+      const TimePoint not_before = std::max(blocked.ready_at, t);
+      // The shadow: the first time from not_before with enough nodes; every
+      // job ending by then (including others ending at that very moment)
+      // frees its nodes.
+      TimePoint shadow = free_nodes_ >= blocked.nodes ? not_before : kNever;
+      int available = free_nodes_;
+      for (auto end = ends_.rbegin(); end != ends_.rend(); ++end) {
+        if (shadow != kNever && end->at > shadow) break;
+        available += end->nodes;
+        if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end->at, not_before);
+      }
+      assert(shadow != kNever);
+      int extra_left = available - blocked.nodes;
+      for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) {
+        const WaitingJob& candidate = jobs_[k];
+        const bool ends_before_shadow = t + candidate.planned <= shadow;
+        if (candidate.nodes <= free_nodes_ && (ends_before_shadow || candidate.nodes <= extra_left)) {
+          if (!ends_before_shadow) extra_left -= candidate.nodes;
+          start(k, t);
+        }
+      }
+      moments.push_back({t, free_nodes_, true, shadow, extra_left});
+    } else {
+      moments.push_back({t, free_nodes_, false, kNever, 0});
+    }
+    const TimePoint next_end = ends_.empty() ? kNever : ends_.back().at;
+    const TimePoint next_arrival = arrived < arriving_.size() ? arriving_[arrived].first : kNever;
+    const TimePoint next = std::min(next_end, next_arrival);
+    if (next == kNever) break;
+    t = next;
+    for (; !ends_.empty() && ends_.back().at == t; ends_.pop_back()) free_nodes_ += ends_.back().nodes;
+  }
+  assert(first_ == kEnd && free_nodes_ == total_nodes_);
+}
+
+}  // namespace gridpeer

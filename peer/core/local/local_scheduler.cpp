@@ -1,0 +1,311 @@
+#include "peer/core/local/local_scheduler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <set>
+
+namespace gridpeer {
+namespace {
+
+constexpr Duration kMinimumPlan = microseconds(1);
+constexpr JobId kHypotheticalJob = std::numeric_limits<JobId>::max();
+// Forecasts look at no more than this many queued jobs: beyond it an appended
+// job's AWT is a lower bound (its wait behind the rest is not simulated), and a
+// forecast costs O(passes x limit) instead of growing with the square of the queue.
+constexpr std::size_t kForecastQueueLimit = 1024;
+
+}  // namespace
+
+LocalScheduler::LocalScheduler(ServerSpec server, LocalPolicyConfig policy, TimePoint start)
+    : server_(std::move(server)),
+      planner_(policy),
+      now_(start),
+      profile_(server_.nodes, start),
+      cursor_(planner_.start_cursor(start)) {
+  validate(server_);
+  assert(policy.reservation_depth >= 0);
+}
+
+PlannedJob LocalScheduler::plan_for(int cpus, Duration planned) const {
+  return PlannedJob{kHypotheticalJob, server_.nodes_for(cpus), std::max(planned, kMinimumPlan)};
+}
+
+bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
+  advance(now);
+  const int nodes = server_.nodes_for(request.cpus);
+  if (nodes > server_.nodes) {
+    events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
+    return false;
+  }
+  assert(request.actual >= Duration::zero());
+  // A job must not outlive its estimate: a real scheduler would kill it, and a
+  // plan that ends before the job does would over-commit nodes. Workloads
+  // normalise estimates up front (see docs/local-scheduler.md); this is the guard.
+  const Duration planned = std::max({request.planned, request.actual, kMinimumPlan});
+  Queued job{PlannedJob{request.id, nodes, planned}, request.actual, std::nullopt};
+  if (request.input_expected) {
+    job.plan.ready = false;
+    job.plan.ready_at = *request.input_expected;
+    ++awaiting_input_;
+  }
+  if (planned_jobs_ < queue_.size()) {
+    // FCFS with an unfinished plan: a job is already waiting, so this one waits too.
+    queue_.push_back(job);
+    invalidate_forecast();
+    return true;
+  }
+  const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
+  if (placement.kind == Placement::Kind::start_now) {
+    start(job, now_);
+  } else {
+    if (placement.kind == Placement::Kind::reserved) job.reserved_at = placement.at;
+    queue_.push_back(job);
+    planned_jobs_ = queue_.size();
+  }
+  invalidate_forecast();
+  return true;
+}
+
+void LocalScheduler::advance(TimePoint now) {
+  assert(now >= now_ && "time never runs backwards");
+  for (TimePoint due = next_deadline(); due <= now; due = next_deadline()) {
+    finish_due(due);
+    replan(due);
+  }
+  now_ = now;
+  profile_.advance_to(now);
+}
+
+void LocalScheduler::input_arrived(JobId id, TimePoint now) {
+  advance(now);
+  const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const Queued& job) { return job.plan.id == id; });
+  assert(it != queue_.end() && "input for a job that is not queued here");
+  if (it == queue_.end() || it->plan.ready) return;
+  it->plan.ready = true;
+  --awaiting_input_;
+  replan(now_);
+}
+
+TimePoint LocalScheduler::next_deadline() const {
+  // Reservations always begin at some running job's planned end, which is at
+  // or after its actual end, so finishes are the only wake-ups needed.
+  return running_.empty() ? kNever : running_.begin()->first.first;
+}
+
+std::vector<LocalEvent> LocalScheduler::take_events() {
+  std::vector<LocalEvent> taken;
+  taken.swap(events_);
+  return taken;
+}
+
+void LocalScheduler::finish_due(TimePoint t) {
+  while (!running_.empty() && running_.begin()->first.first <= t) {
+    const Running& job = running_.begin()->second;
+    events_.push_back({LocalEvent::Kind::finished, job.id, job.actual_end, job.start, job.planned_end, job.nodes});
+    busy_nodes_ -= job.nodes;
+    running_.erase(running_.begin());
+  }
+  assert(busy_nodes_ >= 0);
+}
+
+void LocalScheduler::start(Queued& job, TimePoint now) {
+  assert(job.plan.ready && "a job starts only once its input has arrived");
+  const Running running{job.plan.id, job.plan.nodes, now, now + job.plan.planned, now + job.actual};
+  busy_nodes_ += job.plan.nodes;
+  assert(busy_nodes_ <= server_.nodes && "server over capacity");
+  events_.push_back({LocalEvent::Kind::started, running.id, now, now, running.planned_end, running.nodes});
+  running_.emplace(std::make_pair(running.actual_end, start_sequence_++), running);
+}
+
+void LocalScheduler::replan(TimePoint now) {
+  // A finish changes what is free from now on: rebuild the plan in queue order
+  // (conservative backfilling "with compression").
+  profile_.reset(now);
+  for (const auto& [key, job] : running_) profile_.reserve(now, job.planned_end, job.nodes);
+  cursor_ = planner_.start_cursor(now);
+  std::vector<Queued> still_waiting;
+  still_waiting.reserve(queue_.size());
+  const bool fcfs = planner_.config().policy == LocalPolicy::fcfs;
+  for (Queued& job : queue_) {
+    if (fcfs && !still_waiting.empty()) {
+      // Nobody overtakes under FCFS: the rest can wait for complete_plan().
+      job.reserved_at.reset();
+      still_waiting.push_back(job);
+      continue;
+    }
+    const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
+    if (placement.kind == Placement::Kind::start_now) {
+      start(job, now);
+      continue;
+    }
+    job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
+    still_waiting.push_back(job);
+  }
+  queue_.swap(still_waiting);
+  planned_jobs_ = fcfs ? std::min<std::size_t>(queue_.size(), 1) : queue_.size();
+  invalidate_forecast();
+}
+
+void LocalScheduler::complete_plan() {
+  for (; planned_jobs_ < queue_.size(); ++planned_jobs_) {
+    Queued& job = queue_[planned_jobs_];
+    const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
+    assert(placement.kind == Placement::Kind::reserved && "a waiting FCFS job cannot start before its turn");
+    job.reserved_at = placement.at;
+  }
+}
+
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now) {
+  return approximate_wait(cpus, planned, now, kForever);
+}
+
+bool LocalScheduler::wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit) {
+  return approximate_wait(cpus, planned, now, limit) < limit;
+}
+
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit) {
+  advance(now);
+  const PlannedJob job = plan_for(cpus, planned);
+  if (job.nodes > server_.nodes) return kForever;
+  complete_plan();
+  const bool easy = planner_.config().policy == LocalPolicy::easy;
+  if (awaiting_input_ > 0) {
+    // While inputs are staged the live plan may hold reservations whose start
+    // passed before the data came; predict from a forecast instead. It is made
+    // at the first query after a state change, with overdue inputs assumed to
+    // arrive then, and reused until the next change (remaking it whenever time
+    // moves costs a forward simulation per query on long staged queues).
+    return easy ? wait_from_easy_forecast(job, limit) : wait_from_plan_forecast(job, cpus, planned, limit);
+  }
+  // The job would join the end of the queue, so it sees exactly the profile the
+  // current plan leaves: FCFS and conservative answer from it directly.
+  const Placement placement = planner_.decide(profile_, job, now_, cursor_);
+  if (placement.kind != Placement::Kind::unplaced) return placement.at - now_;
+  // EASY with a blocked head, or conservative with a bounded depth and the job
+  // beyond it: it would be placed, last, in some future pass.
+  return easy ? wait_from_easy_forecast(job, limit) : wait_from_plan_forecast(job, cpus, planned, limit);
+}
+
+Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration limit) {
+  // Forecasts survive time passing without events: only the first predicted
+  // pass can lie in the past (later ones sit at planned ends, which come no
+  // earlier than real finishes), and its state holds until now.
+  for (const EasyMoment& moment : easy_forecast()) {
+    const TimePoint at = std::max(moment.at, now_);
+    if (at - now_ >= limit) return limit;  // moments are in time order
+    const bool fits_now = job.nodes <= moment.free_nodes;
+    const bool spares_head =
+        !moment.head_blocked || at + job.planned <= moment.shadow || job.nodes <= moment.extra_nodes;
+    if (fits_now && spares_head) return at - now_;
+  }
+  assert(false && "the EASY forecast ends with an empty machine");
+  return approximate_wait_by_simulation(job.nodes * server_.cpus_per_node, job.planned);
+}
+
+Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit) {
+  for (const PlanMoment& moment : plan_forecast()) {
+    if (std::max(moment.at, now_) - now_ >= limit) return limit;  // a placement starts no earlier than its pass
+    const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
+    if (later.kind != Placement::Kind::unplaced) return later.at - now_;
+  }
+  assert(false && "the plan forecast ends with an empty machine");
+  return approximate_wait_by_simulation(cpus, planned);
+}
+
+const std::vector<EasyMoment>& LocalScheduler::easy_forecast() const {
+  if (easy_forecast_valid_) return easy_forecast_;
+  // Overdue inputs are predicted to arrive now.
+  forecaster_.reset(now_, server_.nodes, server_.nodes - busy_nodes_);
+  for (const auto& [key, job] : running_) forecaster_.add_running(job.planned_end, job.nodes);
+  std::size_t added = 0;
+  for (const Queued& job : queue_) {
+    if (added++ == kForecastQueueLimit) break;
+    const TimePoint ready_at = job.plan.ready ? TimePoint::min() : std::max(job.plan.ready_at, now_);
+    forecaster_.add_waiting({ready_at, job.plan.planned, job.plan.nodes});
+  }
+  forecaster_.run(easy_forecast_);
+  easy_forecast_valid_ = true;
+  return easy_forecast_;
+}
+
+Duration LocalScheduler::approximate_wait_by_simulation(int cpus, Duration planned) const {
+  const PlannedJob probe = plan_for(cpus, planned);
+  if (probe.nodes > server_.nodes) return kForever;
+  return simulate_passes(&probe, nullptr) - now_;
+}
+
+const std::vector<LocalScheduler::PlanMoment>& LocalScheduler::plan_forecast() const {
+  if (!plan_forecast_) {
+    plan_forecast_.emplace();
+    simulate_passes(nullptr, &*plan_forecast_);
+  }
+  return *plan_forecast_;
+}
+
+TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const {
+  std::multimap<TimePoint, int> ends;
+  for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
+  std::vector<PlannedJob> waiting;
+  waiting.reserve(queue_.size() + 1);
+  // A job still waiting for its input is predicted ready at its expected
+  // arrival, or now if that has passed.
+  std::set<TimePoint> arrivals;
+  for (const Queued& job : queue_) {
+    if (waiting.size() == kForecastQueueLimit && probe == nullptr) break;
+    waiting.push_back(job.plan);
+    if (!job.plan.ready) {
+      waiting.back().ready_at = std::max(job.plan.ready_at, now_);
+      arrivals.insert(waiting.back().ready_at);
+    }
+  }
+  if (probe != nullptr) waiting.push_back(*probe);
+  std::vector<PlannedJob> still_waiting;
+  for (TimePoint t = now_;;) {
+    AvailabilityProfile profile(server_.nodes, t);
+    for (const auto& [end, nodes] : ends) profile.reserve(t, end, nodes);
+    PlanCursor cursor = planner_.start_cursor(t);
+    still_waiting.clear();
+    for (PlannedJob& job : waiting) {
+      job.ready = job.ready_by(t);
+      if (planner_.place(profile, job, t, cursor).kind != Placement::Kind::start_now) {
+        still_waiting.push_back(job);
+        continue;
+      }
+      if (probe != nullptr && job.id == kHypotheticalJob) return t;
+      ends.emplace(t + job.planned, job.nodes);
+    }
+    waiting.swap(still_waiting);
+    if (record != nullptr) record->push_back({t, std::move(profile), cursor});
+    const auto next_arrival = arrivals.upper_bound(t);
+    const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
+    const TimePoint next = std::min(next_end, next_arrival == arrivals.end() ? kNever : *next_arrival);
+    if (next == kNever) {
+      assert(probe == nullptr && "a job that fits an empty machine always starts");
+      return kNever;
+    }
+    t = next;
+    while (!ends.empty() && ends.begin()->first == t) ends.erase(ends.begin());
+  }
+}
+
+double LocalScheduler::resource_utilization() const {
+  return static_cast<double>(busy_nodes_) * server_.cpus_per_node / server_.total_cpus();
+}
+
+std::vector<Reservation> LocalScheduler::reservation_schedule() {
+  complete_plan();
+  std::vector<Reservation> schedule;
+  schedule.reserve(running_.size() + queue_.size());
+  for (const auto& [key, job] : running_) {
+    schedule.push_back({job.id, job.start, job.planned_end, job.nodes, true});
+  }
+  for (const Queued& job : queue_) {
+    if (job.reserved_at) {
+      schedule.push_back({job.plan.id, *job.reserved_at, *job.reserved_at + job.plan.planned, job.plan.nodes, false});
+    }
+  }
+  return schedule;
+}
+
+}  // namespace gridpeer

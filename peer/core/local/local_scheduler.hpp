@@ -1,0 +1,159 @@
+#pragma once
+// The local-scheduler emulator of one compute server (002 §2): a sans-I/O state
+// machine. Inputs carry `now`; it plans with requested times, runs jobs for
+// their real run times, and reports starts and finishes as events. A driver
+// calls advance(next_deadline()) to let time pass.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "peer/core/local/availability_profile.hpp"
+#include "peer/core/local/easy_forecast.hpp"
+#include "peer/core/local/local_policy.hpp"
+#include "peer/core/local/queue_planner.hpp"
+#include "peer/model/server.hpp"
+#include "peer/model/time.hpp"
+
+namespace gridpeer {
+
+/// What the emulator is asked to run, already expressed for this server
+/// (the grid layer scales run times by clock speed before submitting).
+struct LocalJobRequest {
+  JobId id = 0;
+  int cpus = 1;
+  Duration planned{};  ///< estimate used for planning (requested time)
+  Duration actual{};   ///< how long it really runs here
+  /// Set while the job's input is still being staged: it will not start
+  /// before input_arrived(), and is planned from this expected arrival.
+  std::optional<TimePoint> input_expected;
+};
+
+struct LocalEvent {
+  enum class Kind { started, finished, rejected };
+  Kind kind = Kind::started;
+  JobId id = 0;
+  TimePoint at{};           ///< when it happened
+  TimePoint start{};        ///< start time (started / finished)
+  TimePoint planned_end{};  ///< start + planned
+  int nodes = 0;
+};
+
+struct Reservation {
+  JobId id = 0;
+  TimePoint start{};
+  TimePoint end{};  ///< planned end
+  int nodes = 0;
+  bool running = false;  ///< a running job's allocation rather than a queued job's reservation
+};
+
+class LocalScheduler {
+ public:
+  LocalScheduler(ServerSpec server, LocalPolicyConfig policy, TimePoint start = TimePoint{});
+
+  // ---- inputs -----------------------------------------------------------
+  /// Queues a job (and starts it at once if the policy allows). A job larger
+  /// than the server is rejected with an event. Returns false if rejected.
+  bool submit(const LocalJobRequest& request, TimePoint now);
+  /// Lets time pass to `now`: finishes every job due by then, and re-plans at
+  /// each finish time in order, so skipping deadlines loses nothing.
+  void advance(TimePoint now);
+  /// The input of a queued job has arrived: it may start from now on.
+  void input_arrived(JobId id, TimePoint now);
+
+  // ---- outputs ----------------------------------------------------------
+  /// When advance() must next be called (a job finishes or a reservation
+  /// starts); kNever when idle.
+  [[nodiscard]] TimePoint next_deadline() const;
+  /// Events since the last call, in the order they happened.
+  std::vector<LocalEvent> take_events();
+
+  // ---- queries ----------------------------------------------------------
+  /// AWT (002 §3.1): how long a job of `cpus` CPUs planned for `planned`,
+  /// submitted now, would wait before starting under this server's policy.
+  /// kForever when it can never fit. Advances to `now` first.
+  Duration approximate_wait(int cpus, Duration planned, TimePoint now);
+  /// approximate_wait() < limit, found without looking past `limit` (the
+  /// phi test runs for every waiting job at every period).
+  bool wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit);
+  /// The same answer by simulating the policy forward from the current state
+  /// with planned times: the slow reference that approximate_wait() matches.
+  [[nodiscard]] Duration approximate_wait_by_simulation(int cpus, Duration planned) const;
+  /// RU (002 §3.1.1): CPUs allocated to running jobs (whole nodes) / CPUs.
+  [[nodiscard]] double resource_utilization() const;
+  /// Running allocations and queued reservations as currently planned
+  /// (the schedule 001's fairness scheme publishes).
+  std::vector<Reservation> reservation_schedule();
+
+  [[nodiscard]] const ServerSpec& server() const { return server_; }
+  [[nodiscard]] const LocalPolicyConfig& policy() const { return planner_.config(); }
+  [[nodiscard]] TimePoint now() const { return now_; }
+  [[nodiscard]] std::size_t queued_jobs() const { return queue_.size(); }
+  [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
+  [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
+  [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
+
+ private:
+  struct Queued {
+    PlannedJob plan;
+    Duration actual{};
+    std::optional<TimePoint> reserved_at;  ///< set while it holds a reservation
+  };
+  struct Running {
+    JobId id = 0;
+    int nodes = 0;
+    TimePoint start{};
+    TimePoint planned_end{};
+    TimePoint actual_end{};
+  };
+
+  /// One predicted pass of a bounded-depth plan: the profile and cursor it
+  /// leaves, against which a job appended to the queue would be placed.
+  struct PlanMoment {
+    TimePoint at;
+    AvailabilityProfile profile;
+    PlanCursor cursor;
+  };
+
+  void finish_due(TimePoint t);
+  void replan(TimePoint now);
+  /// FCFS plans only up to the first job that cannot start; the rest of the
+  /// plan (needed by AWT and the published schedule) is built on demand.
+  void complete_plan();
+  void start(Queued& job, TimePoint now);
+  void invalidate_forecast() {
+    easy_forecast_valid_ = false;
+    plan_forecast_.reset();
+  }
+  const std::vector<EasyMoment>& easy_forecast() const;
+  const std::vector<PlanMoment>& plan_forecast() const;
+  /// Both return `limit` as soon as the answer is known to be no smaller.
+  Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit);
+  Duration wait_from_easy_forecast(const PlannedJob& job, Duration limit);
+  Duration approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit);
+  /// Plays the policy forward with planned times. With a probe, returns when
+  /// it starts; with `record`, keeps every pass's profile (probe absent).
+  TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
+  [[nodiscard]] PlannedJob plan_for(int cpus, Duration planned) const;
+
+  ServerSpec server_;
+  QueuePlanner planner_;
+  TimePoint now_;
+  std::vector<Queued> queue_;                                       // arrival order
+  std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
+  std::uint64_t start_sequence_ = 0;
+  int busy_nodes_ = 0;
+  AvailabilityProfile profile_;     // running jobs + reservations of the current plan
+  PlanCursor cursor_;               // where the current plan stands (for appended jobs)
+  std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
+  std::size_t awaiting_input_ = 0;  // queued jobs whose input has not arrived
+  std::vector<LocalEvent> events_;
+  mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
+  mutable bool easy_forecast_valid_ = false;
+  mutable EasyForecaster forecaster_;  // keeps its buffers between forecasts
+  mutable std::optional<std::vector<PlanMoment>> plan_forecast_;
+};
+
+}  // namespace gridpeer

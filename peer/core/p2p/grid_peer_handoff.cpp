@@ -1,0 +1,350 @@
+// The hand-off between peers, one owner at a time: offer, accept or reject,
+// commit, then an accept with `hosting` set. docs/fault-injection.md has the
+// two state machines this file implements; every retry is idempotent by job
+// id and attempt, so that drops, duplicates and reordering never run a job
+// twice nor lose it silently.
+#include <algorithm>
+#include <cassert>
+
+#include "peer/core/p2p/grid_peer.hpp"
+
+namespace gridpeer {
+
+// ---- origin side --------------------------------------------------------------
+
+void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint now, bool notify) {
+  assert(to != id_);
+  ++counters_.jobs_sent;
+  const std::uint32_t attempt = ++attempts_[job.id];
+  assert(offers_.count(job.id) == 0U);  // decided from the grid queue: no offer is open
+  Offer& offer = offers_[job.id] = Offer{job, to, attempt, false, false, 0};
+  if (!notify) {
+    // The driver hands it over itself: committed and confirmed at once.
+    offer.committed = offer.confirmed = true;
+    DataTransfer input;
+    input.kind = DataTransfer::Kind::input;
+    input.job = job.id;
+    input.from = id_;
+    input.to = to;
+    input.bytes = job.input_bytes;
+    input.attempt = attempt;
+    outputs_.emplace_back(StartTransfer{input});
+    return;
+  }
+  outputs_.emplace_back(SendMessage{to, protocol::JobTransfer{job, server().mhz, attempt}});
+  offer.timer = arm(now + config_.parameters.handoff_timeout, Timer{TimerKind::offer_timeout, 0, job.id, attempt});
+}
+
+void GridPeer::send_commit(Offer& offer, TimePoint now) {
+  outputs_.emplace_back(SendMessage{offer.to, protocol::JobCommit{offer.job.id, offer.attempt}});
+  // Sent again, further apart each time, until the executor confirms.
+  const Duration wait = config_.parameters.handoff_timeout * (1LL << std::min(offer.commit_sends, 16));
+  ++offer.commit_sends;
+  disarm(offer.timer);  // the offer's time-out, or the previous retry
+  offer.timer = arm(now + wait, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
+}
+
+void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept, TimePoint now) {
+  const auto it = offers_.find(accept.job);
+  if (it == offers_.end() || it->second.to != from || it->second.attempt != accept.attempt) {
+    ++counters_.stale_messages;  // taken back, or ended: the executor lets its offer lapse
+    return;
+  }
+  Offer& offer = it->second;
+  if (accept.hosting) {
+    offer.committed = offer.confirmed = true;
+    disarm(offer.timer);
+    return;
+  }
+  if (offer.confirmed) return;
+  if (offer.committed) {  // a repeated accept: our commit may have been lost
+    send_commit(offer, now);
+    ++counters_.commit_retries;
+    return;
+  }
+  offer.committed = true;
+  send_commit(offer, now);
+  DataTransfer input;
+  input.kind = DataTransfer::Kind::input;
+  input.job = offer.job.id;
+  input.from = id_;
+  input.to = from;
+  input.bytes = offer.job.input_bytes;
+  input.attempt = offer.attempt;
+  outputs_.emplace_back(StartTransfer{input});
+}
+
+void GridPeer::handle_reject(ServerIndex from, const protocol::JobReject& reject, TimePoint now) {
+  const auto it = offers_.find(reject.job);
+  // Once confirmed, the executor has the job: no later reject can be about it.
+  if (it == offers_.end() || it->second.to != from || it->second.attempt != reject.attempt || it->second.confirmed) {
+    ++counters_.stale_messages;
+    return;
+  }
+  // Before the commit, or a commit the executor never took (it had let the
+  // offer lapse): it never ran the job and never will, so it is ours again.
+  const Job job = it->second.job;
+  disarm(it->second.timer);
+  offers_.erase(it);
+  take_back(job, now);
+}
+
+void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
+  // Every hand-off timer is its owner's one live timer (the others were
+  // disarmed), and fire_timers has erased it: forget the handle first.
+  if (timer.kind == TimerKind::accepted_lapse) {
+    const auto it = accepted_.find(timer.job);
+    assert(it != accepted_.end() && it->second.attempt == timer.attempt);
+    closed_[timer.job] = std::max(closed_[timer.job], timer.attempt);
+    accepted_.erase(it);
+    return;
+  }
+  const auto it = offers_.find(timer.job);
+  assert(it != offers_.end() && it->second.attempt == timer.attempt);
+  Offer& offer = it->second;
+  offer.timer.reset();
+  if (timer.kind == TimerKind::offer_timeout) {
+    assert(!offer.committed);
+    ++counters_.handoff_timeouts;
+    const Job job = offer.job;
+    offers_.erase(it);
+    take_back(job, now);
+    return;
+  }
+  assert(!offer.confirmed);  // commit_retry
+  if (offer.commit_sends > kMaxCommitRetries) {
+    // The executor may have it, but has not said so for hours: give it up,
+    // with the reason. A late output is then ignored (the job ended once).
+    outputs_.emplace_back(JobLost{lost_record(offer, now),
+                                  "never confirmed the commit, sent " + std::to_string(offer.commit_sends) + " times"});
+    ++counters_.lost;
+    offers_.erase(it);
+    return;
+  }
+  ++counters_.commit_retries;
+  send_commit(offer, now);
+}
+
+void GridPeer::take_back(const Job& job, TimePoint now) {
+  assert(job.origin == id_);
+  ++counters_.taken_back;
+  submit(job, now);
+}
+
+JobRecord GridPeer::lost_record(const Offer& offer, TimePoint now) const {
+  JobRecord record;
+  record.id = offer.job.id;
+  record.origin = id_;
+  record.executed_on = offer.to;
+  record.cpus = offer.job.cpus;
+  record.submit = offer.job.submit;
+  record.start = record.finish = record.end = std::max(now, offer.job.submit);
+  record.input_bytes = offer.job.input_bytes;
+  record.output_bytes = offer.job.output_bytes;
+  return record;
+}
+
+void GridPeer::peer_lost(ServerIndex partner, const std::string& reason, TimePoint now, bool state_gone) {
+  advance(now);
+  set_reachable(partner, false);
+  std::vector<Job> back;
+  for (auto it = offers_.begin(); it != offers_.end();) {
+    if (it->second.to != partner) {
+      ++it;
+      continue;
+    }
+    disarm(it->second.timer);
+    if (it->second.committed && !state_gone) {
+      outputs_.emplace_back(JobLost{lost_record(it->second, now), "went away holding it (" + reason + ")"});
+      ++counters_.lost;
+    } else {
+      back.push_back(it->second.job);
+    }
+    it = offers_.erase(it);
+  }
+  for (const Job& job : back) take_back(job, now);
+  // Its offers to us lapse: it will not commit them.
+  for (auto it = accepted_.begin(); it != accepted_.end();) {
+    if (it->second.job.origin != partner) {
+      ++it;
+      continue;
+    }
+    closed_[it->first] = std::max(closed_[it->first], it->second.attempt);
+    disarm(it->second.lapse);
+    it = accepted_.erase(it);
+  }
+}
+
+void GridPeer::peer_disconnected(ServerIndex partner, TimePoint now) {
+  advance(now);
+  set_reachable(partner, false);
+  std::vector<Job> back;
+  for (auto it = offers_.begin(); it != offers_.end();) {
+    if (it->second.to == partner && !it->second.committed) {
+      back.push_back(it->second.job);
+      disarm(it->second.timer);
+      it = offers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const Job& job : back) take_back(job, now);
+}
+
+void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
+  const auto it = offers_.find(transfer.job);
+  if (it == offers_.end() || it->second.to != transfer.from) {
+    ++counters_.stale_messages;  // a duplicate, or a job given up already: it ended once
+    return;
+  }
+  disarm(it->second.timer);
+  offers_.erase(it);
+  // The end of the job (002 §3: end = output home).
+  JobRecord record;
+  record.id = transfer.job;
+  record.origin = id_;
+  record.executed_on = transfer.from;
+  record.cpus = transfer.cpus;
+  record.submit = transfer.submit;
+  // On real networks the executor's clock may run a little apart from ours
+  // (peers agree on an epoch only once connected): keep the record ordered.
+  record.start = std::max(transfer.start, transfer.submit);
+  record.finish = std::max(transfer.finish, record.start);
+  record.end = std::max(now, record.finish);
+  record.input_bytes = transfer.input_bytes;
+  record.output_bytes = transfer.bytes;
+  outputs_.emplace_back(JobDone{record});
+}
+
+// ---- executor side ---------------------------------------------------------------
+
+void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer, TimePoint now) {
+  const Job& job = offer.job;
+  const JobId id = job.id;
+  const auto reply = [&](bool hosting) {
+    outputs_.emplace_back(SendMessage{from, protocol::JobAccept{id, offer.attempt, hosting}});
+  };
+  const auto refuse = [&](protocol::RejectReason reason) {
+    ++counters_.refused_transfers;
+    closed_[id] = std::max(closed_[id], offer.attempt);
+    outputs_.emplace_back(SendMessage{from, protocol::JobReject{id, offer.attempt, reason}});
+  };
+  if (job.origin != from || from == id_) {
+    // Never one of ours, and only ever from the job's origin (found by
+    // tests/fuzz/peer_fuzz: a forged id broke the local bookkeeping).
+    ++counters_.refused_transfers;
+    outputs_.emplace_back(
+        SendMessage{from, protocol::JobReject{id, offer.attempt, protocol::RejectReason::not_origin}});
+    return;
+  }
+  const auto hosted = hosted_.find(id);
+  if (hosted != hosted_.end() && hosted->second.remote && hosted->second.job.origin == from) {
+    reply(true);  // a retry of what we already have
+    return;
+  }
+  if (ran_for_others_.count(id) != 0U) {
+    reply(true);  // ran already (found by gridsim fuzz: a late duplicate ran it twice)
+    return;
+  }
+  if (const auto it = accepted_.find(id); it != accepted_.end()) {
+    if (offer.attempt < it->second.attempt) {
+      ++counters_.stale_messages;
+      return;
+    }
+    if (offer.attempt == it->second.attempt) {
+      disarm(it->second.lapse);
+      it->second.lapse =
+          arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
+      reply(false);
+      return;
+    }
+    disarm(it->second.lapse);
+    accepted_.erase(it);  // a newer attempt replaces the one the origin gave up
+  }
+  if (const auto it = closed_.find(id); it != closed_.end() && offer.attempt <= it->second) {
+    ++counters_.stale_messages;  // an old attempt, already answered
+    return;
+  }
+  if (knows(id)) return refuse(protocol::RejectReason::id_in_use);
+  if (job.cpus > server().total_cpus()) return refuse(protocol::RejectReason::cannot_fit);
+  if (draining_) return refuse(protocol::RejectReason::draining);
+  // Kept until the commit, or twice the hand-off time-out after the last
+  // accept: the origin gives up its offer after one.
+  accepted_[id] = Accepted{
+      job, offer.origin_mhz, offer.attempt,
+      arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt})};
+  reply(false);
+}
+
+void GridPeer::handle_commit(ServerIndex from, const protocol::JobCommit& commit, TimePoint now) {
+  const auto hosted = hosted_.find(commit.job);
+  if ((hosted != hosted_.end() && hosted->second.remote && hosted->second.job.origin == from) ||
+      ran_for_others_.count(commit.job) != 0U) {
+    outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
+    return;
+  }
+  const auto it = accepted_.find(commit.job);
+  if (it == accepted_.end() || it->second.job.origin != from || it->second.attempt != commit.attempt) {
+    // Never taken, or let lapse: we do not have it and never will.
+    closed_[commit.job] = std::max(closed_[commit.job], commit.attempt);
+    outputs_.emplace_back(
+        SendMessage{from, protocol::JobReject{commit.job, commit.attempt, protocol::RejectReason::unknown_offer}});
+    return;
+  }
+  disarm(it->second.lapse);
+  const Accepted accepted = it->second;
+  accepted_.erase(it);
+  if (hosted != hosted_.end()) {
+    // Another job took this id meanwhile (found by tests/fuzz/peer_fuzz):
+    // hosting both would confuse the local scheduler.
+    closed_[commit.job] = std::max(closed_[commit.job], commit.attempt);
+    outputs_.emplace_back(
+        SendMessage{from, protocol::JobReject{commit.job, commit.attempt, protocol::RejectReason::id_in_use}});
+    return;
+  }
+  host_remote(accepted.job, accepted.origin_mhz, false, now);
+  outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
+}
+
+void GridPeer::input_arrived(const DataTransfer& transfer, TimePoint now) {
+  const auto hosted = hosted_.find(transfer.job);
+  if (hosted != hosted_.end() && hosted->second.remote) {
+    if (!hosted->second.input_here) {
+      hosted->second.input_here = true;
+      local_.input_arrived(transfer.job, now);
+      pump_local();
+    }
+    return;
+  }
+  // The input is sent only after the commit: it stands for a commit that is
+  // late or was lost.
+  const auto it = accepted_.find(transfer.job);
+  if (it != accepted_.end() && it->second.attempt == transfer.attempt && it->second.job.origin == transfer.from &&
+      hosted == hosted_.end()) {
+    disarm(it->second.lapse);
+    const Accepted accepted = it->second;
+    accepted_.erase(it);
+    host_remote(accepted.job, accepted.origin_mhz, true, now);
+    outputs_.emplace_back(SendMessage{transfer.from, protocol::JobAccept{transfer.job, transfer.attempt, true}});
+    return;
+  }
+  ++counters_.stray_inputs;  // of an attempt given up: the job is elsewhere
+}
+
+void GridPeer::accept(const Job& job, int origin_mhz, TimePoint now) {
+  advance(now);
+  host_remote(job, origin_mhz, false, now);
+}
+
+void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, TimePoint now) {
+  ++counters_.jobs_received;
+  const Duration planned = expected_run_time(job.requested_time, origin_mhz, server().mhz);
+  const Duration actual = expected_run_time(job.run_time, origin_mhz, server().mhz);
+  std::optional<TimePoint> input_expected;
+  if (!input_here) input_expected = now + estimator_.estimate(job.input_bytes, job.origin, id_);
+  hosted_[job.id] = Hosted{job, origin_mhz, true, kNever, input_here};
+  if (!local_.submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_.rejected;
+  pump_local();
+}
+
+}  // namespace gridpeer

@@ -1,0 +1,51 @@
+#include "peer/io/cli/scheduler_options.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace gridpeer::cli {
+
+void add_scheduler_options(cxxopts::Options& options) {
+  const GridParameters defaults;
+  options.add_options()("policy", "local scheduler policy: fcfs, easy, conservative",
+                        cxxopts::value<std::string>()->default_value("easy"))(
+      "depth", "reservation depth of conservative backfilling (0 = all)", cxxopts::value<int>()->default_value("0"))(
+      "phi", "AWT threshold phi in seconds: below it a job runs where it was submitted",
+      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.phi))))(
+      "sigma", "R-I/Sy-I period sigma in seconds",
+      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.sigma))))(
+      "delta", "RU threshold delta below which a server volunteers",
+      cxxopts::value<double>()->default_value(std::to_string(defaults.delta)))(
+      "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
+      cxxopts::value<double>()->default_value(std::to_string(defaults.epsilon)))(
+      "timeout", "ATT query time-out in seconds (later replies are ignored)",
+      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))));
+}
+
+GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
+  GridConfig config;
+  const std::string policy = args["policy"].as<std::string>();
+  const auto local = parse_local_policy(policy);
+  if (!local) throw std::invalid_argument("--policy '" + policy + "' is not fcfs, easy or conservative");
+  config.local_policy = {*local, args["depth"].as<int>()};
+  if (config.local_policy.reservation_depth < 0) throw std::invalid_argument("--depth must be >= 0");
+  GridParameters& p = config.parameters;
+  const auto positive_seconds = [&](const char* name) {
+    const double value = args[name].as<double>();
+    if (!(value >= 0)) {
+      throw std::invalid_argument(std::string("--") + name + " must be >= 0 seconds");
+    }
+    return seconds_ceil(value);
+  };
+  p.phi = positive_seconds("phi");
+  p.sigma = positive_seconds("sigma");
+  if (p.sigma <= Duration::zero()) throw std::invalid_argument("--sigma must be positive");
+  p.query_timeout = positive_seconds("timeout");
+  p.volunteer_memory = p.sigma;
+  p.delta = args["delta"].as<double>();
+  p.epsilon = args["epsilon"].as<double>();
+  if (p.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
+  return config;
+}
+
+}  // namespace gridpeer::cli

@@ -1,0 +1,115 @@
+#include "peer/io/grid_jobs/grid_workload.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "peer/io/grid_jobs/workload_source.hpp"
+#include "peer/io/traces/trace_file.hpp"
+#include "peer/model/rng.hpp"
+#include "peer/workload/swf_jobs.hpp"
+
+namespace gridpeer::grid_jobs {
+namespace {
+
+void keep_acknowledgements(const workload::SwfHeader& header, const std::string& file,
+                           std::vector<std::string>& provenance) {
+  for (const std::string& line : header.lines) {
+    if (line.find("Acknowledge") != std::string::npos || line.find("Copyright") != std::string::npos) {
+      std::string entry = file;
+      entry.append(": ").append(line);
+      provenance.push_back(std::move(entry));
+    }
+  }
+}
+
+}  // namespace
+
+GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request) {
+  const std::size_t n = grid.servers.size();
+  std::vector<std::vector<Job>> per_server(n);
+  GridWorkload result;
+  Rng root(request.seed);
+  if (request.source == "topology") {
+    const auto trace_dir = traces::resolve_trace_dir(request.trace_dir);
+    std::map<std::string, workload::SwfTrace> traces;  // each log parsed once
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& assignment = grid.servers[i].trace;
+      if (!assignment) {
+        throw std::invalid_argument(grid.source + ": server '" + grid.servers[i].spec.name +
+                                    "' has no trace window; use --workload synthetic or a file");
+      }
+      auto it = traces.find(assignment->file);
+      if (it == traces.end()) {
+        const auto path = traces::resolve_trace_file(assignment->file, trace_dir);
+        it = traces.emplace(assignment->file, traces::load_swf_file(path)).first;
+        keep_acknowledgements(it->second.header, assignment->file, result.provenance);
+      }
+      workload::SwfConversionOptions options;
+      options.window = assignment->window();
+      if (request.limit_days > 0) {
+        options.window->length_seconds = std::min<std::int64_t>(options.window->length_seconds,
+                                                                static_cast<std::int64_t>(request.limit_days * 86400));
+      }
+      options.origin = static_cast<ServerIndex>(i);
+      per_server[i] = workload::jobs_from_swf(it->second.records, it->second.header, options);
+    }
+    result.description = "trace windows of " + grid.name;
+  } else if (is_synthetic_model(request.source)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      WorkloadRequest model;
+      model.source = request.source;
+      model.synthetic_jobs = request.synthetic_jobs_per_server;
+      model.seed = root.fork(i).next_u64();
+      model.max_cpus = grid.servers[i].spec.total_cpus();
+      per_server[i] = load_workload(model).jobs;
+      for (Job& job : per_server[i]) job.origin = static_cast<ServerIndex>(i);
+    }
+    result.description =
+        request.source + " model, " + std::to_string(request.synthetic_jobs_per_server) + " jobs per server";
+  } else {
+    const auto path = traces::resolve_trace_file(request.source, traces::resolve_trace_dir(request.trace_dir));
+    const auto trace = traces::load_swf_file(path);
+    keep_acknowledgements(trace.header, path.filename().string(), result.provenance);
+    std::vector<std::size_t> source;
+    const auto jobs = workload::jobs_from_swf(trace.records, trace.header, {}, nullptr, &source);
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      Job job = jobs[k];
+      const std::int64_t queue = trace.records[source[k]].queue;
+      std::size_t target = request.split == SplitRule::round_robin
+                               ? next++ % n
+                               : static_cast<std::size_t>(std::max<std::int64_t>(0, queue)) % n;
+      // A job goes to the next server that can hold it.
+      for (std::size_t step = 0; step < n && !grid.servers[target].spec.can_ever_fit(job.cpus); ++step) {
+        target = (target + 1) % n;
+      }
+      job.origin = static_cast<ServerIndex>(target);
+      per_server[target].push_back(job);
+    }
+    result.description = path.filename().string() + ", " + std::to_string(jobs.size()) + " jobs split by " +
+                         (request.split == SplitRule::queue ? std::string("queue") : std::string("round-robin"));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    result.jobs_per_server.push_back(per_server[i].size());
+    result.jobs.insert(result.jobs.end(), per_server[i].begin(), per_server[i].end());
+  }
+  std::stable_sort(result.jobs.begin(), result.jobs.end(),
+                   [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  JobId id = 0;
+  for (Job& job : result.jobs) job.id = id++;
+  assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed);
+  return result;
+}
+
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed) {
+  // One stream per server, so that servers do not perturb each other's draws.
+  Rng root(seed ^ 0x6461746173697a65ULL);  // "datasize"
+  std::vector<Rng> streams;
+  streams.reserve(servers);
+  for (std::size_t i = 0; i < servers; ++i) streams.push_back(root.fork(i));
+  const double b = workload::bytes_per_cpu_second(size);
+  for (Job& job : jobs) workload::assign_data_sizes(job, b, streams.at(job.origin));
+}
+
+}  // namespace gridpeer::grid_jobs

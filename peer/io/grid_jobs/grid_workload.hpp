@@ -1,0 +1,43 @@
+#pragma once
+// The jobs of a grid run: each server's trace window from the topology, a
+// seeded synthetic workload per server, or one SWF file split across the
+// servers; then 002's data sizes, drawn per server from the run's seed.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "peer/io/topology/topology.hpp"
+#include "peer/model/job.hpp"
+#include "peer/workload/data_sizes.hpp"
+
+namespace gridpeer::grid_jobs {
+
+enum class SplitRule { queue, round_robin };
+
+struct GridWorkloadRequest {
+  std::string source = "topology";  ///< topology | synthetic | lublin | feitelson96 | poisson | an SWF file
+  SplitRule split = SplitRule::queue;
+  std::size_t synthetic_jobs_per_server = 1000;
+  workload::DataSize data_size = workload::DataSize::medium;
+  std::uint64_t seed = 1;
+  std::optional<std::string> trace_dir;
+  /// Keep only jobs submitted in the first `limit_days` of every window (0 = all).
+  double limit_days = 0;
+};
+
+struct GridWorkload {
+  std::vector<Job> jobs;  ///< all servers, sorted by submit, ids 0..n-1, origin set
+  std::vector<std::size_t> jobs_per_server;
+  std::string description;
+  std::vector<std::string> provenance;  ///< the traces' Acknowledge/Copyright lines
+};
+
+GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request);
+
+/// (Re)draws every job's data sizes (002 §4.2): one stream per origin server,
+/// derived from `seed`, consumed in submit order.
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed);
+
+}  // namespace gridpeer::grid_jobs

@@ -1,0 +1,54 @@
+#include "peer/io/grid_jobs/workload_source.hpp"
+
+#include "peer/io/traces/trace_file.hpp"
+#include "peer/model/rng.hpp"
+#include "peer/workload/feitelson96.hpp"
+#include "peer/workload/lublin.hpp"
+#include "peer/workload/poisson_model.hpp"
+
+namespace gridpeer::grid_jobs {
+
+bool is_synthetic_model(const std::string& source) {
+  return source == "synthetic" || source == "lublin" || source == "feitelson96" || source == "poisson";
+}
+
+Workload load_workload(const WorkloadRequest& request) {
+  Workload result;
+  if (is_synthetic_model(request.source)) {
+    Rng rng(request.seed);
+    const std::string n = std::to_string(request.synthetic_jobs);
+    if (request.source == "feitelson96") {
+      workload::Feitelson96Config config;
+      config.max_nodes = request.max_cpus;
+      result.jobs = workload::Feitelson96Generator(config, rng).generate(request.synthetic_jobs);
+      result.description =
+          "Feitelson96-style model, " + n + " jobs, up to " + std::to_string(request.max_cpus) + " CPUs";
+    } else if (request.source == "poisson") {
+      workload::PoissonModelConfig config;
+      config.max_cpus = std::min(config.max_cpus, request.max_cpus);
+      config.min_cpus = std::min(config.min_cpus, config.max_cpus);
+      result.jobs = workload::generate_poisson_jobs(config, request.synthetic_jobs, rng);
+      result.description = "Poisson/exponential/uniform model (seeds 000/001), " + n + " jobs";
+    } else {
+      workload::LublinConfig config;
+      config.max_nodes = request.max_cpus;
+      result.jobs = workload::LublinGenerator(config, rng).generate(request.synthetic_jobs);
+      result.description =
+          "Lublin-Feitelson 2003 model, " + n + " jobs, up to " + std::to_string(request.max_cpus) + " CPUs";
+    }
+    return result;
+  }
+  const auto path = traces::resolve_trace_file(request.source, traces::resolve_trace_dir(request.trace_dir));
+  const workload::SwfTrace trace = traces::load_swf_file(path, {request.skip_malformed});
+  workload::SwfConversionOptions options;
+  options.window = request.window;
+  result.jobs = workload::jobs_from_swf(trace.records, trace.header, options, &result.conversion);
+  result.description = path.filename().string() + ": " + std::to_string(result.jobs.size()) + " of " +
+                       std::to_string(trace.records.size()) + " jobs";
+  result.provenance = trace.header.lines;
+  result.skipped_lines = trace.skipped_lines;
+  result.max_procs = trace.header.max_procs;
+  return result;
+}
+
+}  // namespace gridpeer::grid_jobs

@@ -1,0 +1,252 @@
+#include "peer/io/topology/topology.hpp"
+
+#include <toml++/toml.h>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gridpeer::topology {
+namespace {
+
+/// Reads typed values out of a TOML table and turns every fault into a
+/// TopologyError of the form "file:line: where: what".
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const toml::node* node, const std::string& where, const std::string& what) const {
+    std::string location = source_;
+    if (node != nullptr && node->source().begin.line > 0) {
+      location += ":" + std::to_string(node->source().begin.line);
+    }
+    throw TopologyError(location + ": " + where + ": " + what);
+  }
+
+  const toml::node& require(const toml::table& table, std::string_view key, const std::string& where) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) fail(&table, where, "missing key '" + std::string(key) + "'");
+    return *node;
+  }
+
+  std::string string(const toml::table& table, std::string_view key, const std::string& where) const {
+    const toml::node& node = require(table, key, where);
+    const auto value = node.value<std::string>();
+    if (!value) fail(&node, where, "'" + std::string(key) + "' must be a string");
+    return *value;
+  }
+
+  std::string string_or(const toml::table& table, std::string_view key, std::string fallback,
+                        const std::string& where) const {
+    return table.contains(key) ? string(table, key, where) : std::move(fallback);
+  }
+
+  int positive_int(const toml::node& node, std::string_view key, const std::string& where) const {
+    const auto value = node.value<std::int64_t>();
+    if (!node.is_integer() || !value || *value <= 0 || *value > 1'000'000'000) {
+      fail(&node, where, "'" + std::string(key) + "' must be a positive integer");
+    }
+    return static_cast<int>(*value);
+  }
+
+  int positive_int(const toml::table& table, std::string_view key, const std::string& where) const {
+    return positive_int(require(table, key, where), key, where);
+  }
+
+  double non_negative(const toml::table& table, std::string_view key, const std::string& where,
+                      std::optional<double> fallback = std::nullopt) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) {
+      if (fallback) return *fallback;
+      fail(&table, where, "missing key '" + std::string(key) + "'");
+    }
+    const auto value = node->value<double>();
+    if (!value || !std::isfinite(*value) || *value < 0) {
+      fail(node, where, "'" + std::string(key) + "' must be a non-negative number");
+    }
+    return *value;
+  }
+
+ private:
+  std::string source_;
+};
+
+std::string in_quotes(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+NetworkSetting read_network(const Reader& reader, const toml::table& table, const std::string& name) {
+  const std::string where = "networks." + name;
+  NetworkSetting network;
+  network.name = name;
+  network.site_mbps = reader.non_negative(table, "site_mbps", where);
+  network.wan_mbps = reader.non_negative(table, "wan_mbps", where);
+  if (network.site_mbps <= 0) reader.fail(table.get("site_mbps"), where, "'site_mbps' must be positive");
+  if (network.wan_mbps <= 0) reader.fail(table.get("wan_mbps"), where, "'wan_mbps' must be positive");
+  network.site_latency = seconds_ceil(reader.non_negative(table, "site_latency_ms", where, 0.0) / 1e3);
+  network.wan_latency = seconds_ceil(reader.non_negative(table, "wan_latency_ms", where, 0.0) / 1e3);
+  return network;
+}
+
+TraceAssignment read_trace(const Reader& reader, const toml::node& node, const std::string& where) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) reader.fail(&node, where, "'trace' must be a table { file, start, days }");
+  TraceAssignment trace;
+  trace.file = reader.string(*table, "file", where + ".trace");
+  const toml::node& start = reader.require(*table, "start", where + ".trace");
+  if (const auto* date = start.as_date()) {
+    trace.start = {date->get().year, date->get().month, date->get().day};
+  } else if (const auto text = start.value<std::string>(); text && workload::parse_date(*text)) {
+    trace.start = *workload::parse_date(*text);
+  } else {
+    reader.fail(&start, where + ".trace", "'start' must be a date such as 2002-03-01");
+  }
+  trace.days = reader.positive_int(*table, "days", where + ".trace");
+  return trace;
+}
+
+}  // namespace
+
+std::optional<std::size_t> Topology::find_server(std::string_view server_name) const {
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    if (servers[i].spec.name == server_name) return i;
+  }
+  return std::nullopt;
+}
+
+ServerIndex Topology::resolve_server(const std::string& name_or_index) const {
+  if (const auto found = find_server(name_or_index)) return static_cast<ServerIndex>(*found);
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(name_or_index.data(), name_or_index.data() + name_or_index.size(), index);
+  if (ec == std::errc{} && end == name_or_index.data() + name_or_index.size() && index < servers.size()) {
+    return static_cast<ServerIndex>(index);
+  }
+  std::string names;
+  for (const auto& server : servers) names += " " + server.spec.name;
+  throw std::invalid_argument("'" + name_or_index + "' is not a server of " + name + ":" + names);
+}
+
+Topology parse_topology(std::string_view text, const std::string& source, const TopologySelection& selection) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    std::ostringstream message;
+    message << source << ":" << error.source().begin.line << ":" << error.source().begin.column
+            << ": not valid TOML: " << error.description();
+    throw TopologyError(message.str());
+  }
+  const Reader reader(source);
+  Topology topology;
+  topology.source = source;
+  topology.name = reader.string(root, "name", "top level");
+  topology.description = reader.string_or(root, "description", "", "top level");
+
+  // Network settings.
+  const toml::node& networks_node = reader.require(root, "networks", "top level");
+  const toml::table* networks = networks_node.as_table();
+  if (networks == nullptr || networks->empty()) {
+    reader.fail(&networks_node, "networks", "must hold at least one setting, e.g. [networks.fast]");
+  }
+  for (const auto& [key, value] : *networks) topology.networks.emplace_back(key.str());
+  const std::string network_name =
+      selection.network.value_or(reader.string_or(root, "default_network", topology.networks.front(), "top level"));
+  const toml::node* network_node = networks->get(network_name);
+  if (network_node == nullptr || !network_node->is_table()) {
+    throw TopologyError(source + ": network setting " + in_quotes(network_name) + " not found; the file offers " +
+                        join(topology.networks));
+  }
+  topology.network = read_network(reader, *network_node->as_table(), network_name);
+  topology.network_name = network_name;
+
+  // Servers.
+  const toml::node& servers_node = reader.require(root, "servers", "top level");
+  const toml::array* servers = servers_node.as_array();
+  if (servers == nullptr || servers->empty() || !servers->is_array_of_tables()) {
+    reader.fail(&servers_node, "servers", "must be a non-empty array of tables ([[servers]])");
+  }
+  // Splits offered: the keys of the first server's `site` table (or "default").
+  std::set<std::string> seen_names;
+  std::optional<std::string> split;
+  for (std::size_t index = 0; index < servers->size(); ++index) {
+    const toml::table& table = *servers->get(index)->as_table();
+    std::string where = "servers[" + std::to_string(index) + "]";
+    TopologyServer server;
+    server.spec.name = reader.string(table, "name", where);
+    where += " (" + in_quotes(server.spec.name) + ")";
+    if (!seen_names.insert(server.spec.name).second) {
+      reader.fail(&table, where, "duplicate server name " + in_quotes(server.spec.name));
+    }
+    server.spec.nodes = reader.positive_int(table, "nodes", where);
+    server.spec.cpus_per_node = reader.positive_int(table, "cpus_per_node", where);
+    server.spec.mhz = reader.positive_int(table, "mhz", where);
+    const toml::node& site = reader.require(table, "site", where);
+    if (const auto* splits = site.as_table()) {
+      if (index == 0) {
+        for (const auto& [key, value] : *splits) topology.splits.emplace_back(key.str());
+        if (topology.splits.empty()) reader.fail(&site, where, "'site' table is empty");
+        split = selection.split.value_or(reader.string_or(root, "default_split", topology.splits.front(), "top level"));
+        if (!splits->contains(*split)) {
+          throw TopologyError(source + ": site split " + in_quotes(*split) + " not found; the file offers " +
+                              join(topology.splits));
+        }
+      }
+      if (!split) reader.fail(&site, where, "'site' is a table here but a plain number for servers[0]");
+      const toml::node* chosen = splits->get(*split);
+      if (chosen == nullptr) reader.fail(&site, where, "'site' has no entry for split " + in_quotes(*split));
+      const auto value = chosen->value<std::int64_t>();
+      if (!chosen->is_integer() || !value || *value < 0) {
+        reader.fail(chosen, where, "site." + *split + " must be a non-negative integer");
+      }
+      server.spec.site = static_cast<int>(*value);
+    } else {
+      const auto value = site.value<std::int64_t>();
+      if (!site.is_integer() || !value || *value < 0) {
+        reader.fail(&site, where, "'site' must be a non-negative integer or a table of splits");
+      }
+      if (index == 0) {
+        topology.splits = {"default"};
+        if (selection.split && *selection.split != "default") {
+          throw TopologyError(source + ": site split " + in_quotes(*selection.split) +
+                              " not found; the file has a single site assignment");
+        }
+      } else if (split) {
+        reader.fail(&site, where, "'site' is a plain number here but a table of splits for servers[0]");
+      }
+      server.spec.site = static_cast<int>(*value);
+    }
+    if (const toml::node* trace = table.get("trace")) server.trace = read_trace(reader, *trace, where);
+    topology.site_count = std::max(topology.site_count, server.spec.site + 1);
+    topology.servers.push_back(std::move(server));
+  }
+  topology.split = split.value_or("default");
+  // Every site between 0 and the largest must hold a server.
+  std::vector<bool> used(static_cast<std::size_t>(topology.site_count), false);
+  for (const auto& server : topology.servers) used[static_cast<std::size_t>(server.spec.site)] = true;
+  for (std::size_t site = 0; site < used.size(); ++site) {
+    if (!used[site]) {
+      throw TopologyError(source + ": split " + in_quotes(topology.split) + ": site " + std::to_string(site) +
+                          " has no server; number sites 0.." + std::to_string(topology.site_count - 1) +
+                          " without gaps");
+    }
+  }
+  return topology;
+}
+
+Topology load_topology_file(const std::filesystem::path& path, const TopologySelection& selection) {
+  std::ifstream in(path);
+  if (!in) throw TopologyError(path.string() + ": cannot open topology file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_topology(text.str(), path.string(), selection);
+}
+
+}  // namespace gridpeer::topology

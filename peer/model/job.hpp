@@ -1,0 +1,23 @@
+#pragma once
+// A grid job as the papers define it (002 §2, §4.2).
+#include <cstdint>
+
+#include "peer/model/time.hpp"
+
+namespace gridpeer {
+
+using JobId = std::uint64_t;
+using ServerIndex = std::uint32_t;
+
+struct Job {
+  JobId id = 0;
+  ServerIndex origin = 0;     ///< the server whose grid scheduler it was submitted to
+  TimePoint submit{};         ///< submission time
+  int cpus = 1;               ///< CPUs requested (rigid)
+  Duration run_time{};        ///< real run time, as measured on the origin server
+  Duration requested_time{};  ///< the user's estimate (SWF field 9); schedulers plan with it
+  std::uint64_t input_bytes = 0;
+  std::uint64_t output_bytes = 0;
+};
+
+}  // namespace gridpeer

@@ -1,0 +1,445 @@
+#include "sim/driver/grid_sim.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "peer/core/meta/central_scheduler.hpp"
+#include "peer/model/rng.hpp"
+#include "sim/driver/grid_network.hpp"
+
+namespace gridpeer::sim {
+namespace {
+
+class NetworkEstimator final : public TransferEstimator {
+ public:
+  explicit NetworkEstimator(const GridNetwork& network) : network_(network) {}
+  [[nodiscard]] Duration estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override {
+    return network_.estimate_transfer(bytes, from, to);
+  }
+
+ private:
+  const GridNetwork& network_;
+};
+
+// Events stay small (the heap moves them at every push and pop; profiled):
+// a message's body waits in a slot of its own.
+struct Event {
+  enum class Kind : std::uint8_t { submit, message, peer_wake, network_wake, crash, restart };
+  TimePoint at;
+  std::uint64_t sequence;
+  Kind kind;
+  ServerIndex peer = 0;  ///< submit: origin; message: receiver; wake: the peer
+  ServerIndex from = 0;  ///< message sender
+  std::size_t item = 0;  ///< submit: index into jobs; message: its slot; crash: index into crashes
+};
+
+struct Later {
+  bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.sequence > b.sequence; }
+};
+
+class GridDriver {
+ public:
+  GridDriver(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options)
+      : grid_(grid), jobs_(jobs), options_(options), network_(grid, options.sharing), estimator_(network_) {
+    const std::size_t n = grid.servers.size();
+    if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
+    crashes_ = options.crashes;
+    clocks_ = options.clocks.empty() ? std::vector<PeerClock>(n) : options.clocks;
+    if (clocks_.size() != n) throw std::invalid_argument("GridRunOptions::clocks needs one clock per server");
+    if (faults_ && options.clocks.empty()) clocks_ = faults_->clocks(n);
+    const bool drifting = std::any_of(clocks_.begin(), clocks_.end(), [](const PeerClock& c) { return !c.exact(); });
+    if (drifting && options.config.algorithm == GridAlgorithm::central && !options.config.central_peer) {
+      // Instant knowledge reads every server at one instant: there is no one clock to read it by.
+      throw std::invalid_argument("clock drift needs Centralized over messages (a central peer)");
+    }
+    if (faults_ && !jobs.empty()) {
+      TimePoint last_submit{};
+      for (const Job& job : jobs) last_submit = std::max(last_submit, job.submit);
+      const auto drawn = faults_->crash_schedule(grid.servers.size(), last_submit);
+      crashes_.insert(crashes_.end(), drawn.begin(), drawn.end());
+    }
+    for (ServerIndex i = 0; i < n; ++i) {
+      std::vector<ServerIndex> partners;
+      if (!options.partners.empty()) {
+        partners = options.partners.at(i);
+      } else {
+        for (ServerIndex j = 0; j < n; ++j) {
+          if (j != i) partners.push_back(j);
+        }
+      }
+      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_,
+                                                  clocks_[i].local(TimePoint{})));
+      peer_pointers_.push_back(peers_.back().get());
+      if (options.stagger_periods) {
+        Rng phase(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
+        Rng mine = phase.fork(i);
+        peers_.back()->delay_period(seconds_ceil(mine.uniform(0.0, to_seconds(options.config.parameters.sigma))));
+      }
+    }
+    wake_.assign(n, kNever);
+    touched_flag_.assign(n, false);
+    down_.assign(n, false);
+    result_.counters.resize(n);
+    job_state_.assign(jobs.size(), JobState::waiting);
+    index_of_.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace_back(jobs[i].id, i);
+    std::sort(index_of_.begin(), index_of_.end());
+    result_.audited = options.audit;
+  }
+
+  GridRunResult run() {
+    // Submissions enter the queue one at a time, in (submit time, index)
+    // order, with sequence numbers below every other event's: the order is
+    // that of pushing them all at the start, with a small heap.
+    submission_order_.resize(jobs_.size());
+    for (std::size_t i = 0; i < jobs_.size(); ++i) submission_order_[i] = i;
+    std::stable_sort(submission_order_.begin(), submission_order_.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs_[a].submit < jobs_[b].submit; });
+    sequence_ = jobs_.size();
+    push_next_submission();
+    submissions_left_ = jobs_.size();
+    for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
+    for (std::size_t c = 0; c < crashes_.size(); ++c) {
+      push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, c});
+    }
+    const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
+    std::size_t reported = 0;
+    while (!queue_.empty() && ended_ < jobs_.size()) {
+      Event event = queue_.top();
+      queue_.pop();
+      if (event.at > horizon) break;
+      now_ = event.at;
+      ++result_.events;
+      if (event.kind == Event::Kind::submit) {
+        --submissions_left_;
+        push_next_submission();
+      }
+      handle(event);
+      settle();
+      stop_periodic_when_idle();
+      if (options_.progress && result_.records.size() >= reported + 1000) {
+        reported = result_.records.size();
+        options_.progress(reported, jobs_.size());
+      }
+    }
+    if (ended_ != jobs_.size()) {
+      std::string where;
+      for (const auto& peer : peers_) {
+        where += " " + peer->server().name + "(grid " + std::to_string(peer->grid_queue_size()) + ", queued " +
+                 std::to_string(peer->local().queued_jobs()) + ", running " +
+                 std::to_string(peer->local().running_jobs()) + ", awaiting input " +
+                 std::to_string(peer->local().jobs_awaiting_input()) + ")";
+      }
+      result_.unfinished = jobs_.size() - ended_;
+      result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
+                                  std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
+                                  " transfers in flight; peers:" + where;
+    }
+    if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
+    for (std::size_t p = 0; p < peers_.size(); ++p) {
+      result_.counters[p] = peers_[p]->counters();
+      if (!down_[p]) collect_remote_runs(static_cast<ServerIndex>(p));  // a crashed one's were taken at the crash
+    }
+    result_.data_bytes = network_.flows().bytes_delivered();
+    result_.data_bytes_completed = network_.flows().bytes_completed();
+    if (faults_) result_.faults = faults_->counts();
+    result_.end_time = now_;
+    result_.clocks = clocks_;
+    return std::move(result_);
+  }
+
+ private:
+  /// Once every job is submitted and no grid queue holds one, R-I/Sy-I
+  /// volunteering and re-checks can no longer change any outcome: stop them,
+  /// or a grid waiting for slow transfers would tick for simulated years.
+  void stop_periodic_when_idle() {
+    if (periodic_stopped_ || submissions_left_ > 0) return;
+    for (const auto& peer : peers_) {
+      if (peer->grid_queue_size() > 0) return;
+    }
+    periodic_stopped_ = true;
+    for (ServerIndex p = 0; p < peers_.size(); ++p) {
+      peers_[p]->stop_periodic();
+      reschedule_peer(p);
+    }
+  }
+
+  void push(Event event) {  // Event is trivially copyable: by value is as cheap as a move
+    event.sequence = sequence_++;
+    queue_.push(event);
+  }
+
+  void push_next_submission() {
+    if (submitted_ == submission_order_.size()) return;
+    const std::size_t job = submission_order_[submitted_];
+    queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, job});
+  }
+
+  // Messages are trivially copyable (plain fields, no strings).
+  std::size_t store_message(const protocol::Message& message) {
+    if (free_message_slots_.empty()) {
+      message_slots_.push_back(message);
+      return message_slots_.size() - 1;
+    }
+    const std::size_t slot = free_message_slots_.back();
+    free_message_slots_.pop_back();
+    message_slots_[slot] = message;
+    return slot;
+  }
+
+  void touch(ServerIndex peer) {
+    if (!touched_flag_[peer]) {
+      touched_flag_[peer] = true;
+      touched_.push_back(peer);
+    }
+  }
+
+  void handle(const Event& event) {
+    switch (event.kind) {
+      case Event::Kind::submit:
+        submit(jobs_[event.item]);
+        break;
+      case Event::Kind::message:
+        // A crashed peer hears nothing; what was sent to it is lost.
+        if (!down_[event.peer]) {
+          peers_[event.peer]->on_message(event.from, message_slots_[event.item], clock(event.peer));
+          touch(event.peer);
+        }
+        free_message_slots_.push_back(event.item);
+        break;
+      case Event::Kind::crash:
+        crash(event.peer, crashes_[event.item].down);
+        break;
+      case Event::Kind::restart:
+        restart(event.peer);
+        break;
+      case Event::Kind::peer_wake:
+        if (wake_[event.peer] != event.at || down_[event.peer]) return;  // superseded, or crashed
+        wake_[event.peer] = kNever;
+        peers_[event.peer]->advance(clock(event.peer));
+        touch(event.peer);
+        break;
+      case Event::Kind::network_wake:
+        if (network_wake_ != event.at) return;  // superseded
+        network_wake_ = kNever;
+        network_.flows().advance(now_);
+        break;
+    }
+  }
+
+  void submit(const Job& job) {
+    job_state_[index_of(job.id).value()] = JobState::submitted;
+    if (down_[job.origin]) {
+      end_lost(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
+      return;
+    }
+    touch(job.origin);
+    // Centralized with a central peer goes over messages, as on real peers.
+    if (options_.config.algorithm != GridAlgorithm::central || options_.config.central_peer) {
+      Job local = job;  // stamped by its origin's clock, as a real peer does
+      local.submit = clock(job.origin);
+      peers_[job.origin]->submit(local, clock(job.origin));
+      return;
+    }
+    const ServerIndex chosen = choose_centrally(job, peer_pointers_, options_.config.parameters.epsilon, now_);
+    if (chosen == job.origin || down_[chosen]) {
+      peers_[job.origin]->run_here(job, clock(job.origin));
+    } else {
+      // Instant hand-off; the input still has to cross the network.
+      peers_[job.origin]->dispatch(job, chosen, clock(job.origin), false);
+      peers_[chosen]->accept(job, grid_.servers[job.origin].spec.mhz, clock(chosen));
+      touch(chosen);
+    }
+  }
+
+  /// Carries out what the touched peers asked for until nothing is left:
+  /// transfers may complete at once and touch more peers.
+  void settle() {
+    for (;;) {
+      deliver_completed_transfers();
+      if (touched_.empty()) break;
+      const std::vector<ServerIndex> batch = std::move(touched_);
+      touched_.clear();
+      for (ServerIndex peer : batch) touched_flag_[peer] = false;
+      for (ServerIndex peer : batch) {
+        for (PeerOutput& output : peers_[peer]->take_outputs()) carry_out(peer, output);
+        reschedule_peer(peer);
+      }
+    }
+    const TimePoint next = network_.flows().next_event();
+    if (next != network_wake_ && next != kNever) {
+      network_wake_ = next;
+      push({next, 0, Event::Kind::network_wake, 0, 0, 0});
+    }
+  }
+
+  void deliver_completed_transfers() {
+    for (const auto& [flow, at] : network_.flows().take_completed()) {
+      const auto it = in_flight_.find(flow);
+      assert(it != in_flight_.end());
+      const DataTransfer transfer = it->second;
+      in_flight_.erase(it);
+      if (options_.audit) {
+        result_.arrivals.push_back(
+            {transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
+      }
+      if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
+      peers_[transfer.to]->on_transfer_done(transfer, clock(transfer.to));
+      touch(transfer.to);
+    }
+  }
+
+  void carry_out(ServerIndex peer, PeerOutput& output) {
+    if (auto* send = std::get_if<SendMessage>(&output)) {
+      const std::size_t size = protocol::wire_size(send->message);
+      const auto& route = network_.route(peer, send->to);
+      const double rate = network_.flows().rate_for_new_flow(route);
+      const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
+      ++result_.messages;
+      result_.message_bytes += size;
+      if (faults_) {
+        const auto copies = faults_->copies(grid_.servers[peer].spec.site, grid_.servers[send->to].spec.site, now_);
+        for (const Duration extra : copies) {
+          push({now_ + delay + extra, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
+        }
+        return;
+      }
+      push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
+    } else if (auto* start = std::get_if<StartTransfer>(&output)) {
+      const DataTransfer& transfer = start->transfer;
+      const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),
+                                                      static_cast<double>(transfer.bytes), now_);
+      in_flight_.emplace(flow, transfer);
+    } else if (auto* done = std::get_if<JobDone>(&output)) {
+      result_.records.push_back(done->record);
+      mark_ended(done->record.id);
+    } else if (const auto* rejected = std::get_if<JobRejected>(&output)) {
+      ++result_.rejected;
+      result_.rejected_ids.push_back(rejected->record.id);
+      mark_ended(rejected->record.id);
+    } else if (const auto* lost = std::get_if<JobLost>(&output)) {
+      end_lost(lost->record.id, "peer " + grid_.servers[lost->record.executed_on].spec.name + " " + lost->reason);
+    }
+  }
+
+  // Ends are counted once per job for the loop's end; the invariant checker
+  // counts every record, so that a job ended twice is still seen.
+  void mark_ended(JobId job) {
+    const auto index = index_of(job);
+    if (!index || job_state_[*index] == JobState::ended) return;
+    job_state_[*index] = JobState::ended;
+    ++ended_;
+  }
+
+  void end_lost(JobId job, const std::string& reason) {
+    result_.lost.emplace_back(job, reason);
+    mark_ended(job);
+  }
+
+  [[nodiscard]] std::optional<std::size_t> index_of(JobId job) const {
+    const auto it = std::lower_bound(index_of_.begin(), index_of_.end(), std::pair{job, std::size_t{0}});
+    if (it == index_of_.end() || it->first != job) return std::nullopt;
+    return it->second;
+  }
+
+  void collect_remote_runs(ServerIndex peer) {
+    if (!options_.audit) return;
+    for (const auto& [job, run] : peers_[peer]->ran_for_others()) {
+      result_.remote_runs.push_back({job, peer, run.first, run.second});
+    }
+  }
+
+  /// The peer loses everything: its own jobs not yet ended are lost with it
+  /// (their records lived there), the others take back what they had
+  /// committed to it, and it hears nothing until it restarts empty.
+  void crash(ServerIndex peer, Duration down) {
+    if (down_[peer]) return;
+    ++result_.crashes;
+    const std::string name = grid_.servers[peer].spec.name;
+    collect_remote_runs(peer);
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      if (jobs_[i].origin == peer && job_state_[i] == JobState::submitted) {
+        end_lost(jobs_[i].id, "its origin " + name + " crashed holding it");
+      }
+    }
+    down_[peer] = true;
+    wake_[peer] = kNever;
+    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+      if (other == peer || down_[other]) continue;
+      peers_[other]->peer_lost(peer, name + " crashed", clock(other), true);
+      touch(other);
+    }
+    push({now_ + down, 0, Event::Kind::restart, peer, 0, 0});
+  }
+
+  void restart(ServerIndex peer) {
+    const std::vector<ServerIndex> partners = peers_[peer]->partners();
+    peers_[peer] =
+        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, estimator_, clock(peer));
+    peer_pointers_[peer] = peers_[peer].get();
+    if (periodic_stopped_) peers_[peer]->stop_periodic();
+    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+      if (other == peer) continue;
+      peers_[peer]->set_reachable(other, !down_[other]);
+      if (!down_[other]) peers_[other]->set_reachable(peer, true);
+    }
+    down_[peer] = false;
+    touch(peer);
+  }
+
+  /// What the peer's own clock reads now.
+  [[nodiscard]] TimePoint clock(ServerIndex peer) const { return clocks_[peer].local(now_); }
+
+  void reschedule_peer(ServerIndex peer) {
+    const TimePoint next = clocks_[peer].true_time(peers_[peer]->next_deadline());
+    if (next == wake_[peer]) return;
+    wake_[peer] = next;
+    if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0});
+  }
+
+  const topology::Topology& grid_;
+  std::optional<FaultInjector> faults_;
+  const std::vector<Job>& jobs_;
+  const GridRunOptions& options_;
+  GridNetwork network_;
+  NetworkEstimator estimator_;
+  std::vector<std::unique_ptr<GridPeer>> peers_;
+  std::vector<GridPeer*> peer_pointers_;
+  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  std::uint64_t sequence_ = 0;
+  std::vector<std::size_t> submission_order_;
+  std::size_t submitted_ = 0;
+  std::vector<protocol::Message> message_slots_;
+  std::vector<std::size_t> free_message_slots_;
+  std::vector<TimePoint> wake_;
+  TimePoint network_wake_ = kNever;
+  std::map<FlowId, DataTransfer> in_flight_;
+  std::vector<ServerIndex> touched_;
+  std::vector<bool> touched_flag_;
+  TimePoint now_{};
+  std::size_t submissions_left_ = 0;
+  bool periodic_stopped_ = false;
+  GridRunResult result_;
+  enum class JobState : std::uint8_t { waiting, submitted, ended };
+  std::vector<JobState> job_state_;                      // by index into jobs_
+  std::vector<std::pair<JobId, std::size_t>> index_of_;  // sorted: (id, index into jobs_)
+  std::size_t ended_ = 0;
+  std::vector<bool> down_;  // crashed, not yet restarted
+  std::vector<PeerCrash> crashes_;
+  std::vector<PeerClock> clocks_;  // each peer's reading of the true time
+};
+
+}  // namespace
+
+GridRunResult run_grid(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options) {
+  GridDriver driver(grid, jobs, options);
+  return driver.run();
+}
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,103 @@
+#pragma once
+// The virtual-time grid: many GridPeers (the same sans-I/O objects the daemon
+// hosts) in one process, an event queue ordered by (time, insertion
+// sequence), and the network model. Messages cost their route's latency plus
+// their wire size at the rate a new flow would get; job data moves as flows
+// that share bandwidth. A run is a pure function of (jobs, topology, options).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "peer/core/grid_config.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/job_record.hpp"
+#include "peer/network/flow_network.hpp"
+#include "sim/driver/faults.hpp"
+
+namespace gridpeer::sim {
+
+/// A data transfer that reached its destination (gridsim fuzz checks them).
+struct Arrival {
+  JobId job = 0;
+  ServerIndex to = 0;
+  DataTransfer::Kind kind = DataTransfer::Kind::input;
+  double bytes = 0;
+  TimePoint at{};
+};
+
+/// A remote job run to its end on an executor (for "never on two servers at once").
+struct RemoteRun {
+  JobId job = 0;
+  ServerIndex server = 0;
+  TimePoint start{};
+  TimePoint finish{};
+};
+
+struct GridRunOptions {
+  GridConfig config;
+  SharingModel sharing = SharingModel::equal_share;
+  /// Whom each peer asks, one sorted list per server (topology::partner_sets);
+  /// empty: every other server, as in 002.
+  std::vector<std::vector<ServerIndex>> partners;
+  /// Start each peer's R-I/Sy-I period at a random phase (drawn from
+  /// fault_seed), not all in lockstep at t = 0 (docs/sim-vs-real.md).
+  bool stagger_periods = false;
+  /// gridsim fuzz: seeded message faults (sim/faults.hpp); none when unset.
+  std::optional<FaultConfig> faults;
+  std::uint64_t fault_seed = 1;
+  /// Peers that crash and restart (besides faults->crashes_per_day, which
+  /// draws more from fault_seed).
+  std::vector<PeerCrash> crashes;
+  /// Each peer's clock (one per server); empty: exact, or drawn from
+  /// fault_seed when faults ask for drift.
+  std::vector<PeerClock> clocks;
+  /// Keep what check_invariants needs (every arrival, every remote run):
+  /// memory and time that plain runs do without. gridsim fuzz sets it.
+  bool audit = false;
+  /// Called now and then with (jobs ended, jobs in all).
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct GridRunResult {
+  std::vector<JobRecord> records;  ///< in the order jobs ended
+  std::size_t rejected = 0;        ///< jobs no server could run (wider than every server they were placed on)
+  std::vector<JobId> rejected_ids;
+  /// Jobs given up with a reason: committed to an executor that went away,
+  /// or held by an origin that crashed.
+  std::vector<std::pair<JobId, std::string>> lost;
+  /// With GridRunOptions::audit: every input and output that reached its
+  /// destination, in time order, and others' jobs each executor ran to the
+  /// end (crashed peers' included).
+  bool audited = false;
+  std::vector<Arrival> arrivals;
+  std::vector<RemoteRun> remote_runs;
+  std::size_t crashes = 0;
+  /// The clocks the peers ran on: records hold each peer's own readings
+  /// (submit and end the origin's, start and finish the executor's).
+  std::vector<PeerClock> clocks;
+  FaultInjector::Counts faults;
+  std::vector<PeerCounters> counters;
+  std::uint64_t events = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t message_bytes = 0;
+  double data_bytes = 0;  ///< job input and output moved over the network
+  /// The part of it in transfers that completed (a crash can leave some in
+  /// flight when every job has ended).
+  double data_bytes_completed = 0;
+  /// Jobs not ended ten simulated years after the last submission (their data
+  /// still crossing the network, e.g. terabytes sent blind over a slow WAN).
+  std::size_t unfinished = 0;
+  std::string unfinished_detail;  ///< where they were
+  TimePoint end_time{};
+};
+
+/// `jobs`: every server's jobs, `origin` set, ids unique, sorted by submit.
+/// Stops ten simulated years after the last submission; jobs not ended by then
+/// are counted in `unfinished` and left out of the records.
+GridRunResult run_grid(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options);
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,165 @@
+#include "sim/driver/invariants.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace gridpeer::sim {
+
+std::vector<std::string> check_invariants(const topology::Topology& grid, const std::vector<Job>& jobs,
+                                          const GridRunResult& run) {
+  std::vector<std::string> violations;
+  const auto fail = [&](std::string what) {
+    if (violations.size() < 20) violations.push_back(std::move(what));
+  };
+  if (!run.audited) {
+    fail("the run was not audited (GridRunOptions::audit): nothing to check the transfers and runs against");
+    return violations;
+  }
+  std::map<JobId, const Job*> by_id;
+  for (const Job& job : jobs) by_id[job.id] = &job;
+  std::map<JobId, int> ended;
+  for (const JobRecord& r : run.records) ++ended[r.id];
+  for (const JobId id : run.rejected_ids) ++ended[id];
+  for (const auto& [id, reason] : run.lost) {
+    ++ended[id];
+    if (reason.empty()) fail("job " + std::to_string(id) + " was lost without a reason");
+  }
+  for (const auto& [id, times] : ended) {
+    if (by_id.count(id) == 0U) fail("job " + std::to_string(id) + " ended but was never submitted");
+    if (times > 1) fail("job " + std::to_string(id) + " ended " + std::to_string(times) + " times");
+  }
+  std::size_t never = 0;
+  for (const Job& job : jobs) never += ended.count(job.id) == 0U ? 1 : 0;
+  if (never > 0) {
+    fail(std::to_string(never) + " jobs never ended (" + run.unfinished_detail + ")");
+  }
+
+  // Inputs by (job, executor): the first arrival there.
+  std::map<std::pair<JobId, ServerIndex>, TimePoint> input_at;
+  double delivered = 0;
+  for (const Arrival& a : run.arrivals) {
+    delivered += a.bytes;
+    const auto job = by_id.find(a.job);
+    if (job == by_id.end()) {
+      fail("data of job " + std::to_string(a.job) + ", never submitted, crossed the network");
+      continue;
+    }
+    const auto expected =
+        static_cast<double>(a.kind == DataTransfer::Kind::input ? job->second->input_bytes : job->second->output_bytes);
+    if (a.bytes != expected) fail("a transfer of job " + std::to_string(a.job) + " moved a size not its own");
+    if (a.kind == DataTransfer::Kind::input) input_at.emplace(std::pair{a.job, a.to}, a.at);
+  }
+  // Records hold each peer's own clock readings (sim/faults.hpp, PeerClock):
+  // submit and end the origin's, start and finish the executor's. Checks
+  // across peers compare true times; a slow clock maps back to within 1 us.
+  const auto true_time = [&](ServerIndex server, TimePoint local) {
+    return server < run.clocks.size() ? run.clocks[server].true_time(local) : local;
+  };
+  const bool drifting =
+      std::any_of(run.clocks.begin(), run.clocks.end(), [](const PeerClock& c) { return !c.exact(); });
+  const Duration slack = drifting ? Duration(1) : Duration::zero();
+  std::vector<std::vector<std::pair<TimePoint, int>>> usage(grid.servers.size());  // each server's own clock
+  // A job may run twice on one server: before a crash, and again on the
+  // restarted peer (its origin took it back); the output of either may end it.
+  std::multimap<std::pair<JobId, ServerIndex>, std::pair<TimePoint, TimePoint>> ran_remotely;
+  for (const RemoteRun& r : run.remote_runs)
+    ran_remotely.emplace(std::pair{r.job, r.server}, std::pair{r.start, r.finish});
+  // Never on two servers at once: every run of every job, own and remote.
+  struct Span {
+    TimePoint start;
+    TimePoint finish;
+    ServerIndex server;
+    bool operator<(const Span& o) const {
+      return std::tie(start, finish, server) < std::tie(o.start, o.finish, o.server);
+    }
+  };
+  std::map<JobId, std::vector<Span>> runs;
+  for (const RemoteRun& r : run.remote_runs) {
+    runs[r.job].push_back({true_time(r.server, r.start), true_time(r.server, r.finish), r.server});
+  }
+  for (const JobRecord& r : run.records) {
+    if (r.executed_on == r.origin) {
+      runs[r.id].push_back({true_time(r.origin, r.start), true_time(r.origin, r.finish), r.executed_on});
+    }
+  }
+  const auto name = [&](ServerIndex s) { return s < grid.servers.size() ? grid.servers[s].spec.name : "?"; };
+  for (auto& [id, spans] : runs) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) {
+      const Span& a = spans[i - 1];
+      const Span& b = spans[i];
+      if (b.start + slack < a.finish) {
+        fail("job " + std::to_string(id) + " ran on two servers at once: " + name(a.server) + " " +
+             std::to_string(to_seconds(a.start)) + ".." + std::to_string(to_seconds(a.finish)) + " s and " +
+             name(b.server) + " " + std::to_string(to_seconds(b.start)) + ".." + std::to_string(to_seconds(b.finish)) +
+             " s");
+      }
+    }
+  }
+  for (const JobRecord& r : run.records) {
+    const std::string job = "job " + std::to_string(r.id);
+    const auto it = by_id.find(r.id);
+    if (it == by_id.end()) continue;
+    if (r.executed_on >= grid.servers.size()) {
+      fail(job + " ran on unknown server " + std::to_string(r.executed_on));
+      continue;
+    }
+    if (r.origin != it->second->origin) fail(job + " ended at the wrong origin");
+    if (r.cpus != it->second->cpus) fail(job + " ran on " + std::to_string(r.cpus) + " CPUs, not its own count");
+    if (!(r.submit <= r.start && r.start <= r.finish && r.finish <= r.end)) fail(job + " has its times out of order");
+    if (r.executed_on == r.origin) {  // remote runs are counted from the executors' own account below
+      usage[r.executed_on].emplace_back(r.start, r.cpus);
+      usage[r.executed_on].emplace_back(r.finish, -r.cpus);
+      continue;
+    }
+    // Moved: the executor's own account of the run, which the record must
+    // carry (the origin may only raise start to its submit, as the core does
+    // when the clocks disagree).
+    const auto [first, last] = ran_remotely.equal_range({r.id, r.executed_on});
+    const auto ran = std::find_if(first, last, [&](const auto& x) {
+      return r.start == std::max(x.second.first, r.submit) && r.finish == std::max(x.second.second, r.start);
+    });
+    if (ran == last) {
+      fail(job + "'s record says it ran on " + grid.servers[r.executed_on].spec.name + ", which never ran it so");
+      continue;
+    }
+    const TimePoint start = true_time(r.executed_on, ran->second.first);
+    const TimePoint finish = true_time(r.executed_on, ran->second.second);
+    if (!(true_time(r.origin, r.submit) <= start + slack && finish <= true_time(r.origin, r.end) + slack)) {
+      fail(job + " ran before it was submitted, or ended before it finished (in true time)");
+    }
+    const auto arrived = input_at.find({r.id, r.executed_on});
+    if (arrived == input_at.end()) {
+      fail(job + " ran on " + grid.servers[r.executed_on].spec.name + " without its input arriving");
+    } else if (arrived->second > start + slack) {
+      fail(job + " started before its input arrived");
+    }
+  }
+  for (const RemoteRun& x : run.remote_runs) {
+    const auto job = by_id.find(x.job);
+    if (job == by_id.end() || x.server >= usage.size()) continue;
+    usage[x.server].emplace_back(x.start, job->second->cpus);
+    usage[x.server].emplace_back(x.finish, -job->second->cpus);
+  }
+  for (std::size_t s = 0; s < usage.size(); ++s) {
+    auto& events = usage[s];
+    // Ends before starts at the same time: a CPU freed at t may be taken at t.
+    std::sort(events.begin(), events.end());
+    int busy = 0;
+    int peak = 0;
+    for (const auto& [at, delta] : events) peak = std::max(peak, busy += delta);
+    if (peak > grid.servers[s].spec.total_cpus()) {
+      fail(grid.servers[s].spec.name + " ran " + std::to_string(peak) + " CPUs at once; it has " +
+           std::to_string(grid.servers[s].spec.total_cpus()));
+    }
+  }
+  if (never == 0 && std::fabs(run.data_bytes_completed - delivered) > 1e-6 * std::max(1.0, delivered) + 1) {
+    fail("the network completed transfers of " + std::to_string(run.data_bytes_completed) +
+         " bytes, the transfers that arrived account for " + std::to_string(delivered));
+  }
+  return violations;
+}
+
+}  // namespace gridpeer::sim

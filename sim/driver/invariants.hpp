@@ -1,0 +1,23 @@
+#pragma once
+// What must hold after any grid run, faults or not (gridsim fuzz checks it
+// after every run): each job ends exactly once (completed, rejected or lost
+// with a reason), with its own CPU count, its times in order; no job runs on
+// two servers at once; no server ever runs more CPUs than it has; a moved job
+// starts only after its input has arrived at its executor; a moved job's
+// record matches what its executor ran; and every byte moved is some job's
+// input or output, in its own size.
+#include <string>
+#include <vector>
+
+#include "peer/io/topology/topology.hpp"
+#include "peer/model/job.hpp"
+#include "sim/driver/grid_sim.hpp"
+
+namespace gridpeer::sim {
+
+/// The violations found, each naming the job or server (empty: all hold).
+/// The run must have been made with GridRunOptions::audit.
+std::vector<std::string> check_invariants(const topology::Topology& grid, const std::vector<Job>& jobs,
+                                          const GridRunResult& run);
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,98 @@
+#include "sim/experiments/grid_experiment.hpp"
+
+#include "peer/io/report/metrics_json.hpp"
+
+#include <chrono>
+
+#include "sim/experiments/cli_support.hpp"
+#include "sim/experiments/synthetic_grid.hpp"
+
+namespace gridpeer::sim {
+
+std::string_view to_string(SharingModel model) {
+  return model == SharingModel::equal_share ? "equal-share" : "max-min";
+}
+
+topology::Topology load_grid(const ExperimentSpec& spec) {
+  if (const auto n = synthetic_grid_size(spec.topology_file)) return synthetic_grid(*n);
+  return topology::load_topology_file(spec.topology_file, spec.selection);
+}
+
+ExperimentResult run_experiment(const ExperimentSpec& spec,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  const topology::Topology grid = load_grid(spec);
+  return run_experiment(spec, load_grid_workload(grid, spec.workload), progress);
+}
+
+ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  ExperimentResult result;
+  result.grid = load_grid(spec);
+  result.jobs = workload.jobs.size();
+  result.workload_description = workload.description;
+  result.provenance = workload.provenance;
+  GridRunOptions options;
+  options.config = spec.config;
+  options.sharing = spec.sharing;
+  options.progress = progress;
+  options.stagger_periods = spec.stagger_periods;
+  options.fault_seed = spec.workload.seed;
+  if (spec.partners.kind != topology::PartnerRule::Kind::all) {
+    options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  result.run = run_grid(result.grid, workload.jobs, options);
+  result.wall_seconds = seconds_since(started);
+  std::vector<ServerSpec> servers;
+  for (const auto& server : result.grid.servers) servers.push_back(server.spec);
+  result.summary = summarize(result.run.records, servers);
+  return result;
+}
+
+nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing) {
+  const MetricsSummary& s = result.summary;
+  nlohmann::json per_server = report::per_server_json(s);
+  for (std::size_t i = 0; i < per_server.size(); ++i) {
+    const PeerCounters& c = result.run.counters[i];
+    per_server[i].update({{"site", result.grid.servers[i].spec.site},
+                          {"jobs_sent", c.jobs_sent},
+                          {"jobs_received", c.jobs_received},
+                          {"queries_sent", c.queries_sent},
+                          {"volunteers_sent", c.volunteers_sent},
+                          {"query_timeouts", c.query_timeouts},
+                          {"late_replies", c.late_replies}});
+  }
+  const auto& p = spec.config.parameters;
+  const double wall = include_timing ? result.wall_seconds : 0.0;
+  nlohmann::json out = {{"algorithm", algorithm_label(spec.config)},
+                        {"partners", topology::to_string(spec.partners)},
+                        {"data_blind", p.data_blind},
+                        {"seed", spec.workload.seed},
+                        {"topology", result.grid.name},
+                        {"sites", result.grid.split},
+                        {"network", result.grid.network_name},
+                        {"sharing", to_string(spec.sharing)},
+                        {"local_policy", to_string(spec.config.local_policy.policy)},
+                        {"data_size", workload::to_string(spec.workload.data_size)},
+                        {"workload", result.workload_description},
+                        {"parameters",
+                         {{"phi_s", to_seconds(p.phi)},
+                          {"sigma_s", to_seconds(p.sigma)},
+                          {"delta", p.delta},
+                          {"epsilon", p.epsilon},
+                          {"query_timeout_s", to_seconds(p.query_timeout)}}}};
+  out.update(report::summary_json(s));
+  out.update({{"unfinished_jobs", result.run.unfinished},
+              {"rejected_jobs", result.run.rejected},
+              {"messages", result.run.messages},
+              {"message_bytes", result.run.message_bytes},
+              {"network_bytes", result.run.data_bytes},
+              {"events", result.run.events},
+              {"wall_seconds", wall},
+              {"jobs_per_second", wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0},
+              {"per_server", per_server},
+              {"provenance", result.provenance}});
+  return out;
+}
+
+}  // namespace gridpeer::sim

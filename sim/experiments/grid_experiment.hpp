@@ -1,0 +1,55 @@
+#pragma once
+// One grid run from a description (topology, algorithm, workload, seed) to
+// its metrics and JSON; shared by `gridsim run` and `gridsim sweep`.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "peer/core/grid_config.hpp"
+#include "peer/core/metrics.hpp"
+#include "peer/io/topology/partners.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/network/flow_network.hpp"
+#include "sim/driver/grid_sim.hpp"
+#include "sim/experiments/workloads.hpp"
+
+namespace gridpeer::sim {
+
+struct ExperimentSpec {
+  std::string topology_file;
+  topology::TopologySelection selection;
+  GridConfig config;
+  SharingModel sharing = SharingModel::equal_share;
+  GridWorkloadRequest workload;
+  topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
+  bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)
+};
+
+struct ExperimentResult {
+  topology::Topology grid;
+  std::size_t jobs = 0;
+  std::string workload_description;
+  std::vector<std::string> provenance;
+  GridRunResult run;
+  MetricsSummary summary;
+  double wall_seconds = 0;
+};
+
+/// The grid of a spec: a topology file, or "synthetic:N" (sim/synthetic_grid.hpp).
+topology::Topology load_grid(const ExperimentSpec& spec);
+
+/// Loads, runs and summarises. `progress` as in GridRunOptions.
+ExperimentResult run_experiment(const ExperimentSpec& spec,
+                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+/// The same on a workload already built (sweeps share one per data size).
+ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
+                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+/// The run's JSON (keys documented in docs/grid-algorithms.md). With
+/// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.
+nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing);
+
+std::string_view to_string(SharingModel model);
+
+}  // namespace gridpeer::sim

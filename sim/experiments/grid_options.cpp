@@ -1,0 +1,94 @@
+#include "sim/experiments/grid_options.hpp"
+
+#include "peer/io/cli/scheduler_options.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+namespace gridpeer::sim {
+
+std::string default_topology_file() {
+  const std::filesystem::path local = "topologies/shan2004.toml";
+  if (std::filesystem::exists(local)) return local.string();
+  return (std::filesystem::path(GRIDPEER_SOURCE_DIR) / local).string();
+}
+
+void add_grid_options(cxxopts::Options& options) {
+  options.add_options()("topology",
+                        "topology file (default: topologies/shan2004.toml), or synthetic:N for N servers of 128 "
+                        "CPUs, 12 to a site, on 002's fast network",
+                        cxxopts::value<std::string>())("sites", "site split of the topology (shan2004: 3, 6, 12)",
+                                                       cxxopts::value<std::string>())(
+      "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
+      cxxopts::value<std::string>())(
+      "workload",
+      "topology (each server's trace window), synthetic (= lublin), feitelson96, poisson, or an "
+      "SWF file split across the servers",
+      cxxopts::value<std::string>()->default_value("topology"))(
+      "split", "how a single SWF file is split: queue (by its queue field) or round-robin",
+      cxxopts::value<std::string>()->default_value("queue"))("jobs", "jobs per server of a synthetic workload",
+                                                             cxxopts::value<std::size_t>()->default_value("1000"))(
+      "limit-days", "only the first N days of each trace window (0 = all)",
+      cxxopts::value<double>()->default_value("0"))(
+      "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
+      cxxopts::value<std::string>()->default_value("medium"))(
+      "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
+      cxxopts::value<std::uint64_t>()->default_value("1"))("sharing", "bandwidth sharing: equal-share (002) or max-min",
+                                                           cxxopts::value<std::string>()->default_value("equal-share"))(
+      "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
+      cxxopts::value<std::string>())(
+      "partners",
+      "whom each peer asks: all (002), site (its own site), random:K (K drawn from the seed), best:K (K with the "
+      "highest bandwidth, then lowest latency)",
+      cxxopts::value<std::string>()->default_value("all"))("verbose", "more log output");
+  cli::add_scheduler_options(options);
+}
+
+ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
+  ExperimentSpec spec;
+  spec.topology_file = args.count("topology") != 0U ? args["topology"].as<std::string>() : default_topology_file();
+  if (args.count("sites") != 0U) spec.selection.split = args["sites"].as<std::string>();
+  if (args.count("network") != 0U) spec.selection.network = args["network"].as<std::string>();
+  spec.workload.source = args["workload"].as<std::string>();
+  const std::string split = args["split"].as<std::string>();
+  if (split == "queue")
+    spec.workload.split = SplitRule::queue;
+  else if (split == "round-robin")
+    spec.workload.split = SplitRule::round_robin;
+  else
+    throw std::invalid_argument("--split '" + split + "' is not queue or round-robin");
+  spec.workload.synthetic_jobs_per_server = args["jobs"].as<std::size_t>();
+  spec.workload.limit_days = args["limit-days"].as<double>();
+  const std::string size = args["data-size"].as<std::string>();
+  const auto data_size = workload::parse_data_size(size);
+  if (!data_size) throw std::invalid_argument("--data-size '" + size + "' is not none, small, medium or large");
+  spec.workload.data_size = *data_size;
+  spec.workload.seed = args["seed"].as<std::uint64_t>();
+  spec.partners = topology::parse_partner_rule(args["partners"].as<std::string>());
+  if (args.count("trace-dir") != 0U) spec.workload.trace_dir = args["trace-dir"].as<std::string>();
+  const GridConfig scheduler = cli::scheduler_config_from(args);
+  spec.config.local_policy = scheduler.local_policy;
+  spec.config.parameters = scheduler.parameters;
+  const std::string sharing = args["sharing"].as<std::string>();
+  if (sharing == "equal-share")
+    spec.sharing = SharingModel::equal_share;
+  else if (sharing == "max-min")
+    spec.sharing = SharingModel::max_min;
+  else
+    throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
+  return spec;
+}
+
+std::string records_csv(const std::vector<JobRecord>& records, const topology::Topology& grid) {
+  std::ostringstream out;
+  out << "job_id,origin,executed_on,cpus,submit_s,start_s,finish_s,end_s,wait_s,response_s,input_bytes,output_bytes\n";
+  for (const JobRecord& r : records) {
+    out << r.id << ',' << grid.servers[r.origin].spec.name << ',' << grid.servers[r.executed_on].spec.name << ','
+        << r.cpus << ',' << to_seconds(r.submit) << ',' << to_seconds(r.start) << ',' << to_seconds(r.finish) << ','
+        << to_seconds(r.end) << ',' << to_seconds(r.wait()) << ',' << to_seconds(r.response()) << ',' << r.input_bytes
+        << ',' << r.output_bytes << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,21 @@
+#pragma once
+// Command-line options shared by `gridsim run` and `gridsim sweep`.
+#include <cxxopts.hpp>
+#include <string>
+#include <vector>
+
+#include "peer/io/topology/topology.hpp"
+#include "peer/model/job_record.hpp"
+#include "sim/experiments/grid_experiment.hpp"
+
+namespace gridpeer::sim {
+
+void add_grid_options(cxxopts::Options& options);
+/// Everything but the algorithm, from parsed options; throws on bad values.
+ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args);
+/// The default topology: topologies/shan2004.toml from the working directory,
+/// else from the source tree.
+std::string default_topology_file();
+std::string records_csv(const std::vector<JobRecord>& records, const topology::Topology& grid);
+
+}  // namespace gridpeer::sim

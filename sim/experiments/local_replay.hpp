@@ -1,0 +1,30 @@
+#pragma once
+// Virtual-time replay of one server's workload through its local-scheduler
+// emulator alone (no grid): the single-cluster baseline that Batsim-style
+// tools measure, and the unit the grid simulation is built from.
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "peer/core/local/local_policy.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/job_record.hpp"
+#include "peer/model/server.hpp"
+
+namespace gridpeer::sim {
+
+struct LocalReplayResult {
+  std::vector<JobRecord> records;  ///< in completion order
+  std::size_t rejected = 0;        ///< jobs larger than the server
+  std::size_t events = 0;          ///< submissions + wake-ups processed
+  std::size_t max_queue = 0;
+};
+
+/// Jobs must be sorted by submit time. Equal times: finishes are processed
+/// before submissions, submissions in input order. `progress` (optional) is
+/// called with the number of jobs submitted so far, now and then.
+LocalReplayResult replay_local(const ServerSpec& server, const LocalPolicyConfig& policy, std::span<const Job> jobs,
+                               const std::function<void(std::size_t)>& progress = {});
+
+}  // namespace gridpeer::sim
