@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "peer/daemon/topology_estimator.hpp"
+#include "peer/io/topology/network_graph.hpp"
 
 namespace gridpeer::daemon {
 
@@ -19,13 +19,13 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
       clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : net::ScaledClock::unix_now_us()),
       acceptor_(io),
       deadline_timer_(io) {
-  estimator_ = std::make_unique<TopologyEstimator>(config_.grid);
+  network_ = std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid));
   std::vector<ServerIndex> partners;
   for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
     if (i != config_.self) partners.push_back(i);
   }
   core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
-                                     partners, *estimator_, now());
+                                     partners, *network_, now());
   // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
   // a peer known to be down is not waited for).
   for (const ServerIndex partner : partners) core_->set_reachable(partner, false);

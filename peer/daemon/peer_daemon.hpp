@@ -21,6 +21,7 @@
 #include "peer/net/connection.hpp"
 #include "peer/net/peer_addresses.hpp"
 #include "peer/net/scaled_clock.hpp"
+#include "peer/network/static_view.hpp"
 
 namespace gridpeer::daemon {
 
@@ -109,7 +110,7 @@ class PeerDaemon {
   DaemonConfig config_;
   std::shared_ptr<spdlog::logger> log_;
   net::ScaledClock clock_;
-  std::unique_ptr<TransferEstimator> estimator_;
+  std::unique_ptr<network::StaticNetworkView> network_;  ///< ADT from the topology's capacities
   std::unique_ptr<GridPeer> core_;
   net::tcp::acceptor acceptor_;
   net::asio::steady_timer deadline_timer_;

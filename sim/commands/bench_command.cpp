@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "peer/io/cli/parse.hpp"
+#include "peer/io/topology/network_graph.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "peer/model/rng.hpp"
+#include "peer/network/network_model.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/driver/grid_network.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
 #include "sim/experiments/local_replay.hpp"
@@ -112,7 +113,7 @@ CaseResult run_network_case() {
   // 10,000 flows of 1-100 MB between random servers of a 100-server grid,
   // all started at t = 0, run until the last completes.
   const topology::Topology grid = synthetic_grid(100);
-  GridNetwork network(grid, SharingModel::equal_share);
+  network::NetworkModel network(topology::network_graph(grid), network::Sharing::equal_share);
   Rng rng(1);
   const auto start = Clock::now();
   const TimePoint zero{};
@@ -121,7 +122,7 @@ CaseResult run_network_case() {
     const auto from = static_cast<ServerIndex>(rng.uniform_int(0, 99));
     auto to = static_cast<ServerIndex>(rng.uniform_int(0, 98));
     if (to >= from) ++to;
-    network.flows().start_flow(network.route(from, to), rng.uniform(1e6, 1e8), zero);
+    network.start_transfer(from, to, rng.uniform(1e6, 1e8), zero);
   }
   std::uint64_t events = 0;
   std::size_t completed = 0;

@@ -10,22 +10,12 @@
 #include <string>
 
 #include "peer/core/meta/central_scheduler.hpp"
+#include "peer/io/topology/network_graph.hpp"
 #include "peer/model/rng.hpp"
-#include "sim/driver/grid_network.hpp"
+#include "peer/network/network_model.hpp"
 
 namespace gridpeer::sim {
 namespace {
-
-class NetworkEstimator final : public TransferEstimator {
- public:
-  explicit NetworkEstimator(const GridNetwork& network) : network_(network) {}
-  [[nodiscard]] Duration estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override {
-    return network_.estimate_transfer(bytes, from, to);
-  }
-
- private:
-  const GridNetwork& network_;
-};
 
 // Events stay small (the heap moves them at every push and pop; profiled):
 // a message's body waits in a slot of its own.
@@ -46,7 +36,7 @@ struct Later {
 class GridDriver {
  public:
   GridDriver(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options)
-      : grid_(grid), jobs_(jobs), options_(options), network_(grid, options.sharing), estimator_(network_) {
+      : grid_(grid), jobs_(jobs), options_(options), network_(topology::network_graph(grid), options.sharing) {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     crashes_ = options.crashes;
@@ -73,7 +63,7 @@ class GridDriver {
           if (j != i) partners.push_back(j);
         }
       }
-      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, estimator_,
+      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, network_,
                                                   clocks_[i].local(TimePoint{})));
       peer_pointers_.push_back(peers_.back().get());
       if (options.stagger_periods) {
@@ -298,9 +288,7 @@ class GridDriver {
   void carry_out(ServerIndex peer, PeerOutput& output) {
     if (auto* send = std::get_if<SendMessage>(&output)) {
       const std::size_t size = protocol::wire_size(send->message);
-      const auto& route = network_.route(peer, send->to);
-      const double rate = network_.flows().rate_for_new_flow(route);
-      const Duration delay = network_.flows().latency(route) + seconds_ceil(static_cast<double>(size) / rate);
+      const Duration delay = network_.message_delay(size, peer, send->to);
       ++result_.messages;
       result_.message_bytes += size;
       if (faults_) {
@@ -313,8 +301,8 @@ class GridDriver {
       push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
     } else if (auto* start = std::get_if<StartTransfer>(&output)) {
       const DataTransfer& transfer = start->transfer;
-      const FlowId flow = network_.flows().start_flow(network_.route(transfer.from, transfer.to),
-                                                      static_cast<double>(transfer.bytes), now_);
+      const network::FlowId flow =
+          network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
       in_flight_.emplace(flow, transfer);
     } else if (auto* done = std::get_if<JobDone>(&output)) {
       result_.records.push_back(done->record);
@@ -381,7 +369,7 @@ class GridDriver {
   void restart(ServerIndex peer) {
     const std::vector<ServerIndex> partners = peers_[peer]->partners();
     peers_[peer] =
-        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, estimator_, clock(peer));
+        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, network_, clock(peer));
     peer_pointers_[peer] = peers_[peer].get();
     if (periodic_stopped_) peers_[peer]->stop_periodic();
     for (ServerIndex other = 0; other < peers_.size(); ++other) {
@@ -407,8 +395,7 @@ class GridDriver {
   std::optional<FaultInjector> faults_;
   const std::vector<Job>& jobs_;
   const GridRunOptions& options_;
-  GridNetwork network_;
-  NetworkEstimator estimator_;
+  network::NetworkModel network_;
   std::vector<std::unique_ptr<GridPeer>> peers_;
   std::vector<GridPeer*> peer_pointers_;
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
@@ -419,7 +406,7 @@ class GridDriver {
   std::vector<std::size_t> free_message_slots_;
   std::vector<TimePoint> wake_;
   TimePoint network_wake_ = kNever;
-  std::map<FlowId, DataTransfer> in_flight_;
+  std::map<network::FlowId, DataTransfer> in_flight_;
   std::vector<ServerIndex> touched_;
   std::vector<bool> touched_flag_;
   TimePoint now_{};

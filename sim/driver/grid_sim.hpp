@@ -15,7 +15,7 @@
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
-#include "peer/network/flow_network.hpp"
+#include "peer/network/sharing_model.hpp"
 #include "sim/driver/faults.hpp"
 
 namespace gridpeer::sim {
@@ -39,7 +39,7 @@ struct RemoteRun {
 
 struct GridRunOptions {
   GridConfig config;
-  SharingModel sharing = SharingModel::equal_share;
+  network::Sharing sharing = network::Sharing::equal_share;
   /// Whom each peer asks, one sorted list per server (topology::partner_sets);
   /// empty: every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;

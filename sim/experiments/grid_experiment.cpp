@@ -9,10 +9,6 @@
 
 namespace gridpeer::sim {
 
-std::string_view to_string(SharingModel model) {
-  return model == SharingModel::equal_share ? "equal-share" : "max-min";
-}
-
 topology::Topology load_grid(const ExperimentSpec& spec) {
   if (const auto n = synthetic_grid_size(spec.topology_file)) return synthetic_grid(*n);
   return topology::load_topology_file(spec.topology_file, spec.selection);
@@ -71,7 +67,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                         {"topology", result.grid.name},
                         {"sites", result.grid.split},
                         {"network", result.grid.network_name},
-                        {"sharing", to_string(spec.sharing)},
+                        {"sharing", network::to_string(spec.sharing)},
                         {"local_policy", to_string(spec.config.local_policy.policy)},
                         {"data_size", workload::to_string(spec.workload.data_size)},
                         {"workload", result.workload_description},

@@ -10,7 +10,7 @@
 #include "peer/core/metrics.hpp"
 #include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
-#include "peer/network/flow_network.hpp"
+#include "peer/network/sharing_model.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/experiments/workloads.hpp"
 
@@ -20,7 +20,7 @@ struct ExperimentSpec {
   std::string topology_file;
   topology::TopologySelection selection;
   GridConfig config;
-  SharingModel sharing = SharingModel::equal_share;
+  network::Sharing sharing = network::Sharing::equal_share;
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
   bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)
@@ -49,7 +49,5 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
 /// The run's JSON (keys documented in docs/grid-algorithms.md). With
 /// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.
 nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing);
-
-std::string_view to_string(SharingModel model);
 
 }  // namespace gridpeer::sim

@@ -70,12 +70,9 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.config.local_policy = scheduler.local_policy;
   spec.config.parameters = scheduler.parameters;
   const std::string sharing = args["sharing"].as<std::string>();
-  if (sharing == "equal-share")
-    spec.sharing = SharingModel::equal_share;
-  else if (sharing == "max-min")
-    spec.sharing = SharingModel::max_min;
-  else
-    throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
+  const auto parsed = network::parse_sharing(sharing);
+  if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
+  spec.sharing = *parsed;
   return spec;
 }
 

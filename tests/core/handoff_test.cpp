@@ -6,14 +6,11 @@
 #include <vector>
 
 #include "peer/core/p2p/grid_peer.hpp"
+#include "tests/support/fixed_network.hpp"
 
 using namespace gridpeer;
 
 namespace {
-
-struct NoDelay : TransferEstimator {
-  [[nodiscard]] Duration estimate(std::uint64_t, ServerIndex, ServerIndex) const override { return {}; }
-};
 
 // phi 10 s, hand-off time-out 10 s; A (server 0) and partner 1, 4 CPUs each.
 GridConfig sender_config() {
@@ -81,8 +78,8 @@ DataTransfer from_partner(DataTransfer::Kind kind, JobId job) {
 /// A with J0 running (4 CPUs, 100 s) and J1 (4 CPUs, 100 s) offered to
 /// partner 1 (attempt 1) at t = 0, after 1 answered ATT 100 s.
 struct Origin {
-  NoDelay estimator;
-  GridPeer peer{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1}, estimator};
+  const testing::FixedNetwork network;
+  GridPeer peer{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1}, network};
   Origin() {
     peer.submit(job(1, 0, 4, 100), at(0));
     peer.submit(job(2, 0, 4, 100), at(0));
@@ -101,8 +98,8 @@ struct Origin {
 
 /// B (server 0 here) receiving job 7 from its origin, peer 1.
 struct Executor {
-  NoDelay estimator;
-  GridPeer peer{0, ServerSpec{"B", 4, 1, 1000, 0}, sender_config(), {1}, estimator};
+  const testing::FixedNetwork network;
+  GridPeer peer{0, ServerSpec{"B", 4, 1, 1000, 0}, sender_config(), {1}, network};
   Job seven = job(7, 1, 2, 50);
   DataTransfer input(std::uint32_t attempt) const {
     DataTransfer t = from_partner(DataTransfer::Kind::input, 7);

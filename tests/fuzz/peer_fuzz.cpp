@@ -12,19 +12,9 @@
 
 #include "peer/core/p2p/grid_peer.hpp"
 #include "protocol/codec.hpp"
+#include "tests/support/fixed_network.hpp"
 
 using namespace gridpeer;
-
-namespace {
-
-class FixedEstimator : public TransferEstimator {
- public:
-  [[nodiscard]] Duration estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override {
-    return from == to ? Duration::zero() : Duration(static_cast<std::int64_t>(bytes / 1000));
-  }
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
@@ -36,8 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   config.local_policy.policy = static_cast<LocalPolicy>(in.ConsumeIntegralInRange<int>(0, 2));
   config.local_policy.reservation_depth = in.ConsumeIntegralInRange<int>(0, 3);
   const ServerSpec server{"S0", 8, 2, 500, 0};
-  FixedEstimator estimator;
-  GridPeer peer(0, server, config, {1, 2}, estimator);
+  testing::FixedNetwork network;
+  network.bandwidth = 1e9;
+  GridPeer peer(0, server, config, {1, 2}, network);
   TimePoint now{};
   JobId next_job = 1;
   struct Sent {

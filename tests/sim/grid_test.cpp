@@ -11,6 +11,7 @@
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/invariants.hpp"
 #include "sim/experiments/grid_experiment.hpp"
+#include "tests/support/fixed_network.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;
@@ -293,10 +294,8 @@ BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
   // broke the local scheduler's bookkeeping. Now only the job's origin may
   // offer it, a repeat is answered from what the peer has, and an own
   // submission under a used id is rejected.
-  struct NoDelay : TransferEstimator {
-    [[nodiscard]] Duration estimate(std::uint64_t, ServerIndex, ServerIndex) const override { return {}; }
-  } estimator;
-  GridPeer peer(0, ServerSpec{"A", 4, 1, 1000, 0}, config(GridAlgorithm::sender), {1, 2}, estimator);
+  const testing::FixedNetwork network;
+  GridPeer peer(0, ServerSpec{"A", 4, 1, 1000, 0}, config(GridAlgorithm::sender), {1, 2}, network);
   const Job from_b = job(5, 1, 0, 1, 100);
   peer.on_message(1, protocol::JobTransfer{from_b, 1000, 1}, TimePoint{});
   peer.on_message(1, protocol::JobCommit{5, 1}, TimePoint{});

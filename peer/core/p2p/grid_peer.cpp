@@ -6,11 +6,11 @@
 namespace gridpeer {
 
 GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
-                   const TransferEstimator& estimator, TimePoint start)
+                   const network::NetworkView& network, TimePoint start)
     : id_(id),
       config_(config),
       partners_(std::move(partners)),
-      estimator_(estimator),
+      network_(network),
       local_(std::move(server), config.local_policy, start) {
   std::sort(partners_.begin(), partners_.end());
   live_partners_ = partners_;
@@ -150,8 +150,8 @@ AttEstimate GridPeer::estimate_att(const protocol::JobRequirements& r, TimePoint
   const double ru = local_.resource_utilization();
   if (awt == kForever) return {kForever, kForever, ru};
   const bool blind = config_.parameters.data_blind;
-  const Duration adt_in = blind ? Duration::zero() : estimator_.estimate(r.input_bytes, r.origin, id_);
-  const Duration adt_out = blind ? Duration::zero() : estimator_.estimate(r.output_bytes, id_, r.origin);
+  const Duration adt_in = blind ? Duration::zero() : network_.transfer_estimate(r.input_bytes, r.origin, id_);
+  const Duration adt_out = blind ? Duration::zero() : network_.transfer_estimate(r.output_bytes, id_, r.origin);
   // 002 §3.1.1: staging overlaps the wait; the output must come home.
   return {std::max(awt, adt_in) + ert + adt_out, awt, ru};
 }

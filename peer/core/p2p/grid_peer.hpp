@@ -15,10 +15,10 @@
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/policy/turnaround_cost.hpp"
-#include "peer/core/transfer_estimator.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
 #include "peer/model/server.hpp"
+#include "peer/network/network_view.hpp"
 #include "protocol/messages.hpp"
 
 namespace gridpeer {
@@ -95,7 +95,7 @@ inline constexpr int kMaxCommitRetries = 9;
 class GridPeer {
  public:
   GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
-           const TransferEstimator& estimator, TimePoint start = TimePoint{});
+           const network::NetworkView& network, TimePoint start = TimePoint{});
 
   // ---- inputs -------------------------------------------------------------
   /// A job submitted to this peer's grid scheduler (002 §3.1 step 1).
@@ -262,7 +262,7 @@ class GridPeer {
   GridConfig config_;
   std::vector<ServerIndex> partners_;       // sorted
   std::vector<ServerIndex> live_partners_;  // sorted: the partners in reach, asked in queries
-  const TransferEstimator& estimator_;
+  const network::NetworkView& network_;
   LocalScheduler local_;
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
   std::map<protocol::QueryId, Query> queries_;

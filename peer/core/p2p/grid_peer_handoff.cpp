@@ -341,7 +341,7 @@ void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, Time
   const Duration planned = expected_run_time(job.requested_time, origin_mhz, server().mhz);
   const Duration actual = expected_run_time(job.run_time, origin_mhz, server().mhz);
   std::optional<TimePoint> input_expected;
-  if (!input_here) input_expected = now + estimator_.estimate(job.input_bytes, job.origin, id_);
+  if (!input_here) input_expected = now + network_.transfer_estimate(job.input_bytes, job.origin, id_);
   hosted_[job.id] = Hosted{job, origin_mhz, true, kNever, input_here};
   if (!local_.submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_.rejected;
   pump_local();

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 
+#include "peer/io/topology/network_graph.hpp"
 #include "peer/model/rng.hpp"
+#include "peer/network/static_view.hpp"
 
 namespace gridpeer::topology {
 
@@ -41,21 +44,12 @@ std::string to_string(const PartnerRule& rule) {
   return "?";
 }
 
-namespace {
-
-/// The bottleneck bandwidth between two servers under 002's model: the site
-/// network within a site; across sites also the WAN link.
-double bottleneck_mbps(const Topology& grid, ServerIndex a, ServerIndex b) {
-  const bool same_site = grid.servers[a].spec.site == grid.servers[b].spec.site;
-  return same_site ? grid.network.site_mbps : std::min(grid.network.site_mbps, grid.network.wan_mbps);
-}
-
-}  // namespace
-
 std::vector<std::vector<ServerIndex>> partner_sets(const Topology& grid, const PartnerRule& rule, std::uint64_t seed) {
   const std::size_t n = grid.servers.size();
   std::vector<std::vector<ServerIndex>> sets(n);
-  Rng root(seed ^ 0x9a27'7e25'0f1d'3c4bULL);  // a stream of its own, apart from the workload's
+  Rng root(seed ^ 0x9a27'7e25'0f1d'3c4bULL);          // a stream of its own, apart from the workload's
+  std::optional<network::StaticNetworkView> network;  // best:K ranks by the routes' bottlenecks and latencies
+  if (rule.kind == PartnerRule::Kind::best) network.emplace(network_graph(grid));
   for (ServerIndex i = 0; i < n; ++i) {
     std::vector<ServerIndex>& set = sets[i];
     switch (rule.kind) {
@@ -93,13 +87,12 @@ std::vector<std::vector<ServerIndex>> partner_sets(const Topology& grid, const P
           const auto back = static_cast<ServerIndex>((i + n - d % n) % n);
           if (ring.size() + 1 < n && back != ring.back()) ring.push_back(back);
         }
+        const auto& routes = network->routes();
         std::stable_sort(ring.begin(), ring.end(), [&](ServerIndex a, ServerIndex b) {
-          const double ba = bottleneck_mbps(grid, i, a);
-          const double bb = bottleneck_mbps(grid, i, b);
+          const double ba = network->bottleneck_bandwidth(i, a);
+          const double bb = network->bottleneck_bandwidth(i, b);
           if (ba != bb) return ba > bb;
-          const bool a_near = grid.servers[a].spec.site == grid.servers[i].spec.site;
-          const bool b_near = grid.servers[b].spec.site == grid.servers[i].spec.site;
-          return a_near && !b_near;  // same bandwidth: the lower latency (same site) first
+          return routes.latency(routes.route(i, a)) < routes.latency(routes.route(i, b));
         });
         ring.resize(std::min(rule.k, ring.size()));
         set = std::move(ring);

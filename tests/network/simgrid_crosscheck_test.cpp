@@ -21,7 +21,7 @@
 
 namespace sg4 = simgrid::s4u;
 using namespace gridpeer;
-using namespace gridpeer::sim;
+using namespace gridpeer::network;
 
 namespace {
 
@@ -94,7 +94,7 @@ std::vector<FlowSpec> make_flows(const Platform& p, std::uint64_t seed, int coun
   return flows;
 }
 
-std::vector<double> ours(const Platform& p, const std::vector<FlowSpec>& specs, SharingModel model) {
+std::vector<double> ours(const Platform& p, const std::vector<FlowSpec>& specs, Sharing model) {
   FlowNetwork net(model);
   for (const Link& link : p.links) net.add_link(link);
   std::vector<std::size_t> order(specs.size());
@@ -174,7 +174,7 @@ BOOST_AUTO_TEST_CASE(max_min_flows_finish_within_one_percent_of_simgrid) {
   const Platform platform = make_platform();
   const std::vector<FlowSpec> flows = make_flows(platform, 42, 120);
   const std::vector<double> expected = run_simgrid(platform, flows);
-  const std::vector<double> actual = ours(platform, flows, SharingModel::max_min);
+  const std::vector<double> actual = ours(platform, flows, Sharing::max_min);
   double worst = 0;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     BOOST_TEST_REQUIRE(expected[i] >= 0);
@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(max_min_flows_finish_within_one_percent_of_simgrid) {
   BOOST_TEST_MESSAGE("worst relative error over " << flows.size() << " flows: " << worst);
   // The check can tell sharing models apart: 002's equal share (no capacity
   // handed on) is clearly off the max-min answer for some flows.
-  const std::vector<double> equal_share = ours(platform, flows, SharingModel::equal_share);
+  const std::vector<double> equal_share = ours(platform, flows, Sharing::equal_share);
   double equal_share_worst = 0;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     equal_share_worst =

@@ -1,0 +1,46 @@
+#include "peer/network/graph.hpp"
+
+#include <stdexcept>
+
+namespace gridpeer::network {
+
+LinkId NetworkGraph::add_link(Link link) {
+  if (!(link.bytes_per_second > 0)) throw std::invalid_argument("link '" + link.name + "': bandwidth must be positive");
+  if (link.latency < Duration::zero()) throw std::invalid_argument("link '" + link.name + "': negative latency");
+  links_.push_back(std::move(link));
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+NodeId NetworkGraph::add_node(std::string name, std::optional<LinkId> bus) {
+  if (bus && *bus >= links_.size()) throw std::invalid_argument("node '" + name + "': no such bus link");
+  nodes_.push_back({std::move(name), bus});
+  adjacency_.emplace_back();
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+void NetworkGraph::connect(NodeId a, NodeId b, LinkId link) {
+  if (a >= nodes_.size() || b >= nodes_.size() || link >= links_.size() || a == b) {
+    throw std::invalid_argument("edge " + std::to_string(a) + "-" + std::to_string(b) + " over link " +
+                                std::to_string(link) + ": no such node or link, or a loop");
+  }
+  const auto index = static_cast<std::uint32_t>(edges_.size());
+  edges_.push_back({a, b, link});
+  adjacency_[a].push_back(index);
+  adjacency_[b].push_back(index);
+}
+
+void NetworkGraph::place_host(ServerIndex host, NodeId node) {
+  if (node >= nodes_.size()) throw std::invalid_argument("host " + std::to_string(host) + ": no such node");
+  if (host >= host_nodes_.size()) host_nodes_.resize(host + 1, kUnplaced);
+  host_nodes_[host] = node;
+}
+
+void NetworkGraph::check_hosts_placed() const {
+  for (std::size_t host = 0; host < host_nodes_.size(); ++host) {
+    if (host_nodes_[host] == kUnplaced) {
+      throw std::invalid_argument("host " + std::to_string(host) + " is not placed at any node");
+    }
+  }
+}
+
+}  // namespace gridpeer::network

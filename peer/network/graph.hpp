@@ -1,0 +1,62 @@
+#pragma once
+// A network as a graph: nodes (routers, switches, site networks) joined by
+// edges, each edge a link; a node may itself be a shared medium (a "bus"
+// link, e.g. 002's site network) that every route entering, leaving or
+// crossing it also crosses. Hosts — the grid's servers — sit at nodes.
+// RouteTable (routes.hpp) turns it into the links each transfer crosses.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "peer/model/job.hpp"
+#include "peer/network/link.hpp"
+
+namespace gridpeer::network {
+
+using NodeId = std::uint32_t;
+
+class NetworkGraph {
+ public:
+  struct Node {
+    std::string name;
+    std::optional<LinkId> bus;  ///< crossed by every route through the node
+  };
+  struct Edge {
+    NodeId a = 0;
+    NodeId b = 0;
+    LinkId link = 0;
+    [[nodiscard]] NodeId other(NodeId end) const { return end == a ? b : a; }
+  };
+
+  LinkId add_link(Link link);
+  NodeId add_node(std::string name, std::optional<LinkId> bus = std::nullopt);
+  /// Joins two nodes by a link (both directions; parallel edges allowed).
+  void connect(NodeId a, NodeId b, LinkId link);
+  /// Puts host (server) `host` at `node`; hosts are numbered from 0 without gaps.
+  void place_host(ServerIndex host, NodeId node);
+
+  [[nodiscard]] std::span<const Link> links() const { return links_; }
+  [[nodiscard]] const Link& link(LinkId id) const { return links_.at(id); }
+  [[nodiscard]] std::span<const Node> nodes() const { return nodes_; }
+  [[nodiscard]] const Node& node(NodeId id) const { return nodes_.at(id); }
+  [[nodiscard]] std::span<const Edge> edges() const { return edges_; }
+  /// Edges at a node, in the order they were added.
+  [[nodiscard]] std::span<const std::uint32_t> edges_at(NodeId id) const { return adjacency_.at(id); }
+  [[nodiscard]] std::size_t host_count() const { return host_nodes_.size(); }
+  [[nodiscard]] NodeId host_node(ServerIndex host) const { return host_nodes_.at(host); }
+  /// Throws std::invalid_argument when a host was left unplaced.
+  void check_hosts_placed() const;
+
+ private:
+  static constexpr NodeId kUnplaced = UINT32_MAX;
+  std::vector<Link> links_;
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  std::vector<std::vector<std::uint32_t>> adjacency_;  // edge indices per node
+  std::vector<NodeId> host_nodes_;
+};
+
+}  // namespace gridpeer::network

@@ -1,0 +1,22 @@
+#include "peer/network/network_model.hpp"
+
+namespace gridpeer::network {
+
+NetworkModel::NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule)
+    : graph_(std::move(graph)), routes_(graph_, rule), flows_(sharing) {
+  for (const Link& link : graph_.links()) flows_.add_link(link);  // the same ids
+}
+
+Duration NetworkModel::transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
+  const Route& path = route(from, to);
+  if (path.empty()) return Duration::zero();
+  const Duration latency = flows_.latency(path);
+  if (bytes == 0) return latency;
+  return latency + seconds_ceil(static_cast<double>(bytes) / flows_.rate_for_new_flow(path));
+}
+
+double NetworkModel::bottleneck_bandwidth(ServerIndex from, ServerIndex to) const {
+  return routes_.bottleneck(route(from, to));
+}
+
+}  // namespace gridpeer::network

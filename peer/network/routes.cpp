@@ -1,0 +1,164 @@
+#include "peer/network/routes.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace gridpeer::network {
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+std::string_view to_string(RouteRule rule) {
+  switch (rule) {
+    case RouteRule::widest_shortest:
+      return "widest-shortest";
+    case RouteRule::shortest_latency:
+      return "shortest-latency";
+  }
+  return "?";
+}
+
+std::optional<RouteRule> parse_route_rule(std::string_view text) {
+  if (text == "widest-shortest") return RouteRule::widest_shortest;
+  if (text == "shortest-latency") return RouteRule::shortest_latency;
+  return std::nullopt;
+}
+
+RouteTable::RouteTable(const NetworkGraph& graph, RouteRule rule) : graph_(graph), rule_(rule) {
+  graph_.check_hosts_placed();
+}
+
+const Route& RouteTable::route(ServerIndex from, ServerIndex to) const {
+  if (from == to) return empty_;
+  const NodeId a = graph_.host_node(from);
+  const NodeId b = graph_.host_node(to);
+  const std::uint64_t key = (std::uint64_t{a} << 32) | b;
+  const auto found = cache_.find(key);
+  if (found != cache_.end()) return found->second;
+  Route route;
+  if (a == b) {
+    if (const auto bus = graph_.node(a).bus) route.push_back(*bus);
+  } else {
+    route = between_nodes(a, b);
+  }
+  return cache_.emplace(key, std::move(route)).first->second;
+}
+
+Duration RouteTable::latency(const Route& route) const {
+  Duration total{};
+  for (const LinkId id : route) total += graph_.link(id).latency;
+  return total;
+}
+
+double RouteTable::bottleneck(const Route& route) const {
+  double smallest = kUnbounded;
+  for (const LinkId id : route) smallest = std::min(smallest, graph_.link(id).bytes_per_second);
+  return smallest;
+}
+
+Route RouteTable::between_nodes(NodeId from, NodeId to) const {
+  Route route = rule_ == RouteRule::widest_shortest ? widest_shortest(from, to) : shortest_latency(from, to);
+  if (route.empty()) {
+    throw std::invalid_argument("no route from node '" + graph_.node(from).name + "' to node '" + graph_.node(to).name +
+                                "'");
+  }
+  return route;
+}
+
+Route RouteTable::widest_shortest(NodeId from, NodeId to) const {
+  // Breadth first, a whole level at a time, so that every node's widest
+  // bottleneck over shortest paths is final before the next level uses it.
+  const std::size_t n = graph_.nodes().size();
+  const auto bus_capacity = [&](NodeId node) {
+    const auto bus = graph_.node(node).bus;
+    return bus ? graph_.link(*bus).bytes_per_second : kUnbounded;
+  };
+  std::vector<int> hops(n, -1);
+  std::vector<double> width(n, 0.0);
+  std::vector<std::uint32_t> edge_into(n, kNone);
+  hops[from] = 0;
+  width[from] = bus_capacity(from);
+  std::vector<NodeId> level{from};
+  std::vector<NodeId> next;
+  while (!level.empty() && hops[to] < 0) {
+    next.clear();
+    for (const NodeId node : level) {
+      for (const std::uint32_t e : graph_.edges_at(node)) {
+        const auto& edge = graph_.edges()[e];
+        const NodeId other = edge.other(node);
+        if (hops[other] >= 0 && hops[other] <= hops[node]) continue;
+        const double w = std::min({width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(other)});
+        if (hops[other] < 0) {
+          hops[other] = hops[node] + 1;
+          width[other] = w;
+          edge_into[other] = e;
+          next.push_back(other);
+        } else if (w > width[other]) {
+          width[other] = w;
+          edge_into[other] = e;
+        }
+      }
+    }
+    level.swap(next);
+  }
+  if (hops[to] < 0) return {};
+  return links_of(from, to, edge_into);
+}
+
+Route RouteTable::shortest_latency(NodeId from, NodeId to) const {
+  // Dijkstra on (latency, edges); equal keys settle in node order.
+  const std::size_t n = graph_.nodes().size();
+  const auto bus_latency = [&](NodeId node) {
+    const auto bus = graph_.node(node).bus;
+    return bus ? graph_.link(*bus).latency.count() : 0;
+  };
+  using Key = std::tuple<Duration::rep, int, NodeId>;
+  constexpr auto kFar = std::numeric_limits<Duration::rep>::max();
+  std::vector<Key> best(n, Key{kFar, 0, 0});
+  std::vector<std::uint32_t> edge_into(n, kNone);
+  std::vector<bool> settled(n, false);
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> open;
+  best[from] = {bus_latency(from), 0, from};
+  open.push(best[from]);
+  while (!open.empty()) {
+    const auto [latency, hops, node] = open.top();
+    open.pop();
+    if (settled[node]) continue;
+    settled[node] = true;
+    if (node == to) break;
+    for (const std::uint32_t e : graph_.edges_at(node)) {
+      const auto& edge = graph_.edges()[e];
+      const NodeId other = edge.other(node);
+      if (settled[other]) continue;
+      const Key candidate{latency + graph_.link(edge.link).latency.count() + bus_latency(other), hops + 1, other};
+      if (candidate < best[other]) {
+        best[other] = candidate;
+        edge_into[other] = e;
+        open.push(candidate);
+      }
+    }
+  }
+  if (!settled[to]) return {};
+  return links_of(from, to, edge_into);
+}
+
+Route RouteTable::links_of(NodeId from, NodeId to, const std::vector<std::uint32_t>& edge_into) const {
+  Route reversed;
+  for (NodeId node = to; node != from;) {
+    const auto& edge = graph_.edges()[edge_into[node]];
+    if (const auto bus = graph_.node(node).bus) reversed.push_back(*bus);
+    reversed.push_back(edge.link);
+    node = edge.other(node);
+  }
+  if (const auto bus = graph_.node(from).bus) reversed.push_back(*bus);
+  return {reversed.rbegin(), reversed.rend()};
+}
+
+}  // namespace gridpeer::network

@@ -1,0 +1,55 @@
+#pragma once
+// The links a transfer between two hosts crosses: the one route rule of the
+// project, for every network (002's site/WAN network is a generated graph).
+//  - widest-shortest (default): the fewest edges, and among those the largest
+//    bottleneck (smallest capacity along the route);
+//  - shortest-latency: the smallest total latency, then the fewest edges.
+// Remaining ties go to the path found first (edges in the order they were
+// added). Routes are symmetric in cost but computed per direction; they are
+// found when first asked for and kept per pair of nodes, so a grid of many
+// hosts at few nodes holds few routes.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "peer/network/graph.hpp"
+
+namespace gridpeer::network {
+
+enum class RouteRule { widest_shortest, shortest_latency };
+
+std::string_view to_string(RouteRule rule);
+/// "widest-shortest" or "shortest-latency".
+std::optional<RouteRule> parse_route_rule(std::string_view text);
+
+class RouteTable {
+ public:
+  /// `graph` must outlive the table.
+  explicit RouteTable(const NetworkGraph& graph, RouteRule rule = RouteRule::widest_shortest);
+
+  /// Empty between a host and itself; the node's bus between two hosts at one
+  /// node. Throws std::invalid_argument when no path joins them.
+  [[nodiscard]] const Route& route(ServerIndex from, ServerIndex to) const;
+  [[nodiscard]] Duration latency(const Route& route) const;
+  /// Smallest capacity along the route (bytes/s); infinity for an empty one.
+  [[nodiscard]] double bottleneck(const Route& route) const;
+  [[nodiscard]] const NetworkGraph& graph() const { return graph_; }
+  [[nodiscard]] RouteRule rule() const { return rule_; }
+
+ private:
+  [[nodiscard]] Route between_nodes(NodeId from, NodeId to) const;
+  [[nodiscard]] Route widest_shortest(NodeId from, NodeId to) const;
+  [[nodiscard]] Route shortest_latency(NodeId from, NodeId to) const;
+  /// The links of a node path given as the edge taken into each node.
+  [[nodiscard]] Route links_of(NodeId from, NodeId to, const std::vector<std::uint32_t>& edge_into) const;
+
+  const NetworkGraph& graph_;
+  RouteRule rule_;
+  Route empty_;
+  // Looked up, never iterated: (from node << 32 | to node) -> route. Node-based,
+  // so references stay valid as it grows.
+  mutable std::unordered_map<std::uint64_t, Route> cache_;
+};
+
+}  // namespace gridpeer::network

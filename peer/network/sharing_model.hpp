@@ -1,0 +1,50 @@
+#pragma once
+// How flows share the links they cross: a policy of the flow network. The
+// network keeps flows in route groups (flows over one route always move at
+// one rate) and counts, per link, the flows crossing it; a sharing model says
+// which groups' rates a change can touch, what those rates become, and what
+// a new flow would get. Two models (sharing_models.cpp):
+//  - equal share (002 §4.1): each link's capacity is split equally among the
+//    flows crossing it, and a flow gets the smallest of its links' shares
+//    (capacity a flow cannot use is not handed to others);
+//  - max-min: progressive filling (SimGrid-style fluid max-min fairness), on
+//    the connected part of the network a change touches only, as SimGrid's
+//    lazy model does (max-min rates decompose over connected components).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "peer/network/link.hpp"
+
+namespace gridpeer::network {
+
+class FlowNetwork;
+using GroupIndex = std::uint32_t;
+
+enum class Sharing { equal_share, max_min };
+
+std::string_view to_string(Sharing sharing);
+/// "equal-share" or "max-min".
+std::optional<Sharing> parse_sharing(std::string_view text);
+
+class SharingModel {
+ public:
+  virtual ~SharingModel() = default;
+  /// The groups with moving flows whose rate may change now that the number
+  /// of moving flows on `changed` links did, in ascending order, no repeats.
+  virtual void affected_groups(const FlowNetwork& network, std::span<const LinkId> changed,
+                               std::vector<GroupIndex>& groups) = 0;
+  /// The rate (bytes/s per flow) of each of `groups` (as affected_groups
+  /// gave them), written to `rates` in the same order.
+  virtual void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups,
+                            std::vector<double>& rates) = 0;
+  /// What a new flow over `route` would get now (ADT estimates, messages).
+  [[nodiscard]] virtual double rate_for_new_flow(const FlowNetwork& network, const Route& route) const = 0;
+};
+
+std::unique_ptr<SharingModel> make_sharing_model(Sharing sharing);
+
+}  // namespace gridpeer::network
