@@ -24,7 +24,7 @@ set(GRIDPEER_LAYER_RULES
   "peer/core/local|^(peer/model/|peer/core/local/)"
   "peer/core/policy|^(${_core_base})"
   "peer/core/p2p|^(${_core_base}|peer/core/p2p/)"
-  "peer/core/meta|^(${_core_base}|peer/core/meta/|peer/core/p2p/)"
+  "peer/core/meta|^(${_core_base}|peer/core/meta/)"
   "peer/core|^(${_core_base})"
   "peer/io|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/messages\\.hpp)"
   "peer/net|^(peer/model/|peer/io/|protocol/|peer/net/)"

@@ -27,3 +27,7 @@ if(GRIDPEER_SANITIZE)
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -Wno-maybe-uninitialized)
   target_link_options(gridpeer_options INTERFACE -fsanitize=address,undefined)
 endif()
+if(GRIDPEER_CHECK_INVARIANTS)
+  # Every scheduler checks its invariants after every input (peer/core/scheduler.hpp).
+  target_compile_definitions(gridpeer_options INTERFACE GRIDPEER_CHECK_INVARIANTS)
+endif()

@@ -174,9 +174,13 @@ struct Encoder {
     out.setAttUs(us(m.att));
     out.setAwtUs(us(m.awt));
     out.setRu(m.ru);
+    out.setFreeCpus(m.free_cpus);
+    out.setTotalCpus(m.total_cpus);
+    out.setMhz(m.mhz);
+    out.setQueueLength(m.queue_length);
   }
   void operator()(const Volunteer& m) { env.initVolunteer().setRu(m.ru); }
-  void operator()(const JobTransfer& m) {
+  void operator()(const JobOffer& m) {
     auto out = env.initJobOffer();
     put_job(out.initJob(), m.job);
     out.setOriginMhz(m.origin_mhz);
@@ -206,11 +210,8 @@ struct Encoder {
     out.setKind(kind_of(m.output));
     out.setBytes(m.bytes);
     out.setPayloadBytes(m.payload_bytes);
-    out.setSubmitUs(us(m.submit));
     out.setStartUs(us(m.start));
     out.setFinishUs(us(m.finish));
-    out.setCpus(m.cpus);
-    out.setInputBytes(m.input_bytes);
     out.setAttempt(m.attempt);
   }
   void operator()(const DataChunk& m) {
@@ -398,16 +399,19 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Placement{env.getPlacement().getJob(), env.getPlacement().getServer()};
     case w::Envelope::ATT_REPLY: {
       const auto in = env.getAttReply();
-      AttReply m{in.getQuery(), in.getJob(), duration_of(in.getAttUs()), duration_of(in.getAwtUs()), in.getRu()};
+      AttReply m{in.getQuery(),      in.getJob(),      duration_of(in.getAttUs()), duration_of(in.getAwtUs()),
+                 in.getRu(),         in.getFreeCpus(), in.getTotalCpus(),          in.getMhz(),
+                 in.getQueueLength()};
       require(m.att >= Duration::zero() && m.awt >= Duration::zero(), "attReply times must not be negative");
+      require(m.free_cpus >= 0 && m.total_cpus >= 0 && m.mhz >= 0, "attReply counts must not be negative");
       return m;
     }
     case w::Envelope::VOLUNTEER:
       return Volunteer{env.getVolunteer().getRu()};
     case w::Envelope::JOB_OFFER: {
       const auto in = env.getJobOffer();
-      JobTransfer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz(),
-                    in.getAttempt()};
+      JobOffer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz(),
+                 in.getAttempt()};
       require(m.origin_mhz >= 1, "jobOffer.originMhz must be at least 1");
       return m;
     }
@@ -430,11 +434,8 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.output = get_output(in.getKind());
       m.bytes = in.getBytes();
       m.payload_bytes = in.getPayloadBytes();
-      m.submit = time_of(in.getSubmitUs());
       m.start = time_of(in.getStartUs());
       m.finish = time_of(in.getFinishUs());
-      m.cpus = in.getCpus();
-      m.input_bytes = in.getInputBytes();
       m.attempt = in.getAttempt();
       return m;
     }

@@ -1,12 +1,13 @@
 @0xa72d46b9164555f6;
 # The gridpeer wire protocol: one Envelope per frame, framed by Cap'n Proto's
 # own segment table (docs/protocol.md). Times are int64 microseconds of the
-# grid's virtual time; durations likewise. Version 1.
+# grid's virtual time; durations likewise. Version 2 (1 had no site state in
+# attReply, and sent the job's submit time, CPUs and input size with outputs).
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("gridpeer::wire");
 
-const protocolVersion :UInt16 = 1;
+const protocolVersion :UInt16 = 2;
 
 struct Job {
   id @0 :UInt64;          # unique in the grid: the origin's id in the top bits
@@ -79,6 +80,11 @@ struct AttReply {
   attUs @2 :Int64;        # int64 max: the job can never run there
   awtUs @3 :Int64;
   ru @4 :Float64;
+  # What a site-selection rule may weigh besides ATT and RU (absent: 0).
+  freeCpus @5 :Int32;     # CPUs of the nodes idle now
+  totalCpus @6 :Int32;
+  mhz @7 :Int32;
+  queueLength @8 :UInt32; # jobs waiting in its local queue
 }
 
 struct Volunteer {
@@ -129,12 +135,11 @@ struct TransferBegin {
   kind @1 :Kind;
   bytes @2 :UInt64;         # modelled size
   payloadBytes @3 :UInt64;  # what crosses the wire
-  # outputs: what the origin needs to close the record
-  submitUs @4 :Int64;
-  startUs @5 :Int64;
+  submitUs @4 :Int64;       # unused since version 2: the origin holds the job
+  startUs @5 :Int64;        # outputs: when the job ran, by the executor's clock
   finishUs @6 :Int64;
-  cpus @7 :Int32;
-  inputBytes @8 :UInt64;
+  cpus @7 :Int32;           # unused since version 2
+  inputBytes @8 :UInt64;    # unused since version 2
   attempt @9 :UInt32;       # inputs: the hand-off attempt they belong to
   enum Kind {
     input @0;

@@ -10,7 +10,7 @@ std::size_t wire_size(const Message& message) {
     std::size_t operator()(const AttQuery&) const { return kFrame + 8 * kWord; }
     std::size_t operator()(const AttReply&) const { return kFrame + 5 * kWord; }
     std::size_t operator()(const Volunteer&) const { return kFrame + kWord; }
-    std::size_t operator()(const JobTransfer&) const { return kFrame + 10 * kWord; }
+    std::size_t operator()(const JobOffer&) const { return kFrame + 10 * kWord; }
     std::size_t operator()(const PlaceRequest&) const { return kFrame + 7 * kWord; }
     std::size_t operator()(const Placement&) const { return kFrame + 2 * kWord; }
     std::size_t operator()(const JobAccept&) const { return kFrame + 2 * kWord; }

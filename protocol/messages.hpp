@@ -31,13 +31,18 @@ struct AttQuery {
   JobRequirements requirements;
 };
 
-/// The answer: ATT, with the AWT it contains and the responder's RU.
+/// The answer: ATT, with the AWT it contains, and the rest of what a
+/// site-selection rule may weigh of the responder (policy/site_selection.hpp).
 struct AttReply {
   QueryId query = 0;
   JobId job = 0;
   Duration att{};  ///< kForever when the job can never run there
   Duration awt{};
   double ru = 0;
+  std::int32_t free_cpus = 0;  ///< CPUs of the nodes idle now
+  std::int32_t total_cpus = 0;
+  std::int32_t mhz = 0;
+  std::uint32_t queue_length = 0;  ///< jobs waiting in its local queue
 };
 
 /// R-I / Sy-I: "I am under-utilised (RU below delta); send me work."
@@ -46,14 +51,14 @@ struct Volunteer {
 };
 
 // The hand-off, one owner at a time (docs/fault-injection.md has the two
-// state machines). The origin offers (JobTransfer); the executor accepts or
+// state machines). The origin offers (JobOffer); the executor accepts or
 // rejects; the origin commits and stages the input; the executor answers the
 // commit with an accept that says it hosts the job. `attempt` numbers the
 // origin's offers of one job, so that a stale or duplicated message from an
 // earlier attempt can never move the job again.
 
 /// The offer.
-struct JobTransfer {
+struct JobOffer {
   Job job;
   int origin_mhz = 1;  ///< run times in `job` were measured at this speed
   std::uint32_t attempt = 0;
@@ -104,7 +109,7 @@ struct Placement {
 };
 
 using Message =
-    std::variant<AttQuery, AttReply, Volunteer, JobTransfer, PlaceRequest, Placement, JobAccept, JobCommit, JobReject>;
+    std::variant<AttQuery, AttReply, Volunteer, JobOffer, PlaceRequest, Placement, JobAccept, JobCommit, JobReject>;
 
 /// Bytes a message takes on the wire: fixed per type until the Cap'n Proto
 /// codec (issue 4) measures them (a frame header plus the fields, 8-byte words).

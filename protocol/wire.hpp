@@ -14,7 +14,7 @@
 
 namespace gridpeer::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 
 struct Hello {
   enum class Role { peer, client };
@@ -32,7 +32,7 @@ struct Hello {
   std::uint64_t boot_id = 0;  ///< peers: new at every start, so that partners can tell a restart from a partition
 };
 
-// Hand-off: JobTransfer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
+// Hand-off: JobOffer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
 
 struct TransferBegin {
   JobId job = 0;
@@ -40,11 +40,8 @@ struct TransferBegin {
   bool output = false;        ///< else input
   std::uint64_t bytes = 0;
   std::uint64_t payload_bytes = 0;
-  TimePoint submit{};
-  TimePoint start{};
+  TimePoint start{};  ///< outputs: when the job ran, by the executor's clock
   TimePoint finish{};
-  int cpus = 0;
-  std::uint64_t input_bytes = 0;
 };
 struct DataChunk {
   JobId job = 0;
@@ -75,7 +72,7 @@ struct Error {
 
 /// A job's end as results report it: completed, or failed with a reason.
 struct ResultRecord {
-  enum class Outcome { completed, lost, rejected };
+  using Outcome = JobOutcome;
   JobRecord record;
   Outcome outcome = Outcome::completed;
   std::string reason;
@@ -125,8 +122,14 @@ struct Ack {};
 constexpr std::size_t kMaxResultsPerReply = 10'000;
 constexpr std::size_t kMaxPeers = 100'000;
 
+/// What clients send a peer, and what it answers them with.
+using ClientRequest = std::variant<Submit, StatusRequest, ResultsRequest, Drain, Shutdown>;
+using ClientReply = std::variant<SubmitAck, PeerStatus, ResultsReply, Ack>;
+/// What peers send one another besides the core's messages (messages.hpp).
+using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat, Error>;
+
 using WireMessage =
-    std::variant<Hello, AttQuery, AttReply, Volunteer, JobTransfer, JobAccept, JobReject, JobCommit, TransferBegin,
+    std::variant<Hello, AttQuery, AttReply, Volunteer, JobOffer, JobAccept, JobReject, JobCommit, TransferBegin,
                  DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
                  ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement>;
 

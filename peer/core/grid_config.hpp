@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "peer/core/local/local_policy.hpp"
+#include "peer/core/policy/site_selection.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/time.hpp"
 
@@ -27,24 +28,34 @@ struct GridParameters {
   Duration phi = seconds(60);               ///< AWT below this: run locally, no migration
   Duration sigma = seconds(60);             ///< R-I/Sy-I period: volunteer, re-check waiting jobs
   double delta = 0.7;                       ///< RU below this: volunteer
-  double epsilon = 0.05;                    ///< ATTs within this fraction of the best tie; lowest RU wins
   Duration query_timeout = seconds(2);      ///< replies later than this are ignored
   Duration volunteer_memory = seconds(60);  ///< Sy-I: a volunteer counts as "there" this long
   bool data_blind = false;                  ///< decide without the ADT terms
   /// An offer not accepted within this is taken back; an unconfirmed commit is
   /// sent again after it (doubling, kMaxCommitRetries times).
   Duration handoff_timeout = seconds(10);
+  /// How long an executor remembers a hand-off that is over (an offer let
+  /// lapse or refused, a job it ran for another peer), so that a late or
+  /// duplicated message about it is answered rather than acted on. It must
+  /// outlast every retry: an origin sends an unconfirmed commit for at most
+  /// handoff_timeout x (2^(kMaxCommitRetries + 1) - 1), 2.8 h at the default.
+  Duration handoff_memory = seconds(24 * 3600);
 };
 
 struct GridConfig {
   GridAlgorithm algorithm = GridAlgorithm::sender;
   GridParameters parameters;
   LocalPolicyConfig local_policy;
+  /// How a job's server is chosen among the candidates (002: turnaround cost).
+  SiteSelectionConfig site_selection;
   /// Centralized over messages (real peers): this peer places every job,
-  /// from its ATT queries. Unset, the driver places with instant knowledge,
-  /// as 002's reference does (gridsim).
+  /// from its ATT queries. Unset, one meta-scheduler with instant knowledge
+  /// of every server places them, as 002's reference does (gridsim).
   std::optional<ServerIndex> central_peer;
 };
+
+/// How often an unconfirmed commit is sent again before the job is given up.
+inline constexpr int kMaxCommitRetries = 9;
 
 /// "si", "syi-blind", ...: the algorithm as results and peers name it.
 std::string algorithm_label(const GridConfig& config);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "peer/io/topology/network_graph.hpp"
+#include "peer/model/overloaded.hpp"
 
 namespace gridpeer::daemon {
 
@@ -28,7 +29,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
                                      partners, *network_, now());
   // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
   // a peer known to be down is not waited for).
-  for (const ServerIndex partner : partners) core_->set_reachable(partner, false);
+  for (const ServerIndex partner : partners)
+    core_->on_peer(partner, PeerState::unreachable, "not connected yet", now());
   peers_.resize(config_.grid.servers.size());
   // New at every start (never 0): partners tell a restart, which emptied us,
   // from a connection that only dropped.
@@ -186,8 +188,9 @@ void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection
   if (link.boot_id != 0 && boot_id != link.boot_id && link.down_since) {
     // It restarted, empty: what we had committed to it will never run there.
     log_event(spdlog::level::warn, "peer " + name_of(peer) + " restarted: jobs committed to it run again");
-    core_->peer_lost(peer, "it restarted", now(), true);
-    pump();
+    core_->on_peer(peer, PeerState::restarted, "it restarted", now());
+    waiting_for_link_.erase(peer);  // its inputs and outputs belong to jobs it no longer has
+    settle();
   }
   link.boot_id = boot_id;
   link.down_since.reset();
@@ -205,10 +208,14 @@ void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection
         if (peers_[peer].connection == weak.lock()) peer_down(peer, reason);
       });
   log_event(spdlog::level::info, "peer " + name_of(peer) + " connected (" + connection->remote() + ")");
-  core_->set_reachable(peer, true);
-  auto pending = std::move(waiting_for_link_[peer]);
-  waiting_for_link_.erase(peer);
-  for (const DataTransfer& transfer : pending) stage(transfer);
+  core_->on_peer(peer, PeerState::reachable, "connected", now());
+  settle();
+  const auto pending = waiting_for_link_.find(peer);
+  if (pending != waiting_for_link_.end()) {
+    const auto transfers = std::move(pending->second);
+    waiting_for_link_.erase(pending);
+    for (const auto& [key, transfer] : transfers) stage(transfer);
+  }
 }
 
 void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
@@ -225,8 +232,12 @@ void PeerDaemon::peer_down(ServerIndex peer, const std::string& reason) {
     link.down_since = now();
     link.down_reason = reason;
   }
-  core_->peer_disconnected(peer, now());
-  pump();
+  // What it was sending us starts again from the beginning when it is back.
+  for (auto it = receiving_.begin(); it != receiving_.end();) {
+    it = it->second.from == peer ? receiving_.erase(it) : std::next(it);
+  }
+  core_->on_peer(peer, PeerState::unreachable, reason, now());
+  settle();
 }
 
 bool PeerDaemon::send_to(ServerIndex peer, const WireMessage& message) {
@@ -239,29 +250,25 @@ bool PeerDaemon::send_to(ServerIndex peer, const WireMessage& message) {
 // ---- peer messages -------------------------------------------------------------------
 
 void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
+  // Every kind of message is handled here, or the build fails.
   std::visit(
       [&](auto& m) {
         using T = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<T, protocol::AttQuery> || std::is_same_v<T, protocol::AttReply> ||
-                      std::is_same_v<T, protocol::Volunteer> || std::is_same_v<T, protocol::PlaceRequest> ||
-                      std::is_same_v<T, protocol::Placement> || std::is_same_v<T, protocol::JobAccept> ||
-                      std::is_same_v<T, protocol::JobCommit>) {
-          core_->on_message(from, m, now());
-          pump();
-        } else if constexpr (std::is_same_v<T, protocol::JobTransfer>) {
-          // Our ids carry their origin (origin << 40): one outside its
-          // origin's range would be confused with another peer's job.
-          if ((m.job.id >> 40) != from) {
-            send_to(from, protocol::JobReject{m.job.id, m.attempt, protocol::RejectReason::out_of_range});
-            return;
+        if constexpr (is_alternative_v<T, protocol::Message>) {
+          if constexpr (std::is_same_v<T, protocol::JobOffer>) {
+            // Ids carry their origin (model/ids.hpp): one outside its origin's
+            // range would be confused with another peer's job.
+            if (origin_in_id(m.job.id) != from) {
+              send_to(from, protocol::JobReject{m.job.id, m.attempt, protocol::RejectReason::out_of_range});
+              return;
+            }
+          }
+          if constexpr (std::is_same_v<T, protocol::JobReject>) {
+            log_event(spdlog::level::info, "job " + std::to_string(m.job) + " (attempt " + std::to_string(m.attempt) +
+                                               ") refused by " + name_of(from) + ": " + protocol::describe(m.reason));
           }
           core_->on_message(from, m, now());
-          pump();
-        } else if constexpr (std::is_same_v<T, protocol::JobReject>) {
-          log_event(spdlog::level::info, "job " + std::to_string(m.job) + " (attempt " + std::to_string(m.attempt) +
-                                             ") refused by " + name_of(from) + ": " + protocol::describe(m.reason));
-          core_->on_message(from, m, now());
-          pump();
+          settle();
         } else if constexpr (std::is_same_v<T, protocol::TransferBegin>) {
           on_transfer_begin(from, m);
         } else if constexpr (std::is_same_v<T, protocol::DataChunk>) {
@@ -273,11 +280,14 @@ void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           log_event(spdlog::level::warn,
                     "peer " + name_of(from) + " reports " + protocol::to_string(m.code) + ": " + m.detail);
-        } else {
+        } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientRequest> ||
+                             is_alternative_v<T, protocol::ClientReply>) {
           log_event(spdlog::level::warn, "peer " + name_of(from) + " sent " + protocol::message_name(message) +
-                                             ", a client message; disconnecting it");
+                                             ", which peers do not send one another; disconnecting it");
           peers_[from].connection->fail(protocol::Error::Code::not_accepted,
-                                        std::string(protocol::message_name(message)) + " is for clients");
+                                        std::string(protocol::message_name(message)) + " is not a peer message");
+        } else {
+          static_assert(kUnhandled<T>, "a wire message peers may receive is not handled");
         }
       },
       message);
@@ -289,7 +299,16 @@ void PeerDaemon::on_transfer_begin(ServerIndex from, const protocol::TransferBeg
     transfer_complete(receiving);
     return;
   }
-  receiving_[{begin.job, begin.output}] = receiving;
+  const auto open = static_cast<std::size_t>(std::count_if(
+      receiving_.begin(), receiving_.end(), [&](const auto& entry) { return entry.second.from == from; }));
+  if (open >= config_.max_open_transfers && receiving_.count({begin.job, begin.output}) == 0U) {
+    log_event(spdlog::level::warn, "peer " + name_of(from) + " opened more than " +
+                                       std::to_string(config_.max_open_transfers) + " transfers; disconnecting it");
+    peers_[from].connection->fail(protocol::Error::Code::malformed,
+                                  "more than " + std::to_string(config_.max_open_transfers) + " transfers open");
+    return;
+  }
+  receiving_[{begin.job, begin.output}] = receiving;  // a repeated header starts the transfer again
 }
 
 void PeerDaemon::on_chunk(ServerIndex from, const protocol::DataChunk& chunk) {
@@ -313,62 +332,75 @@ void PeerDaemon::on_chunk(ServerIndex from, const protocol::DataChunk& chunk) {
 
 void PeerDaemon::transfer_complete(const Receiving& receiving) {
   const protocol::TransferBegin& h = receiving.header;
-  DataTransfer transfer;
-  transfer.kind = h.output ? DataTransfer::Kind::output : DataTransfer::Kind::input;
-  transfer.job = h.job;
-  transfer.from = receiving.from;
-  transfer.to = config_.self;
-  transfer.bytes = h.bytes;
-  transfer.submit = h.submit;
-  transfer.start = h.start;
-  transfer.finish = h.finish;
-  transfer.cpus = h.cpus;
-  transfer.input_bytes = h.input_bytes;
-  transfer.attempt = h.attempt;
+  const DataTransfer transfer{h.output ? DataTransfer::Kind::output : DataTransfer::Kind::input,
+                              h.job,
+                              receiving.from,
+                              config_.self,
+                              h.bytes,
+                              h.attempt,
+                              h.start,
+                              h.finish};
   core_->on_transfer_done(transfer, now());  // a duplicate or unasked one is ignored there
-  pump();
+  settle();
 }
 
 // ---- client messages ------------------------------------------------------------------
 
 void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& client, WireMessage message) {
-  if (auto* submit = std::get_if<protocol::Submit>(&message)) {
-    if (draining_ || stopping_) {
-      client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"});
-      return;
-    }
-    Job job = submit->job;
-    job.id = (static_cast<JobId>(config_.self) << 40) | next_job_++;
-    job.origin = config_.self;
-    job.submit = now();
-    if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));
-    ++submitted_;
-    core_->submit(job, job.submit);
-    client->send(protocol::SubmitAck{job.id, true, {}});
-    pump();
-  } else if (std::holds_alternative<protocol::StatusRequest>(message)) {
-    client->send(status());
-  } else if (auto* request = std::get_if<protocol::ResultsRequest>(&message)) {
-    protocol::ResultsReply reply;
-    reply.total = results_.size();
-    const std::size_t max = std::min<std::size_t>(request->max == 0 ? protocol::kMaxResultsPerReply : request->max,
-                                                  protocol::kMaxResultsPerReply);
-    for (std::size_t i = request->from; i < results_.size() && reply.records.size() < max; ++i) {
-      reply.records.push_back(results_[i]);
-    }
-    client->send(reply);
-  } else if (std::holds_alternative<protocol::Drain>(message)) {
-    draining_ = true;
-    core_->set_draining(true);
-    log_event(spdlog::level::info, "draining: no new submissions or offers");
-    client->send(protocol::Ack{});
-  } else if (std::holds_alternative<protocol::Shutdown>(message)) {
-    client->send(protocol::Ack{});
-    shutdown("asked by gridctl");
-  } else {
-    client->fail(protocol::Error::Code::not_accepted,
-                 std::string(protocol::message_name(message)) + " is not a client request");
+  // Every kind of message is handled here, or the build fails.
+  std::visit(
+      [&](auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, protocol::Submit>) {
+          on_submit(client, m);
+        } else if constexpr (std::is_same_v<T, protocol::StatusRequest>) {
+          client->send(status());
+        } else if constexpr (std::is_same_v<T, protocol::ResultsRequest>) {
+          protocol::ResultsReply reply;
+          reply.total = results_.size();
+          const std::size_t max =
+              std::min<std::size_t>(m.max == 0 ? protocol::kMaxResultsPerReply : m.max, protocol::kMaxResultsPerReply);
+          for (std::size_t i = m.from; i < results_.size() && reply.records.size() < max; ++i) {
+            reply.records.push_back(results_[i]);
+          }
+          client->send(reply);
+        } else if constexpr (std::is_same_v<T, protocol::Drain>) {
+          draining_ = true;
+          core_->set_draining(true);
+          log_event(spdlog::level::info, "draining: no new submissions or offers");
+          client->send(protocol::Ack{});
+        } else if constexpr (std::is_same_v<T, protocol::Shutdown>) {
+          client->send(protocol::Ack{});
+          shutdown("asked by gridctl");
+        } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientReply> ||
+                             is_alternative_v<T, protocol::PeerMessage> || is_alternative_v<T, protocol::Message>) {
+          client->fail(protocol::Error::Code::not_accepted,
+                       std::string(protocol::message_name(message)) + " is not a client request");
+        } else {
+          static_assert(kUnhandled<T>, "a wire message clients may send is not handled");
+        }
+      },
+      message);
+}
+
+void PeerDaemon::on_submit(const std::shared_ptr<net::Connection>& client, const protocol::Submit& submit) {
+  if (draining_ || stopping_) {
+    client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"});
+    return;
   }
+  if (next_job_ > kMaxJobSequence) {
+    client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " has used up its job ids; restart it"});
+    return;
+  }
+  Job job = submit.job;
+  job.id = job_id_of(config_.self, next_job_++);
+  job.origin = config_.self;
+  job.submit = now();
+  if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));
+  ++submitted_;
+  core_->submit(job, job.submit);
+  client->send(protocol::SubmitAck{job.id, true, {}});
+  settle();
 }
 
 protocol::PeerStatus PeerDaemon::status() {
@@ -377,12 +409,13 @@ protocol::PeerStatus PeerDaemon::status() {
   s.name = name_of(config_.self);
   s.now = now();
   core_->advance(s.now);
-  pump();
-  s.grid_queue = static_cast<std::uint32_t>(core_->grid_queue_size());
-  s.local_queue = static_cast<std::uint32_t>(core_->local().queued_jobs());
-  s.running = static_cast<std::uint32_t>(core_->local().running_jobs());
-  s.awaiting_input = static_cast<std::uint32_t>(core_->local().jobs_awaiting_input());
-  s.ru = core_->local().resource_utilization();
+  settle();
+  const ServerLoad load = core_->load(config_.self);
+  s.grid_queue = static_cast<std::uint32_t>(load.grid_queue);
+  s.local_queue = static_cast<std::uint32_t>(load.local_queue);
+  s.running = static_cast<std::uint32_t>(load.running);
+  s.awaiting_input = static_cast<std::uint32_t>(load.awaiting_input);
+  s.ru = load.ru;
   for (ServerIndex p = 0; p < peers_.size(); ++p) {
     if (peers_[p].ready) s.connected.push_back(p);
   }
@@ -397,9 +430,9 @@ protocol::PeerStatus PeerDaemon::status() {
 
 // ---- the core ---------------------------------------------------------------------------
 
-void PeerDaemon::pump() {
+void PeerDaemon::settle() {
   // Carrying out an output never feeds the core: one pass takes them all.
-  for (PeerOutput& output : core_->take_outputs()) carry_out(output);
+  for (SchedulerOutput& output : core_->take_outputs()) carry_out(output);
   reschedule();
 }
 
@@ -408,41 +441,56 @@ void PeerDaemon::record_end(const JobRecord& record, protocol::ResultRecord::Out
   if (results_.size() < config_.max_results) results_.push_back({record, outcome, reason});
 }
 
-void PeerDaemon::carry_out(PeerOutput& output) {
-  if (auto* send = std::get_if<SendMessage>(&output)) {
-    // A message to a peer that is not connected is lost: the core's
-    // time-outs and retries cover every kind.
-    if (!send_to(send->to, protocol::to_wire(send->message))) {
-      log_->debug("{} to {} not sent: not connected", protocol::message_name(protocol::to_wire(send->message)),
-                  name_of(send->to));
+void PeerDaemon::carry_out(SchedulerOutput& output) {
+  std::visit(Overloaded{
+                 [&](const SendMessage& send) {
+                   // A message to a peer that is not connected is lost: the
+                   // core's time-outs and retries cover every kind.
+                   if (!send_to(send.to, protocol::to_wire(send.message))) {
+                     log_->debug("{} to {} not sent: not connected",
+                                 protocol::message_name(protocol::to_wire(send.message)), name_of(send.to));
+                   }
+                 },
+                 [&](const StartTransfer& start) {
+                   const DataTransfer& transfer = start.transfer;
+                   if (transfer.kind == DataTransfer::Kind::output) {
+                     send_to(transfer.to, protocol::Completion{transfer.job, transfer.start, transfer.finish});
+                   }
+                   stage(transfer);
+                 },
+                 [&](const JobEnded& ended) { record_outcome(ended); },
+             },
+             output);
+}
+
+void PeerDaemon::record_outcome(const JobEnded& ended) {
+  const std::string id = std::to_string(ended.record.id);
+  switch (ended.outcome) {
+    case JobOutcome::completed:
+      record_end(ended.record, ended.outcome, {});
+      log_->debug("job {} ended: response {:.1f} s", ended.record.id, to_seconds(ended.record.response()));
+      return;
+    case JobOutcome::rejected:
+      record_end(ended.record, ended.outcome, ended.reason);
+      ++rejected_;
+      log_event(spdlog::level::warn, "job " + id + " rejected: " + ended.reason);
+      return;
+    case JobOutcome::lost: {
+      JobRecord record = ended.record;
+      record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
+      const std::string reason = "peer " + name_of(record.executed_on) + " " + ended.reason;
+      record_end(record, ended.outcome, reason);
+      ++lost_;
+      log_event(spdlog::level::warn, "job " + id + " lost: " + reason);
+      return;
     }
-  } else if (auto* start = std::get_if<StartTransfer>(&output)) {
-    const DataTransfer& transfer = start->transfer;
-    if (transfer.kind == DataTransfer::Kind::output) {
-      send_to(transfer.to, protocol::Completion{transfer.job, transfer.start, transfer.finish});
-    }
-    stage(transfer);
-  } else if (auto* done = std::get_if<JobDone>(&output)) {
-    record_end(done->record, protocol::ResultRecord::Outcome::completed, {});
-    log_->debug("job {} ended: response {:.1f} s", done->record.id, to_seconds(done->record.response()));
-  } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
-    record_end(rejected->record, protocol::ResultRecord::Outcome::rejected, rejected->reason);
-    ++rejected_;
-    log_event(spdlog::level::warn, "job " + std::to_string(rejected->record.id) + " rejected: " + rejected->reason);
-  } else if (auto* lost = std::get_if<JobLost>(&output)) {
-    JobRecord record = lost->record;
-    record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
-    const std::string reason = "peer " + name_of(record.executed_on) + " " + lost->reason;
-    record_end(record, protocol::ResultRecord::Outcome::lost, reason);
-    ++lost_;
-    log_event(spdlog::level::warn, "job " + std::to_string(record.id) + " lost: " + reason);
   }
 }
 
 void PeerDaemon::stage(const DataTransfer& transfer) {
   const PeerLink& link = peers_.at(transfer.to);
   if (!link.ready || !link.connection) {
-    waiting_for_link_[transfer.to].push_back(transfer);
+    wait_for_link(transfer);
     return;
   }
   asio::co_spawn(io_, send_transfer(link.connection, transfer), asio::detached);
@@ -457,11 +505,8 @@ net::awaitable<void> PeerDaemon::send_transfer(std::shared_ptr<net::Connection> 
   begin.output = transfer.kind == DataTransfer::Kind::output;
   begin.bytes = transfer.bytes;
   begin.payload_bytes = payload;
-  begin.submit = transfer.submit;
   begin.start = transfer.start;
   begin.finish = transfer.finish;
-  begin.cpus = transfer.cpus;
-  begin.input_bytes = transfer.input_bytes;
   connection->send(begin);
   // One chunk at a time: control messages interleave, and the socket's pace
   // (shaped links included) sets the transfer's.
@@ -471,11 +516,17 @@ net::awaitable<void> PeerDaemon::send_transfer(std::shared_ptr<net::Connection> 
     if (!co_await connection->send_and_wait(chunk)) {
       // The link went down: send it all again once it is back.
       log_->debug("staging of job {} to {} interrupted; will resend", transfer.job, name_of(transfer.to));
-      waiting_for_link_[transfer.to].push_back(transfer);
+      wait_for_link(transfer);
       co_return;
     }
     sent += size;
   }
+}
+
+void PeerDaemon::wait_for_link(const DataTransfer& transfer) {
+  // One entry per job and direction: a transfer staged again replaces the
+  // earlier one, so the map holds no more than the jobs under way with that peer.
+  waiting_for_link_[transfer.to][{transfer.job, transfer.kind}] = transfer;
 }
 
 void PeerDaemon::reschedule() {
@@ -490,13 +541,14 @@ net::awaitable<void> PeerDaemon::deadline_loop() {
     co_await deadline_timer_.async_wait(asio::redirect_error(net::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) continue;  // a new deadline
     core_->advance(now());
-    pump();
+    settle();
   }
 }
 
 bool PeerDaemon::holds_work() const {
-  return core_->grid_queue_size() > 0 || core_->local().queued_jobs() > 0 || core_->local().running_jobs() > 0 ||
-         core_->open_handoffs() > 0 || !receiving_.empty();
+  const ServerLoad load = core_->load(config_.self);
+  return load.grid_queue > 0 || load.local_queue > 0 || load.running > 0 || core_->open_handoffs() > 0 ||
+         !receiving_.empty();
 }
 
 net::awaitable<void> PeerDaemon::housekeeping_loop() {
@@ -510,19 +562,19 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
     for (ServerIndex p = 0; p < peers_.size(); ++p) {
       PeerLink& link = peers_[p];
       if (link.ready || !link.down_since || t - *link.down_since < config_.peer_lost_after) continue;
-      core_->peer_lost(p, link.down_reason, t);
+      core_->on_peer(p, PeerState::gone, link.down_reason, t);
       link.down_since.reset();  // given up: a later return changes nothing for those jobs
-      pump();
+      settle();
     }
     if (++ticks % 10 == 0) {
       for (ServerIndex p = 0; p < peers_.size(); ++p) send_to(p, protocol::Heartbeat{t});
     }
     if (stopping_ && (!holds_work() || std::chrono::steady_clock::now() >= stop_deadline_)) {
       if (holds_work()) {
-        log_event(spdlog::level::warn, "stopping with work held: grid queue " +
-                                           std::to_string(core_->grid_queue_size()) + ", local queue " +
-                                           std::to_string(core_->local().queued_jobs()) + ", running " +
-                                           std::to_string(core_->local().running_jobs()) + ", hand-offs " +
+        const ServerLoad load = core_->load(config_.self);
+        log_event(spdlog::level::warn, "stopping with work held: grid queue " + std::to_string(load.grid_queue) +
+                                           ", local queue " + std::to_string(load.local_queue) + ", running " +
+                                           std::to_string(load.running) + ", hand-offs " +
                                            std::to_string(core_->open_handoffs()));
       } else {
         log_event(spdlog::level::info, "stopped: nothing held");

@@ -45,6 +45,8 @@ struct DaemonConfig {
   Duration peer_lost_after = seconds(30);
   std::int64_t epoch_unix_us = 0;
   std::size_t max_results = 10'000'000;
+  /// Transfers a partner may have open towards us at once; beyond, it is cut off.
+  std::size_t max_open_transfers = 4096;
   net::ConnectionLimits limits;
 };
 
@@ -95,8 +97,12 @@ class PeerDaemon {
   void transfer_complete(const Receiving& receiving);
 
   // the core
-  void pump();
-  void carry_out(PeerOutput& output);
+  /// Carries out what the core asked for, then re-arms its wake-up.
+  void settle();
+  void carry_out(SchedulerOutput& output);
+  void record_outcome(const JobEnded& ended);
+  void on_submit(const std::shared_ptr<net::Connection>& client, const protocol::Submit& submit);
+  void wait_for_link(const DataTransfer& transfer);
   void record_end(const JobRecord& record, protocol::ResultRecord::Outcome outcome, const std::string& reason);
   void stage(const DataTransfer& transfer);
   net::awaitable<void> send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer);
@@ -116,8 +122,9 @@ class PeerDaemon {
   net::asio::steady_timer deadline_timer_;
   std::vector<PeerLink> peers_;
   std::set<std::shared_ptr<net::Connection>> clients_;
-  std::map<std::pair<JobId, bool>, Receiving> receiving_;
-  std::map<ServerIndex, std::vector<DataTransfer>> waiting_for_link_;  ///< staging to a peer not connected now
+  std::map<std::pair<JobId, bool>, Receiving> receiving_;  ///< at most max_open_transfers per peer
+  /// Staging to a peer not connected now, one per job and direction.
+  std::map<ServerIndex, std::map<std::pair<JobId, DataTransfer::Kind>, DataTransfer>> waiting_for_link_;
   std::vector<protocol::ResultRecord> results_;
   std::uint64_t next_job_ = 1;
   std::uint64_t submitted_ = 0;

@@ -2,12 +2,10 @@
 // A grid job as the papers define it (002 §2, §4.2).
 #include <cstdint>
 
+#include "peer/model/ids.hpp"
 #include "peer/model/time.hpp"
 
 namespace gridpeer {
-
-using JobId = std::uint64_t;
-using ServerIndex = std::uint32_t;
 
 struct Job {
   JobId id = 0;

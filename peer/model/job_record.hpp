@@ -7,6 +7,13 @@
 
 namespace gridpeer {
 
+/// How a job ended.
+enum class JobOutcome : std::uint8_t {
+  completed,  ///< ran, and its output is back at its origin
+  rejected,   ///< no server it was placed on can ever run it
+  lost,       ///< given up with a reason (its executor went away, or its origin)
+};
+
 struct JobRecord {
   JobId id = 0;
   ServerIndex origin = 0;
@@ -18,6 +25,14 @@ struct JobRecord {
   TimePoint end{};     ///< output back at the origin (== finish for local jobs)
   std::uint64_t input_bytes = 0;
   std::uint64_t output_bytes = 0;
+
+  /// The one way to make a record: the job as submitted, where it ran, when
+  /// it started and finished there, and when it ended at its origin.
+  [[nodiscard]] static JobRecord of(const Job& job, ServerIndex executed_on, TimePoint start, TimePoint finish,
+                                    TimePoint end) {
+    return {job.id, job.origin, executed_on, job.cpus,        job.submit,
+            start,  finish,     end,         job.input_bytes, job.output_bytes};
+  }
 
   [[nodiscard]] bool transferred() const { return executed_on != origin; }
   [[nodiscard]] Duration wait() const { return start - submit; }

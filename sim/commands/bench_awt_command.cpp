@@ -81,7 +81,7 @@ int run_bench_awt_command(int argc, char** argv) {
     Duration checksum{};
     for (std::size_t i = 0; i < query_count; ++i) {
       const auto started = Clock::now();
-      const Duration wait = scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time, now);
+      const Duration wait = scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time);
       warm.push_back(elapsed_us(started));
       checksum += std::min(wait, seconds(1'000'000'000));
     }
@@ -91,7 +91,7 @@ int run_bench_awt_command(int argc, char** argv) {
       const auto started = Clock::now();
       const Duration simulated = scheduler.approximate_wait_by_simulation(queries[i].cpus, queries[i].requested_time);
       reference.push_back(elapsed_us(started));
-      if (simulated != scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time, now)) ++mismatches;
+      if (simulated != scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time)) ++mismatches;
     }
     std::vector<double> after_change;
     for (std::size_t i = 0; i < change_count; ++i) {
@@ -99,7 +99,7 @@ int run_bench_awt_command(int argc, char** argv) {
       scheduler.submit({next_id++, job.cpus, job.requested_time, job.run_time}, now);
       const auto started = Clock::now();
       checksum +=
-          std::min(scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time, now), seconds(1'000'000'000));
+          std::min(scheduler.approximate_wait(queries[i].cpus, queries[i].requested_time), seconds(1'000'000'000));
       after_change.push_back(elapsed_us(started));
     }
     const Quantiles w = quantiles(warm);

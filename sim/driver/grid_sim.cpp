@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "peer/core/meta/central_scheduler.hpp"
+#include "peer/core/meta/central_placement.hpp"
+#include "peer/core/p2p/grid_peer.hpp"
 #include "peer/io/topology/network_graph.hpp"
+#include "peer/model/overloaded.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
 
@@ -20,11 +22,11 @@ namespace {
 // Events stay small (the heap moves them at every push and pop; profiled):
 // a message's body waits in a slot of its own.
 struct Event {
-  enum class Kind : std::uint8_t { submit, message, peer_wake, network_wake, crash, restart };
+  enum class Kind : std::uint8_t { submit, message, wake, network_wake, crash, restart };
   TimePoint at;
   std::uint64_t sequence;
   Kind kind;
-  ServerIndex peer = 0;  ///< submit: origin; message: receiver; wake: the peer
+  ServerIndex peer = 0;  ///< submit: origin; message: receiving server; wake: the scheduler; crash: the server
   ServerIndex from = 0;  ///< message sender
   std::size_t item = 0;  ///< submit: index into jobs; message: its slot; crash: index into crashes
 };
@@ -36,7 +38,11 @@ struct Later {
 class GridDriver {
  public:
   GridDriver(const topology::Topology& grid, const std::vector<Job>& jobs, const GridRunOptions& options)
-      : grid_(grid), jobs_(jobs), options_(options), network_(topology::network_graph(grid), options.sharing) {
+      : grid_(grid),
+        jobs_(jobs),
+        options_(options),
+        network_(topology::network_graph(grid), options.sharing),
+        meta_(options.config.algorithm == GridAlgorithm::central && !options.config.central_peer) {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     crashes_ = options.crashes;
@@ -44,7 +50,7 @@ class GridDriver {
     if (clocks_.size() != n) throw std::invalid_argument("GridRunOptions::clocks needs one clock per server");
     if (faults_ && options.clocks.empty()) clocks_ = faults_->clocks(n);
     const bool drifting = std::any_of(clocks_.begin(), clocks_.end(), [](const PeerClock& c) { return !c.exact(); });
-    if (drifting && options.config.algorithm == GridAlgorithm::central && !options.config.central_peer) {
+    if (meta_ && drifting) {
       // Instant knowledge reads every server at one instant: there is no one clock to read it by.
       throw std::invalid_argument("clock drift needs Centralized over messages (a central peer)");
     }
@@ -54,26 +60,37 @@ class GridDriver {
       const auto drawn = faults_->crash_schedule(grid.servers.size(), last_submit);
       crashes_.insert(crashes_.end(), drawn.begin(), drawn.end());
     }
-    for (ServerIndex i = 0; i < n; ++i) {
-      std::vector<ServerIndex> partners;
-      if (!options.partners.empty()) {
-        partners = options.partners.at(i);
-      } else {
-        for (ServerIndex j = 0; j < n; ++j) {
-          if (j != i) partners.push_back(j);
+    if (meta_ && (faults_ || !crashes_.empty())) {
+      throw std::invalid_argument("faults and crashes need peers: run Centralized over messages (a central peer)");
+    }
+    if (meta_) {
+      std::vector<ServerSpec> servers;
+      for (const auto& server : grid.servers) servers.push_back(server.spec);
+      schedulers_.push_back(make_central_reference(std::move(servers), options.config, network_));
+      scheduler_of_.assign(n, 0);
+    } else {
+      for (ServerIndex i = 0; i < n; ++i) {
+        std::vector<ServerIndex> partners;
+        if (!options.partners.empty()) {
+          partners = options.partners.at(i);
+        } else {
+          for (ServerIndex j = 0; j < n; ++j) {
+            if (j != i) partners.push_back(j);
+          }
         }
-      }
-      peers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, partners, network_,
-                                                  clocks_[i].local(TimePoint{})));
-      peer_pointers_.push_back(peers_.back().get());
-      if (options.stagger_periods) {
-        Rng phase(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
-        Rng mine = phase.fork(i);
-        peers_.back()->delay_period(seconds_ceil(mine.uniform(0.0, to_seconds(options.config.parameters.sigma))));
+        Duration phase{};
+        if (options.stagger_periods) {
+          Rng rng(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
+          phase = seconds_ceil(rng.fork(i).uniform(0.0, to_seconds(options.config.parameters.sigma)));
+        }
+        partners_.push_back(partners);
+        schedulers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, std::move(partners),
+                                                         network_, clocks_[i].local(TimePoint{}), phase));
+        scheduler_of_.push_back(i);
       }
     }
-    wake_.assign(n, kNever);
-    touched_flag_.assign(n, false);
+    wake_.assign(schedulers_.size(), kNever);
+    touched_flag_.assign(schedulers_.size(), false);
     down_.assign(n, false);
     result_.counters.resize(n);
     job_state_.assign(jobs.size(), JobState::waiting);
@@ -94,7 +111,7 @@ class GridDriver {
     sequence_ = jobs_.size();
     push_next_submission();
     submissions_left_ = jobs_.size();
-    for (ServerIndex p = 0; p < peers_.size(); ++p) reschedule_peer(p);
+    for (std::size_t s = 0; s < schedulers_.size(); ++s) reschedule(s);
     for (std::size_t c = 0; c < crashes_.size(); ++c) {
       push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, c});
     }
@@ -112,29 +129,16 @@ class GridDriver {
       }
       handle(event);
       settle();
-      stop_periodic_when_idle();
+      quiesce_when_idle();
       if (options_.progress && result_.records.size() >= reported + 1000) {
         reported = result_.records.size();
         options_.progress(reported, jobs_.size());
       }
     }
-    if (ended_ != jobs_.size()) {
-      std::string where;
-      for (const auto& peer : peers_) {
-        where += " " + peer->server().name + "(grid " + std::to_string(peer->grid_queue_size()) + ", queued " +
-                 std::to_string(peer->local().queued_jobs()) + ", running " +
-                 std::to_string(peer->local().running_jobs()) + ", awaiting input " +
-                 std::to_string(peer->local().jobs_awaiting_input()) + ")";
-      }
-      result_.unfinished = jobs_.size() - ended_;
-      result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
-                                  std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
-                                  " transfers in flight; peers:" + where;
-    }
+    if (ended_ != jobs_.size()) describe_unfinished();
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
-    for (std::size_t p = 0; p < peers_.size(); ++p) {
-      result_.counters[p] = peers_[p]->counters();
-      if (!down_[p]) collect_remote_runs(static_cast<ServerIndex>(p));  // a crashed one's were taken at the crash
+    for (ServerIndex server = 0; server < grid_.servers.size(); ++server) {
+      result_.counters[server] = scheduler_for(server).counters(server);
     }
     result_.data_bytes = network_.flows().bytes_delivered();
     result_.data_bytes_completed = network_.flows().bytes_completed();
@@ -145,18 +149,35 @@ class GridDriver {
   }
 
  private:
-  /// Once every job is submitted and no grid queue holds one, R-I/Sy-I
-  /// volunteering and re-checks can no longer change any outcome: stop them,
-  /// or a grid waiting for slow transfers would tick for simulated years.
-  void stop_periodic_when_idle() {
-    if (periodic_stopped_ || submissions_left_ > 0) return;
-    for (const auto& peer : peers_) {
-      if (peer->grid_queue_size() > 0) return;
+  Scheduler& scheduler_for(ServerIndex server) { return *schedulers_[scheduler_of_[server]]; }
+
+  void describe_unfinished() {
+    std::string where;
+    for (ServerIndex server = 0; server < grid_.servers.size(); ++server) {
+      const ServerLoad load = scheduler_for(server).load(server);
+      where += " " + grid_.servers[server].spec.name + "(grid " + std::to_string(load.grid_queue) + ", queued " +
+               std::to_string(load.local_queue) + ", running " + std::to_string(load.running) + ", awaiting input " +
+               std::to_string(load.awaiting_input) + ")";
     }
-    periodic_stopped_ = true;
-    for (ServerIndex p = 0; p < peers_.size(); ++p) {
-      peers_[p]->stop_periodic();
-      reschedule_peer(p);
+    result_.unfinished = jobs_.size() - ended_;
+    result_.unfinished_detail = std::to_string(result_.unfinished) + " jobs unfinished at " +
+                                std::to_string(to_seconds(now_)) + " s; " + std::to_string(in_flight_.size()) +
+                                " transfers in flight; peers:" + where;
+  }
+
+  /// Once every job is submitted and no scheduler holds one undecided, R-I
+  /// and Sy-I volunteering and re-checks can no longer change any outcome:
+  /// stop them, or a grid waiting for slow transfers would tick for
+  /// simulated years.
+  void quiesce_when_idle() {
+    if (quiesced_ || submissions_left_ > 0) return;
+    for (const auto& scheduler : schedulers_) {
+      if (scheduler->undecided_jobs() > 0) return;
+    }
+    quiesced_ = true;
+    for (std::size_t s = 0; s < schedulers_.size(); ++s) {
+      schedulers_[s]->quiesce(scheduler_clock(s));
+      reschedule(s);
     }
   }
 
@@ -183,12 +204,13 @@ class GridDriver {
     return slot;
   }
 
-  void touch(ServerIndex peer) {
-    if (!touched_flag_[peer]) {
-      touched_flag_[peer] = true;
-      touched_.push_back(peer);
+  void touch(std::size_t scheduler) {
+    if (!touched_flag_[scheduler]) {
+      touched_flag_[scheduler] = true;
+      touched_.push_back(scheduler);
     }
   }
+  void touch_server(ServerIndex server) { touch(scheduler_of_[server]); }
 
   void handle(const Event& event) {
     switch (event.kind) {
@@ -198,8 +220,8 @@ class GridDriver {
       case Event::Kind::message:
         // A crashed peer hears nothing; what was sent to it is lost.
         if (!down_[event.peer]) {
-          peers_[event.peer]->on_message(event.from, message_slots_[event.item], clock(event.peer));
-          touch(event.peer);
+          scheduler_for(event.peer).on_message(event.from, message_slots_[event.item], clock(event.peer));
+          touch_server(event.peer);
         }
         free_message_slots_.push_back(event.item);
         break;
@@ -209,10 +231,10 @@ class GridDriver {
       case Event::Kind::restart:
         restart(event.peer);
         break;
-      case Event::Kind::peer_wake:
-        if (wake_[event.peer] != event.at || down_[event.peer]) return;  // superseded, or crashed
+      case Event::Kind::wake:
+        if (wake_[event.peer] != event.at || (!meta_ && down_[event.peer])) return;  // superseded, or crashed
         wake_[event.peer] = kNever;
-        peers_[event.peer]->advance(clock(event.peer));
+        schedulers_[event.peer]->advance(scheduler_clock(event.peer));
         touch(event.peer);
         break;
       case Event::Kind::network_wake:
@@ -229,37 +251,24 @@ class GridDriver {
       end_lost(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
       return;
     }
-    touch(job.origin);
-    // Centralized with a central peer goes over messages, as on real peers.
-    if (options_.config.algorithm != GridAlgorithm::central || options_.config.central_peer) {
-      Job local = job;  // stamped by its origin's clock, as a real peer does
-      local.submit = clock(job.origin);
-      peers_[job.origin]->submit(local, clock(job.origin));
-      return;
-    }
-    const ServerIndex chosen = choose_centrally(job, peer_pointers_, options_.config.parameters.epsilon, now_);
-    if (chosen == job.origin || down_[chosen]) {
-      peers_[job.origin]->run_here(job, clock(job.origin));
-    } else {
-      // Instant hand-off; the input still has to cross the network.
-      peers_[job.origin]->dispatch(job, chosen, clock(job.origin), false);
-      peers_[chosen]->accept(job, grid_.servers[job.origin].spec.mhz, clock(chosen));
-      touch(chosen);
-    }
+    Job local = job;  // stamped by its origin's clock, as a real peer does
+    local.submit = clock(job.origin);
+    scheduler_for(job.origin).submit(local, clock(job.origin));
+    touch_server(job.origin);
   }
 
-  /// Carries out what the touched peers asked for until nothing is left:
-  /// transfers may complete at once and touch more peers.
+  /// Carries out what the touched schedulers asked for until nothing is
+  /// left: transfers may complete at once and touch more of them.
   void settle() {
     for (;;) {
       deliver_completed_transfers();
       if (touched_.empty()) break;
-      const std::vector<ServerIndex> batch = std::move(touched_);
+      const std::vector<std::size_t> batch = std::move(touched_);
       touched_.clear();
-      for (ServerIndex peer : batch) touched_flag_[peer] = false;
-      for (ServerIndex peer : batch) {
-        for (PeerOutput& output : peers_[peer]->take_outputs()) carry_out(peer, output);
-        reschedule_peer(peer);
+      for (std::size_t s : batch) touched_flag_[s] = false;
+      for (std::size_t s : batch) {
+        for (SchedulerOutput& output : schedulers_[s]->take_outputs()) carry_out(s, output);
+        reschedule(s);
       }
     }
     const TimePoint next = network_.flows().next_event();
@@ -280,39 +289,62 @@ class GridDriver {
             {transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
       }
       if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
-      peers_[transfer.to]->on_transfer_done(transfer, clock(transfer.to));
-      touch(transfer.to);
+      scheduler_for(transfer.to).on_transfer_done(transfer, clock(transfer.to));
+      touch_server(transfer.to);
     }
   }
 
-  void carry_out(ServerIndex peer, PeerOutput& output) {
-    if (auto* send = std::get_if<SendMessage>(&output)) {
-      const std::size_t size = protocol::wire_size(send->message);
-      const Duration delay = network_.message_delay(size, peer, send->to);
-      ++result_.messages;
-      result_.message_bytes += size;
-      if (faults_) {
-        const auto copies = faults_->copies(grid_.servers[peer].spec.site, grid_.servers[send->to].spec.site, now_);
-        for (const Duration extra : copies) {
-          push({now_ + delay + extra, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
-        }
-        return;
+  void carry_out(std::size_t scheduler, SchedulerOutput& output) {
+    std::visit(Overloaded{
+                   [&](const SendMessage& send) {
+                     // Only peers send messages, each from its own server.
+                     assert(schedulers_[scheduler]->servers().size() == 1);
+                     send_message(schedulers_[scheduler]->servers().front(), send);
+                   },
+                   [&](const StartTransfer& start) {
+                     const DataTransfer& transfer = start.transfer;
+                     if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
+                       // The executor's own account of a run away from its origin.
+                       result_.remote_runs.push_back({transfer.job, transfer.from, transfer.start, transfer.finish});
+                     }
+                     const network::FlowId flow =
+                         network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
+                     in_flight_.emplace(flow, transfer);
+                   },
+                   [&](const JobEnded& ended) { end(ended); },
+               },
+               output);
+  }
+
+  void send_message(ServerIndex from, const SendMessage& send) {
+    const std::size_t size = protocol::wire_size(send.message);
+    const Duration delay = network_.message_delay(size, from, send.to);
+    ++result_.messages;
+    result_.message_bytes += size;
+    if (faults_) {
+      const auto copies = faults_->copies(grid_.servers[from].spec.site, grid_.servers[send.to].spec.site, now_);
+      for (const Duration extra : copies) {
+        push({now_ + delay + extra, 0, Event::Kind::message, send.to, from, store_message(send.message)});
       }
-      push({now_ + delay, 0, Event::Kind::message, send->to, peer, store_message(send->message)});
-    } else if (auto* start = std::get_if<StartTransfer>(&output)) {
-      const DataTransfer& transfer = start->transfer;
-      const network::FlowId flow =
-          network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
-      in_flight_.emplace(flow, transfer);
-    } else if (auto* done = std::get_if<JobDone>(&output)) {
-      result_.records.push_back(done->record);
-      mark_ended(done->record.id);
-    } else if (const auto* rejected = std::get_if<JobRejected>(&output)) {
-      ++result_.rejected;
-      result_.rejected_ids.push_back(rejected->record.id);
-      mark_ended(rejected->record.id);
-    } else if (const auto* lost = std::get_if<JobLost>(&output)) {
-      end_lost(lost->record.id, "peer " + grid_.servers[lost->record.executed_on].spec.name + " " + lost->reason);
+      return;
+    }
+    push({now_ + delay, 0, Event::Kind::message, send.to, from, store_message(send.message)});
+  }
+
+  void end(const JobEnded& ended) {
+    switch (ended.outcome) {
+      case JobOutcome::completed:
+        result_.records.push_back(ended.record);
+        mark_ended(ended.record.id);
+        break;
+      case JobOutcome::rejected:
+        ++result_.rejected;
+        result_.rejected_ids.push_back(ended.record.id);
+        mark_ended(ended.record.id);
+        break;
+      case JobOutcome::lost:
+        end_lost(ended.record.id, "peer " + grid_.servers[ended.record.executed_on].spec.name + " " + ended.reason);
+        break;
     }
   }
 
@@ -336,21 +368,14 @@ class GridDriver {
     return it->second;
   }
 
-  void collect_remote_runs(ServerIndex peer) {
-    if (!options_.audit) return;
-    for (const auto& [job, run] : peers_[peer]->ran_for_others()) {
-      result_.remote_runs.push_back({job, peer, run.first, run.second});
-    }
-  }
-
   /// The peer loses everything: its own jobs not yet ended are lost with it
   /// (their records lived there), the others take back what they had
   /// committed to it, and it hears nothing until it restarts empty.
   void crash(ServerIndex peer, Duration down) {
+    assert(!meta_);
     if (down_[peer]) return;
     ++result_.crashes;
     const std::string name = grid_.servers[peer].spec.name;
-    collect_remote_runs(peer);
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       if (jobs_[i].origin == peer && job_state_[i] == JobState::submitted) {
         end_lost(jobs_[i].id, "its origin " + name + " crashed holding it");
@@ -358,37 +383,45 @@ class GridDriver {
     }
     down_[peer] = true;
     wake_[peer] = kNever;
-    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+    for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
       if (other == peer || down_[other]) continue;
-      peers_[other]->peer_lost(peer, name + " crashed", clock(other), true);
+      schedulers_[other]->on_peer(peer, PeerState::restarted, name + " crashed", clock(other));
       touch(other);
     }
     push({now_ + down, 0, Event::Kind::restart, peer, 0, 0});
   }
 
   void restart(ServerIndex peer) {
-    const std::vector<ServerIndex> partners = peers_[peer]->partners();
-    peers_[peer] =
-        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners, network_, clock(peer));
-    peer_pointers_[peer] = peers_[peer].get();
-    if (periodic_stopped_) peers_[peer]->stop_periodic();
-    for (ServerIndex other = 0; other < peers_.size(); ++other) {
+    assert(!meta_);
+    schedulers_[peer] = std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners_[peer],
+                                                   network_, clock(peer));
+    if (quiesced_) schedulers_[peer]->quiesce(clock(peer));
+    for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
       if (other == peer) continue;
-      peers_[peer]->set_reachable(other, !down_[other]);
-      if (!down_[other]) peers_[other]->set_reachable(peer, true);
+      if (down_[other]) {
+        schedulers_[peer]->on_peer(other, PeerState::unreachable, "down", clock(peer));
+      } else {
+        schedulers_[other]->on_peer(peer, PeerState::reachable, "restarted", clock(other));
+        touch(other);
+      }
     }
     down_[peer] = false;
     touch(peer);
   }
 
-  /// What the peer's own clock reads now.
-  [[nodiscard]] TimePoint clock(ServerIndex peer) const { return clocks_[peer].local(now_); }
+  /// What a server's own clock reads now.
+  [[nodiscard]] TimePoint clock(ServerIndex server) const { return clocks_[server].local(now_); }
+  /// What a scheduler's clock reads now: its server's, or true time for the meta-scheduler.
+  [[nodiscard]] TimePoint scheduler_clock(std::size_t scheduler) const {
+    return meta_ ? now_ : clock(static_cast<ServerIndex>(scheduler));
+  }
 
-  void reschedule_peer(ServerIndex peer) {
-    const TimePoint next = clocks_[peer].true_time(peers_[peer]->next_deadline());
-    if (next == wake_[peer]) return;
-    wake_[peer] = next;
-    if (next != kNever) push({next, 0, Event::Kind::peer_wake, peer, 0, 0});
+  void reschedule(std::size_t scheduler) {
+    const TimePoint deadline = schedulers_[scheduler]->next_deadline();
+    const TimePoint next = meta_ ? deadline : clocks_[scheduler].true_time(deadline);
+    if (next == wake_[scheduler]) return;
+    wake_[scheduler] = next;
+    if (next != kNever) push({next, 0, Event::Kind::wake, static_cast<ServerIndex>(scheduler), 0, 0});
   }
 
   const topology::Topology& grid_;
@@ -396,30 +429,32 @@ class GridDriver {
   const std::vector<Job>& jobs_;
   const GridRunOptions& options_;
   network::NetworkModel network_;
-  std::vector<std::unique_ptr<GridPeer>> peers_;
-  std::vector<GridPeer*> peer_pointers_;
+  bool meta_;  // one meta-scheduler for every server; else one GridPeer each
+  std::vector<std::unique_ptr<Scheduler>> schedulers_;
+  std::vector<std::size_t> scheduler_of_;           // by server
+  std::vector<std::vector<ServerIndex>> partners_;  // P2P: each peer's, for restarts
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::uint64_t sequence_ = 0;
   std::vector<std::size_t> submission_order_;
   std::size_t submitted_ = 0;
   std::vector<protocol::Message> message_slots_;
   std::vector<std::size_t> free_message_slots_;
-  std::vector<TimePoint> wake_;
+  std::vector<TimePoint> wake_;  // by scheduler
   TimePoint network_wake_ = kNever;
   std::map<network::FlowId, DataTransfer> in_flight_;
-  std::vector<ServerIndex> touched_;
+  std::vector<std::size_t> touched_;  // schedulers with outputs to carry out
   std::vector<bool> touched_flag_;
   TimePoint now_{};
   std::size_t submissions_left_ = 0;
-  bool periodic_stopped_ = false;
+  bool quiesced_ = false;
   GridRunResult result_;
   enum class JobState : std::uint8_t { waiting, submitted, ended };
   std::vector<JobState> job_state_;                      // by index into jobs_
   std::vector<std::pair<JobId, std::size_t>> index_of_;  // sorted: (id, index into jobs_)
   std::size_t ended_ = 0;
-  std::vector<bool> down_;  // crashed, not yet restarted
+  std::vector<bool> down_;  // by server: crashed, not yet restarted
   std::vector<PeerCrash> crashes_;
-  std::vector<PeerClock> clocks_;  // each peer's reading of the true time
+  std::vector<PeerClock> clocks_;  // each server's reading of the true time
 };
 
 }  // namespace

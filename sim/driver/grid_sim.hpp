@@ -1,6 +1,7 @@
 #pragma once
-// The virtual-time grid: many GridPeers (the same sans-I/O objects the daemon
-// hosts) in one process, an event queue ordered by (time, insertion
+// The virtual-time grid: the schedulers of a run (one GridPeer per server, the
+// same sans-I/O objects the daemon hosts, or one meta-scheduler over every
+// site) in one process, an event queue ordered by (time, insertion
 // sequence), and the network model. Messages cost their route's latency plus
 // their wire size at the rate a new flow would get; job data moves as flows
 // that share bandwidth. A run is a pure function of (jobs, topology, options).
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "peer/core/grid_config.hpp"
-#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/scheduler.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
@@ -29,7 +30,8 @@ struct Arrival {
   TimePoint at{};
 };
 
-/// A remote job run to its end on an executor (for "never on two servers at once").
+/// A job run to its end away from its origin, by its executor's account (for
+/// "never on two servers at once").
 struct RemoteRun {
   JobId job = 0;
   ServerIndex server = 0;
@@ -38,6 +40,9 @@ struct RemoteRun {
 };
 
 struct GridRunOptions {
+  /// Centralized without a central peer is 002's instant-knowledge reference:
+  /// one meta-scheduler over every site. Everything else runs one GridPeer
+  /// per server.
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
   /// Whom each peer asks, one sorted list per server (topology::partner_sets);
@@ -70,8 +75,8 @@ struct GridRunResult {
   /// or held by an origin that crashed.
   std::vector<std::pair<JobId, std::string>> lost;
   /// With GridRunOptions::audit: every input and output that reached its
-  /// destination, in time order, and others' jobs each executor ran to the
-  /// end (crashed peers' included).
+  /// destination, in time order, and every run away from its origin, as its
+  /// executor reported it (crashed peers' included).
   bool audited = false;
   std::vector<Arrival> arrivals;
   std::vector<RemoteRun> remote_runs;
@@ -80,7 +85,7 @@ struct GridRunResult {
   /// (submit and end the origin's, start and finish the executor's).
   std::vector<PeerClock> clocks;
   FaultInjector::Counts faults;
-  std::vector<PeerCounters> counters;
+  std::vector<SchedulerCounters> counters;  ///< one per server
   std::uint64_t events = 0;
   std::uint64_t messages = 0;
   std::uint64_t message_bytes = 0;

@@ -49,7 +49,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
   const MetricsSummary& s = result.summary;
   nlohmann::json per_server = report::per_server_json(s);
   for (std::size_t i = 0; i < per_server.size(); ++i) {
-    const PeerCounters& c = result.run.counters[i];
+    const SchedulerCounters& c = result.run.counters[i];
     per_server[i].update({{"site", result.grid.servers[i].spec.site},
                           {"jobs_sent", c.jobs_sent},
                           {"jobs_received", c.jobs_received},
@@ -75,7 +75,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                          {{"phi_s", to_seconds(p.phi)},
                           {"sigma_s", to_seconds(p.sigma)},
                           {"delta", p.delta},
-                          {"epsilon", p.epsilon},
+                          {"epsilon", spec.config.site_selection.epsilon},
                           {"query_timeout_s", to_seconds(p.query_timeout)}}}};
   out.update(report::summary_json(s));
   out.update({{"unfinished_jobs", result.run.unfinished},

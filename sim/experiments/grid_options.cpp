@@ -69,6 +69,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   const GridConfig scheduler = cli::scheduler_config_from(args);
   spec.config.local_policy = scheduler.local_policy;
   spec.config.parameters = scheduler.parameters;
+  spec.config.site_selection = scheduler.site_selection;
   const std::string sharing = args["sharing"].as<std::string>();
   const auto parsed = network::parse_sharing(sharing);
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");

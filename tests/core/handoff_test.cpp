@@ -32,13 +32,14 @@ TimePoint at(std::int64_t s) {
 
 /// What one batch of outputs says, in order: "offer#1", "accept#1", "has#1",
 /// "commit#2", "reject#1:unknown", "query", "input#2", "output", "done",
-/// "lost:<reason>", "rejected".
+/// "lost:<reason>", "rejected". The peer's invariants are checked each time.
 std::vector<std::string> said(GridPeer& peer) {
+  BOOST_CHECK_NO_THROW(peer.check_invariants());
   std::vector<std::string> out;
-  for (const PeerOutput& o : peer.take_outputs()) {
+  for (const SchedulerOutput& o : peer.take_outputs()) {
     if (const auto* send = std::get_if<SendMessage>(&o)) {
       const auto& m = send->message;
-      if (const auto* x = std::get_if<protocol::JobTransfer>(&m)) out.push_back("offer#" + std::to_string(x->attempt));
+      if (const auto* x = std::get_if<protocol::JobOffer>(&m)) out.push_back("offer#" + std::to_string(x->attempt));
       if (const auto* x = std::get_if<protocol::JobAccept>(&m)) {
         out.push_back((x->hosting ? "has#" : "accept#") + std::to_string(x->attempt));
       }
@@ -52,12 +53,18 @@ std::vector<std::string> said(GridPeer& peer) {
       out.push_back(start->transfer.kind == DataTransfer::Kind::input
                         ? "input#" + std::to_string(start->transfer.attempt)
                         : std::string("output"));
-    } else if (std::holds_alternative<JobDone>(o)) {
-      out.push_back("done");
-    } else if (const auto* lost = std::get_if<JobLost>(&o)) {
-      out.push_back("lost:" + lost->reason);
-    } else if (std::holds_alternative<JobRejected>(o)) {
-      out.push_back("rejected");
+    } else if (const auto* ended = std::get_if<JobEnded>(&o)) {
+      switch (ended->outcome) {
+        case JobOutcome::completed:
+          out.push_back("done");
+          break;
+        case JobOutcome::lost:
+          out.push_back("lost:" + ended->reason);
+          break;
+        case JobOutcome::rejected:
+          out.push_back("rejected");
+          break;
+      }
     }
   }
   return out;
@@ -91,7 +98,6 @@ struct Origin {
     DataTransfer t = from_partner(DataTransfer::Kind::output, 2);
     t.start = at(at_s - 100);
     t.finish = at(at_s);
-    t.cpus = 4;
     return t;
   }
 };
@@ -179,21 +185,21 @@ BOOST_AUTO_TEST_CASE(a_commit_never_confirmed_is_given_up_with_its_reason) {
 BOOST_AUTO_TEST_CASE(a_lost_peer_returns_offers_and_loses_commits_unless_it_restarted_empty) {
   {
     Origin o;  // uncommitted: back to the grid queue
-    o.peer.peer_lost(1, "closed", at(1));
+    o.peer.on_peer(1, PeerState::gone, "closed", at(1));
     BOOST_TEST(o.peer.counters().taken_back == 1U);
   }
   {
     Origin o;  // committed: lost with it
     o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
     (void)said(o.peer);
-    o.peer.peer_lost(1, "closed", at(2));
+    o.peer.on_peer(1, PeerState::gone, "closed", at(2));
     BOOST_TEST(said(o.peer) == Said{"lost:went away holding it (closed)"}, boost::test_tools::per_element());
   }
   {
     Origin o;  // committed, but it crashed and restarted empty: it will never run it
     o.peer.on_message(1, protocol::JobAccept{2, 1, true}, at(1));
     (void)said(o.peer);
-    o.peer.peer_lost(1, "crashed", at(2), true);
+    o.peer.on_peer(1, PeerState::restarted, "crashed", at(2));
     BOOST_TEST(o.peer.counters().taken_back == 1U);
     BOOST_TEST(o.peer.counters().lost == 0U);
   }
@@ -202,16 +208,16 @@ BOOST_AUTO_TEST_CASE(a_lost_peer_returns_offers_and_loses_commits_unless_it_rest
 BOOST_AUTO_TEST_CASE(a_dropped_connection_returns_offers_but_keeps_commits_until_given_up) {
   {
     Origin o;  // not accepted yet: back at once
-    o.peer.peer_disconnected(1, at(1));
+    o.peer.on_peer(1, PeerState::unreachable, "closed", at(1));
     BOOST_TEST(o.peer.counters().taken_back == 1U);
   }
   Origin o;  // committed: still the executor's; its output may yet come home
   o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
   (void)said(o.peer);
-  o.peer.peer_disconnected(1, at(2));
+  o.peer.on_peer(1, PeerState::unreachable, "closed", at(2));
   BOOST_TEST(o.peer.counters().taken_back == 0U);
   BOOST_TEST(o.peer.counters().lost == 0U);
-  o.peer.set_reachable(1, true);  // back, as it was
+  o.peer.on_peer(1, PeerState::reachable, "back", at(149));  // back, as it was
   o.peer.on_transfer_done(o.output(150), at(150));
   const Said out = said(o.peer);
   BOOST_TEST(std::count(out.begin(), out.end(), "done") == 2);  // J1 at home, and J2 from partner 1
@@ -219,40 +225,50 @@ BOOST_AUTO_TEST_CASE(a_dropped_connection_returns_offers_but_keeps_commits_until
 
 BOOST_AUTO_TEST_CASE(executor_takes_an_offer_hosts_it_once_and_answers_every_retry) {
   Executor e;
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(1));  // duplicated
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(0));
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(1));  // duplicated
   BOOST_TEST(said(e.peer) == (Said{"accept#1", "accept#1"}), boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().jobs_received == 0U);  // not before the commit
   e.peer.on_transfer_done(e.input(1), at(2));         // the input stands for a late commit
   e.peer.on_message(1, protocol::JobCommit{7, 1}, at(3));
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(4));
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(4));
   BOOST_TEST(said(e.peer) == (Said{"has#1", "has#1", "has#1"}), boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().jobs_received == 1U);
   BOOST_TEST(e.peer.local().running_jobs() == 1U);  // started at 2 s, on its input
   e.peer.advance(at(52));
-  BOOST_TEST(said(e.peer) == Said{"output"}, boost::test_tools::per_element());
-  BOOST_TEST(e.peer.ran_for_others().at(7).first == at(2));
+  const auto outputs = e.peer.take_outputs();
+  BOOST_REQUIRE(outputs.size() == 1U);
+  const DataTransfer& output = std::get<StartTransfer>(outputs.front()).transfer;
+  BOOST_TEST((output.kind == DataTransfer::Kind::output && output.to == 1U && output.job == 7U));
+  BOOST_TEST((output.start == at(2) && output.finish == at(52)));  // as it ran here, for the origin's record
+  BOOST_TEST(e.peer.remembered_handoffs() == 1U);
   // Ran already: every retry is answered, nothing runs again.
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(60));
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(60));
   e.peer.on_message(1, protocol::JobCommit{7, 1}, at(61));
   BOOST_TEST(said(e.peer) == (Said{"has#1", "has#1"}), boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().jobs_received == 1U);
+  // The memory of it lasts handoff_memory (24 h here) from the run, then goes:
+  // a long-running peer does not grow with every job it ran.
+  e.peer.advance(at(52 + 24 * 3600));
+  BOOST_TEST(e.peer.remembered_handoffs() == 1U);
+  e.peer.advance(at(53 + 24 * 3600));
+  BOOST_TEST(e.peer.remembered_handoffs() == 0U);
 }
 
 BOOST_AUTO_TEST_CASE(executor_lets_an_uncommitted_offer_lapse_and_never_revives_it) {
   Executor e;
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(0));
   BOOST_TEST(said(e.peer) == Said{"accept#1"}, boost::test_tools::per_element());
   e.peer.advance(at(20));  // twice the time-out: forgotten
   BOOST_TEST(e.peer.open_handoffs() == 0U);
-  e.peer.on_message(1, protocol::JobCommit{7, 1}, at(21));                // too late: rejected, not hosted
-  e.peer.on_transfer_done(e.input(1), at(22));                            // its input: dropped
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(23));  // a duplicate of attempt 1: silence
+  e.peer.on_message(1, protocol::JobCommit{7, 1}, at(21));             // too late: rejected, not hosted
+  e.peer.on_transfer_done(e.input(1), at(22));                         // its input: dropped
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(23));  // a duplicate of attempt 1: silence
   BOOST_TEST(said(e.peer) == Said{"reject#1:unknown"}, boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().stray_inputs == 1U);
   BOOST_TEST(e.peer.counters().jobs_received == 0U);
   // A new attempt is a new offer; a stale input of attempt 1 does not commit it.
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 2}, at(30));
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 2}, at(30));
   e.peer.on_transfer_done(e.input(1), at(31));
   BOOST_TEST(said(e.peer) == Said{"accept#2"}, boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().jobs_received == 0U);
@@ -263,14 +279,51 @@ BOOST_AUTO_TEST_CASE(executor_lets_an_uncommitted_offer_lapse_and_never_revives_
 
 BOOST_AUTO_TEST_CASE(executor_refuses_what_it_cannot_or_may_not_take) {
   Executor e;
-  e.peer.on_message(1, protocol::JobTransfer{job(8, 1, 5, 10), 1000, 1}, at(0));  // 5 CPUs on a 4-CPU server
+  e.peer.on_message(1, protocol::JobOffer{job(8, 1, 5, 10), 1000, 1}, at(0));  // 5 CPUs on a 4-CPU server
   e.peer.set_draining(true);
-  e.peer.on_message(1, protocol::JobTransfer{e.seven, 1000, 1}, at(0));
-  e.peer.on_message(1, protocol::JobTransfer{job(9, 0, 1, 10), 1000, 1}, at(0));  // claims to be ours
+  e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(0));
+  e.peer.on_message(1, protocol::JobOffer{job(9, 0, 1, 10), 1000, 1}, at(0));  // claims to be ours
   BOOST_TEST(said(e.peer) == (Said{"reject#1:other", "reject#1:other", "reject#1:other"}),
              boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().refused_transfers == 3U);
   BOOST_TEST(e.peer.open_handoffs() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
+  // Found by tests/fuzz/peer_fuzz: a second hand-off under an id already here
+  // broke the local scheduler's bookkeeping. Now only the job's origin may
+  // offer it, a repeat is answered from what the peer has, and an own
+  // submission under a used id is rejected.
+  const testing::FixedNetwork network;
+  GridPeer peer(0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1, 2}, network);
+  const Job from_b = job(5, 1, 1, 100);
+  peer.on_message(1, protocol::JobOffer{from_b, 1000, 1}, TimePoint{});
+  peer.on_message(1, protocol::JobCommit{5, 1}, TimePoint{});
+  BOOST_TEST(peer.counters().jobs_received == 1U);
+  peer.on_message(1, protocol::JobOffer{from_b, 1000, 1}, TimePoint{});             // the same again
+  peer.on_message(2, protocol::JobOffer{job(6, 1, 1, 100), 1000, 1}, TimePoint{});  // not its origin
+  BOOST_TEST(peer.counters().jobs_received == 1U);
+  BOOST_TEST(peer.counters().refused_transfers == 1U);
+  peer.submit(job(5, 0, 1, 100), TimePoint{});  // an own job under the hosted id
+  const auto outputs = peer.take_outputs();
+  BOOST_TEST(std::count_if(outputs.begin(), outputs.end(), [](const SchedulerOutput& o) {
+               const auto* ended = std::get_if<JobEnded>(&o);
+               return ended != nullptr && ended->outcome == JobOutcome::rejected;
+             }) == 1);
+  // Answers: accept, confirm (commit), confirm (repeat), reject (not origin).
+  std::vector<std::string> answers;
+  for (const SchedulerOutput& o : outputs) {
+    const auto* send = std::get_if<SendMessage>(&o);
+    if (send == nullptr) continue;
+    if (const auto* a = std::get_if<protocol::JobAccept>(&send->message))
+      answers.push_back(a->hosting ? "has" : "takes");
+    if (const auto* r = std::get_if<protocol::JobReject>(&send->message)) {
+      answers.push_back(std::string("rejects: ") + protocol::describe(r->reason));
+    }
+  }
+  const std::vector<std::string> expected{"takes", "has", "has",
+                                          "rejects: offered by a peer that is not the job's origin"};
+  BOOST_TEST(answers == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -89,11 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             peer.on_message(sent.to, protocol::JobReject{sent.job.id, sent.attempt, protocol::RejectReason::draining},
                             now);
           } else if (in.ConsumeBool()) {
-            peer.peer_disconnected(sent.to, now);
-            peer.set_reachable(sent.to, true);
+            peer.on_peer(sent.to, PeerState::unreachable, "fuzz", now);
+            peer.on_peer(sent.to, PeerState::reachable, "fuzz", now);
           } else {
-            peer.peer_lost(sent.to, "fuzz", now, in.ConsumeBool());
-            peer.set_reachable(sent.to, true);
+            peer.on_peer(sent.to, in.ConsumeBool() ? PeerState::restarted : PeerState::gone, "fuzz", now);
+            peer.on_peer(sent.to, PeerState::reachable, "fuzz", now);
           }
         }
         break;
@@ -124,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             job.requested_time = job.run_time;
             job.input_bytes = in.ConsumeIntegral<std::uint16_t>();
             job.output_bytes = in.ConsumeIntegral<std::uint16_t>();
-            peer.on_message(from, protocol::JobTransfer{job, in.ConsumeIntegralInRange<int>(1, 2000), attempt}, now);
+            peer.on_message(from, protocol::JobOffer{job, in.ConsumeIntegralInRange<int>(1, 2000), attempt}, now);
             break;
           }
           case 1:
@@ -156,23 +156,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const Job job = dispatched[i].job;
           const ServerIndex executor = dispatched[i].to;
           dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
-          DataTransfer output;
-          output.kind = DataTransfer::Kind::output;
-          output.job = job.id;
-          output.from = executor;
-          output.to = 0;
-          output.bytes = job.output_bytes;
-          output.submit = job.submit;
-          output.start = now;
-          output.finish = now;
-          output.cpus = job.cpus;
-          inbound.push_back(output);
+          inbound.push_back(DataTransfer::output_of(job, executor, now, now));
         }
         break;
     }
-    for (PeerOutput& output : peer.take_outputs()) {
+    for (SchedulerOutput& output : peer.take_outputs()) {
       if (auto* send = std::get_if<SendMessage>(&output)) {
-        if (const auto* offer = std::get_if<protocol::JobTransfer>(&send->message)) {
+        if (const auto* offer = std::get_if<protocol::JobOffer>(&send->message)) {
           dispatched.push_back({offer->job, send->to, offer->attempt});
         } else if (const auto* accept = std::get_if<protocol::JobAccept>(&send->message); accept && !accept->hosting) {
           // We took an offer: its origin may commit, and its input may come.
@@ -186,15 +176,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } else if (auto* start = std::get_if<StartTransfer>(&output)) {
         // Inputs of jobs others sent us land here; our own outputs and inputs leave.
         if (start->transfer.to == 0) inbound.push_back(start->transfer);
-      } else if (auto* done = std::get_if<JobDone>(&output)) {
-        if (!ended.insert(done->record.id).second) std::abort();  // a job ended twice
-      } else if (auto* rejected = std::get_if<JobRejected>(&output)) {
-        if (!ended.insert(rejected->record.id).second) std::abort();
-      } else if (auto* lost = std::get_if<JobLost>(&output)) {
-        if (!ended.insert(lost->record.id).second || lost->reason.empty()) std::abort();
+      } else if (auto* ended_job = std::get_if<JobEnded>(&output)) {
+        if (!ended.insert(ended_job->record.id).second) std::abort();  // a job ended twice
+        if (ended_job->outcome != JobOutcome::completed && ended_job->reason.empty()) std::abort();
       }
     }
     if (peer.local().busy_nodes() > server.nodes || peer.local().busy_nodes() < 0) std::abort();
+    peer.check_invariants();  // throws, naming the invariant, when one is broken
   }
   return 0;
 }

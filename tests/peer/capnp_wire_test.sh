@@ -50,10 +50,10 @@ PY
 expect() { grep -q -- "$2" "$WORK/$1.txt" || { echo "FAIL: $1 lacks: $2"; exit 1; }; }
 
 # Handshake, status, and a submission on one connection.
-encode '(hello = (version = 1, role = client, name = "capnp-cli"))' '(statusRequest = ())' \
+encode '(hello = (version = 2, role = client, name = "capnp-cli"))' '(statusRequest = ())' \
        '(submit = (job = (cpus = 2, requestedUs = 60000000, runUs = 30000000)))' >"$WORK/session.bin"
 exchange session 3
-expect session 'hello = (version = 1, role = peer, peerId = 0, name = "A"'
+expect session 'hello = (version = 2, role = peer, peerId = 0, name = "A"'
 expect session 'status = (peerId = 0, name = "A"'
 expect session 'submitAck = (job = [0-9]*, accepted = true'
 
@@ -69,7 +69,7 @@ exchange garbage 1
 expect garbage 'error = (code = frameTooLarge'
 
 # The peer still serves everyone else.
-encode '(hello = (version = 1, role = client, name = "capnp-cli"))' '(statusRequest = ())' >"$WORK/again.bin"
+encode '(hello = (version = 2, role = client, name = "capnp-cli"))' '(statusRequest = ())' >"$WORK/again.bin"
 exchange again 2
 expect again 'submitted = 1'
 echo "capnp wire test: ok"

@@ -72,12 +72,17 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(placed.server == 7U);
   }
   {
-    const auto back = std::get<AttReply>(round_trip(AttReply{42, job.id, kForever, seconds(5), 0.25}));
+    const auto back =
+        std::get<AttReply>(round_trip(AttReply{42, job.id, kForever, seconds(5), 0.25, 96, 1152, 375, 17}));
     BOOST_TEST((back.att == kForever));
     BOOST_TEST(back.ru == 0.25);
+    BOOST_TEST(back.free_cpus == 96);
+    BOOST_TEST(back.total_cpus == 1152);
+    BOOST_TEST(back.mhz == 375);
+    BOOST_TEST(back.queue_length == 17U);
   }
   {
-    const auto back = std::get<JobTransfer>(round_trip(JobTransfer{job, 375, 3}));
+    const auto back = std::get<JobOffer>(round_trip(JobOffer{job, 375, 3}));
     BOOST_TEST(back.job.id == job.id);
     BOOST_TEST(back.job.run_time.count() == job.run_time.count());
     BOOST_TEST(back.job.output_bytes == job.output_bytes);
@@ -133,7 +138,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
-  const Frame good = encode(JobTransfer{sample_job(), 375});
+  const Frame good = encode(JobOffer{sample_job(), 375});
   // Truncated: the segment table promises more than there is.
   {
     const auto decoded = decode(std::span(good.data(), good.size() - 8));
@@ -163,7 +168,7 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
   {
     Job job = sample_job();
     job.cpus = 0;
-    const auto decoded = decode(encode(JobTransfer{job, 375}));
+    const auto decoded = decode(encode(JobOffer{job, 375}));
     BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
     BOOST_TEST(std::get<DecodeError>(decoded).detail.find("cpus") != std::string::npos);
     const auto place = decode(encode(PlaceRequest{{1, 0, 2, seconds(-5), 375, 0, 0}}));

@@ -1,5 +1,7 @@
 #include "peer/core/local/local_scheduler.hpp"
 
+#include "peer/model/invariant.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -147,25 +149,24 @@ void LocalScheduler::replan(TimePoint now) {
   invalidate_forecast();
 }
 
-void LocalScheduler::complete_plan() {
+void LocalScheduler::complete_plan() const {
   for (; planned_jobs_ < queue_.size(); ++planned_jobs_) {
-    Queued& job = queue_[planned_jobs_];
+    const Queued& job = queue_[planned_jobs_];
     const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
     assert(placement.kind == Placement::Kind::reserved && "a waiting FCFS job cannot start before its turn");
     job.reserved_at = placement.at;
   }
 }
 
-Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now) {
-  return approximate_wait(cpus, planned, now, kForever);
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned) const {
+  return approximate_wait(cpus, planned, kForever);
 }
 
-bool LocalScheduler::wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit) {
-  return approximate_wait(cpus, planned, now, limit) < limit;
+bool LocalScheduler::wait_is_below(int cpus, Duration planned, Duration limit) const {
+  return approximate_wait(cpus, planned, limit) < limit;
 }
 
-Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit) {
-  advance(now);
+Duration LocalScheduler::approximate_wait(int cpus, Duration planned, Duration limit) const {
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
   complete_plan();
@@ -187,7 +188,7 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, TimePoint 
   return easy ? wait_from_easy_forecast(job, limit) : wait_from_plan_forecast(job, cpus, planned, limit);
 }
 
-Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration limit) {
+Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration limit) const {
   // Forecasts survive time passing without events: only the first predicted
   // pass can lie in the past (later ones sit at planned ends, which come no
   // earlier than real finishes), and its state holds until now.
@@ -203,7 +204,8 @@ Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration
   return approximate_wait_by_simulation(job.nodes * server_.cpus_per_node, job.planned);
 }
 
-Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit) {
+Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
+                                                 Duration limit) const {
   for (const PlanMoment& moment : plan_forecast()) {
     if (std::max(moment.at, now_) - now_ >= limit) return limit;  // a placement starts no earlier than its pass
     const Placement later = planner_.decide(moment.profile, job, std::max(moment.at, now_), moment.cursor);
@@ -289,11 +291,30 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
   }
 }
 
+void LocalScheduler::check_invariants() const {
+  const auto require = [](bool holds, const char* what) { invariant(holds, "LocalScheduler", what); };
+  int busy = 0;
+  for (const auto& [key, job] : running_) {
+    busy += job.nodes;
+    require(key.first == job.actual_end && job.start <= job.actual_end && job.actual_end <= job.planned_end,
+            "a running job ends in order, no later than planned");
+    require(job.actual_end >= now_, "finished jobs have left");
+  }
+  require(busy == busy_nodes_ && busy_nodes_ <= server_.nodes, "busy nodes are the running jobs', within capacity");
+  const auto not_ready = static_cast<std::size_t>(
+      std::count_if(queue_.begin(), queue_.end(), [](const Queued& job) { return !job.plan.ready; }));
+  require(not_ready == awaiting_input_, "jobs awaiting input are counted");
+  require(planned_jobs_ <= queue_.size(), "the plan covers queued jobs only");
+  for (const Queued& job : queue_) {
+    require(job.plan.nodes <= server_.nodes && job.plan.planned > Duration::zero(), "queued jobs fit and plan ahead");
+  }
+}
+
 double LocalScheduler::resource_utilization() const {
   return static_cast<double>(busy_nodes_) * server_.cpus_per_node / server_.total_cpus();
 }
 
-std::vector<Reservation> LocalScheduler::reservation_schedule() {
+std::vector<Reservation> LocalScheduler::reservation_schedule() const {
   complete_plan();
   std::vector<Reservation> schedule;
   schedule.reserve(running_.size() + queue_.size());

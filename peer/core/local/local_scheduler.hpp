@@ -70,14 +70,14 @@ class LocalScheduler {
   /// Events since the last call, in the order they happened.
   std::vector<LocalEvent> take_events();
 
-  // ---- queries ----------------------------------------------------------
+  // ---- queries (at now(): advance first; they change nothing) -------------
   /// AWT (002 §3.1): how long a job of `cpus` CPUs planned for `planned`,
   /// submitted now, would wait before starting under this server's policy.
-  /// kForever when it can never fit. Advances to `now` first.
-  Duration approximate_wait(int cpus, Duration planned, TimePoint now);
+  /// kForever when it can never fit.
+  [[nodiscard]] Duration approximate_wait(int cpus, Duration planned) const;
   /// approximate_wait() < limit, found without looking past `limit` (the
   /// phi test runs for every waiting job at every period).
-  bool wait_is_below(int cpus, Duration planned, TimePoint now, Duration limit);
+  [[nodiscard]] bool wait_is_below(int cpus, Duration planned, Duration limit) const;
   /// The same answer by simulating the policy forward from the current state
   /// with planned times: the slow reference that approximate_wait() matches.
   [[nodiscard]] Duration approximate_wait_by_simulation(int cpus, Duration planned) const;
@@ -85,7 +85,7 @@ class LocalScheduler {
   [[nodiscard]] double resource_utilization() const;
   /// Running allocations and queued reservations as currently planned
   /// (the schedule 001's fairness scheme publishes).
-  std::vector<Reservation> reservation_schedule();
+  [[nodiscard]] std::vector<Reservation> reservation_schedule() const;
 
   [[nodiscard]] const ServerSpec& server() const { return server_; }
   [[nodiscard]] const LocalPolicyConfig& policy() const { return planner_.config(); }
@@ -94,12 +94,15 @@ class LocalScheduler {
   [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
   [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
   [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
+  /// Throws std::logic_error naming the first invariant that does not hold
+  /// (capacity, bookkeeping, time order); kCheckInvariants builds call it.
+  void check_invariants() const;
 
  private:
   struct Queued {
     PlannedJob plan;
     Duration actual{};
-    std::optional<TimePoint> reserved_at;  ///< set while it holds a reservation
+    mutable std::optional<TimePoint> reserved_at;  ///< set while it holds a reservation (part of the plan)
   };
   struct Running {
     JobId id = 0;
@@ -121,7 +124,7 @@ class LocalScheduler {
   void replan(TimePoint now);
   /// FCFS plans only up to the first job that cannot start; the rest of the
   /// plan (needed by AWT and the published schedule) is built on demand.
-  void complete_plan();
+  void complete_plan() const;
   void start(Queued& job, TimePoint now);
   void invalidate_forecast() {
     easy_forecast_valid_ = false;
@@ -130,9 +133,10 @@ class LocalScheduler {
   const std::vector<EasyMoment>& easy_forecast() const;
   const std::vector<PlanMoment>& plan_forecast() const;
   /// Both return `limit` as soon as the answer is known to be no smaller.
-  Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned, Duration limit);
-  Duration wait_from_easy_forecast(const PlannedJob& job, Duration limit);
-  Duration approximate_wait(int cpus, Duration planned, TimePoint now, Duration limit);
+  [[nodiscard]] Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
+                                                 Duration limit) const;
+  [[nodiscard]] Duration wait_from_easy_forecast(const PlannedJob& job, Duration limit) const;
+  [[nodiscard]] Duration approximate_wait(int cpus, Duration planned, Duration limit) const;
   /// Plays the policy forward with planned times. With a probe, returns when
   /// it starts; with `record`, keeps every pass's profile (probe absent).
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
@@ -145,10 +149,12 @@ class LocalScheduler {
   std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
-  AvailabilityProfile profile_;     // running jobs + reservations of the current plan
-  PlanCursor cursor_;               // where the current plan stands (for appended jobs)
-  std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
-  std::size_t awaiting_input_ = 0;  // queued jobs whose input has not arrived
+  // The current plan is derived from the running jobs and the queue; FCFS
+  // completes its tail lazily (complete_plan), hence mutable, like the forecasts.
+  mutable AvailabilityProfile profile_;   // running jobs + reservations of the current plan
+  mutable PlanCursor cursor_;             // where the current plan stands (for appended jobs)
+  mutable std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
+  std::size_t awaiting_input_ = 0;        // queued jobs whose input has not arrived
   std::vector<LocalEvent> events_;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
   mutable bool easy_forecast_valid_ = false;

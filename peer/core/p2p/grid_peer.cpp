@@ -2,24 +2,40 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
+
+#include "peer/core/policy/estimate.hpp"
+#include "peer/model/invariant.hpp"
+#include "peer/model/overloaded.hpp"
 
 namespace gridpeer {
 
 GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
-                   const network::NetworkView& network, TimePoint start)
+                   const network::NetworkView& network, TimePoint start, Duration period_phase)
     : id_(id),
-      config_(config),
+      config_(std::move(config)),
+      site_selection_(make_site_selection(config_.site_selection)),
       partners_(std::move(partners)),
       network_(network),
-      local_(std::move(server), config.local_policy, start) {
+      local_(std::move(server), config_.local_policy, start),
+      closed_(config_.parameters.handoff_memory),
+      ran_here_(config_.parameters.handoff_memory) {
+  if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
+    throw std::invalid_argument(
+        "a peer runs Centralized only over messages, with a central peer; 002's instant-knowledge reference is "
+        "the meta-scheduler's");
+  }
   std::sort(partners_.begin(), partners_.end());
+  partners_.erase(std::unique(partners_.begin(), partners_.end()), partners_.end());
+  partners_.erase(std::remove(partners_.begin(), partners_.end(), id_), partners_.end());
   live_partners_ = partners_;
   periodic_ = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
-  if (periodic_) timers_.emplace(start + config_.parameters.sigma, Timer{TimerKind::tick});
+  if (periodic_) tick_ = timers_.arm(start + config_.parameters.sigma + period_phase, Timer{TimerKind::tick});
+  checked();
 }
 
-protocol::JobRequirements GridPeer::requirements_of(const Job& job) const {
-  return {job.id, job.origin, job.cpus, job.requested_time, server().mhz, job.input_bytes, job.output_bytes};
+protocol::JobRequirements GridPeer::requirements(const Job& job) const {
+  return requirements_of(job, server().mhz);
 }
 
 // ---- inputs -----------------------------------------------------------------
@@ -33,21 +49,23 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   advance(now);
   assert(job.origin == id_);
   if (knows(job.id)) {
-    // Two jobs under one id would be confused with each other: the newcomer ends here.
-    outputs_.emplace_back(JobRejected{record_here(job, now, now),
-                                      "job id " + std::to_string(job.id) + " is already in use on this peer"});
-    return;
+    // Two jobs under one id would be confused with each other: the newcomer
+    // ends here (the job known under the id goes on).
+    outputs_.emplace_back(JobEnded{JobRecord::of(job, id_, now, now, now), JobOutcome::rejected,
+                                   "job id " + std::to_string(job.id) + " is already in use on this peer"});
+  } else {
+    decide(job, now);
   }
+  checked();
+}
+
+void GridPeer::decide(const Job& job, TimePoint now) {
   switch (config_.algorithm) {
     case GridAlgorithm::local:
       run_here(job, now);
       return;
     case GridAlgorithm::central:
-      if (config_.central_peer) {
-        ask_central(job, now);
-      } else {
-        run_here(job, now);  // the driver places it with instant knowledge (gridsim)
-      }
+      ask_central(job, now);
       return;
     case GridAlgorithm::sender:
     case GridAlgorithm::receiver:
@@ -59,23 +77,23 @@ void GridPeer::submit(const Job& job, TimePoint now) {
     run_here(job, now);
     return;
   }
-  grid_queue_.push_back({job, false});
+  grid_queue_.push_back({job, false, std::nullopt});
   if (idle_stop_ && !periodic_ && config_.algorithm != GridAlgorithm::sender) {
     // A job came back (a hand-off failed) after the period was stopped: it
     // needs the period's re-checks to ever leave the grid queue (found by
     // gridsim fuzz once hand-offs could be dropped).
     periodic_ = true;
-    timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
+    tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
   }
   Waiting& waiting = grid_queue_.back();
   if (config_.algorithm == GridAlgorithm::sender) {
-    start_query(waiting, live_partners_, false, now);
+    start_query(waiting, live_partners_, QueryKind::partners, now);
   } else if (config_.algorithm == GridAlgorithm::symmetric) {
     // Sy-I: use a volunteer if one is there, else switch to S-I at once.
     if (volunteer_available(now)) {
-      start_query(waiting, recent_volunteers(now), true, now);
+      start_query(waiting, recent_volunteers(now), QueryKind::volunteer, now);
     } else {
-      start_query(waiting, live_partners_, false, now);
+      start_query(waiting, live_partners_, QueryKind::partners, now);
     }
   }
   // R-I: the job waits for a volunteer, or for its local AWT to drop below phi.
@@ -83,46 +101,35 @@ void GridPeer::submit(const Job& job, TimePoint now) {
 
 void GridPeer::on_message(ServerIndex from, const protocol::Message& message, TimePoint now) {
   advance(now);
-  if (const auto* query = std::get_if<protocol::AttQuery>(&message)) {
-    handle_query(from, *query, now);
-  } else if (const auto* reply = std::get_if<protocol::AttReply>(&message)) {
-    handle_reply(from, *reply, now);
-  } else if (std::holds_alternative<protocol::Volunteer>(message)) {
-    handle_volunteer(from, now);
-  } else if (const auto* offer = std::get_if<protocol::JobTransfer>(&message)) {
-    handle_offer(from, *offer, now);
-  } else if (const auto* accept = std::get_if<protocol::JobAccept>(&message)) {
-    handle_accept(from, *accept, now);
-  } else if (const auto* commit = std::get_if<protocol::JobCommit>(&message)) {
-    handle_commit(from, *commit, now);
-  } else if (const auto* reject = std::get_if<protocol::JobReject>(&message)) {
-    handle_reject(from, *reject, now);
-  } else if (const auto* request = std::get_if<protocol::PlaceRequest>(&message)) {
-    // Only the central places; a stray request is answered "run it at home".
-    if (config_.central_peer == id_ && request->requirements.origin == from) {
-      start_placement(request->requirements, now);
-    } else {
-      outputs_.emplace_back(SendMessage{from, protocol::Placement{request->requirements.job, from}});
-    }
-  } else if (const auto* placement = std::get_if<protocol::Placement>(&message)) {
-    if (config_.central_peer == from) on_placement(placement->job, placement->server, now);
-  }
+  std::visit([&](const auto& m) { handle(from, m, now); }, message);
+  checked();
 }
 
 void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
   advance(now);
   assert(transfer.to == id_);
-  if (transfer.kind == DataTransfer::Kind::input) {
-    input_arrived(transfer, now);
-  } else {
-    output_home(transfer, now);
+  switch (transfer.kind) {
+    case DataTransfer::Kind::input:
+      input_arrived(transfer, now);
+      break;
+    case DataTransfer::Kind::output:
+      output_home(transfer, now);
+      break;
   }
+  checked();
+}
+
+void GridPeer::on_peer(ServerIndex peer, PeerState state, std::string_view reason, TimePoint now) {
+  advance(now);
+  set_reachable(peer, state == PeerState::reachable);
+  if (state != PeerState::reachable) settle_offers_to(peer, state, reason, now);
+  checked();
 }
 
 void GridPeer::advance(TimePoint now) {
   // Interleave timers and local events in time order up to now.
   for (;;) {
-    const TimePoint timer = timers_.empty() ? kNever : timers_.begin()->first;
+    const TimePoint timer = timers_.next_deadline();
     const TimePoint local = local_.next_deadline();
     const TimePoint next = std::min(timer, local);
     if (next > now) break;
@@ -135,30 +142,55 @@ void GridPeer::advance(TimePoint now) {
   }
   local_.advance(now);
   pump_local();
+  prune_memory(now);
+}
+
+void GridPeer::quiesce(TimePoint /*now*/) {
+  // Only the period changes: time is not advanced (the driver calls it on
+  // every peer at once, between their own inputs).
+  periodic_ = false;
+  idle_stop_ = true;
+  timers_.disarm(tick_);
+  checked();
+}
+
+TimePoint GridPeer::next_deadline() const {
+  return std::min(timers_.next_deadline(), local_.next_deadline());
+}
+
+std::vector<SchedulerOutput> GridPeer::take_outputs() {
+  std::vector<SchedulerOutput> taken;
+  taken.swap(outputs_);
+  return taken;
+}
+
+ServerLoad GridPeer::load(ServerIndex server) const {
+  assert(server == id_);
+  static_cast<void>(server);
+  return {grid_queue_.size(), local_.queued_jobs(), local_.running_jobs(), local_.jobs_awaiting_input(),
+          local_.resource_utilization()};
 }
 
 // ---- decisions ----------------------------------------------------------------
 
 bool GridPeer::starts_soon_here(const Job& job, TimePoint now) {
-  return local_.wait_is_below(job.cpus, job.requested_time, now, config_.parameters.phi);
+  local_.advance(now);
+  return local_.wait_is_below(job.cpus, job.requested_time, config_.parameters.phi);
 }
 
-AttEstimate GridPeer::estimate_att(const protocol::JobRequirements& r, TimePoint now) {
-  advance(now);
-  const Duration ert = expected_run_time(r.requested, r.origin_mhz, server().mhz);
-  const Duration awt = local_.approximate_wait(r.cpus, ert, now);
-  const double ru = local_.resource_utilization();
-  if (awt == kForever) return {kForever, kForever, ru};
-  const bool blind = config_.parameters.data_blind;
-  const Duration adt_in = blind ? Duration::zero() : network_.transfer_estimate(r.input_bytes, r.origin, id_);
-  const Duration adt_out = blind ? Duration::zero() : network_.transfer_estimate(r.output_bytes, id_, r.origin);
-  // 002 §3.1.1: staging overlaps the wait; the output must come home.
-  return {std::max(awt, adt_in) + ert + adt_out, awt, ru};
+SiteCandidate GridPeer::estimate_here(const protocol::JobRequirements& r, TimePoint now) {
+  advance(now);  // REENTRANT: kept from before the refactoring; removed in its own commit
+  return estimate_candidate(r, id_, local_, network_, config_.parameters.data_blind);
 }
 
-void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, bool volunteer, TimePoint now) {
+std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candidates,
+                                            const protocol::JobRequirements& r) const {
+  return site_selection_->choose(candidates, r);
+}
+
+void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, QueryKind kind, TimePoint now) {
   if (targets.empty()) {
-    if (!volunteer) {  // nobody to ask: run it here
+    if (kind == QueryKind::partners) {  // nobody to ask: run it here
       const Job job = waiting.job;
       remove_waiting(job.id);
       run_here(job, now);
@@ -166,30 +198,29 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& tar
     return;
   }
   const protocol::QueryId id = next_query_++;
-  Query& query_state = queries_[id] = Query{waiting.job.id, volunteer, targets.size(), {}};
+  Query& query_state = queries_[id] = Query{waiting.job.id, kind, targets.size(), {}, std::nullopt, std::nullopt};
   waiting.negotiating = true;
-  const protocol::AttQuery query{id, requirements_of(waiting.job)};
+  const protocol::AttQuery query{id, requirements(waiting.job)};
   for (ServerIndex target : targets) {
     outputs_.emplace_back(SendMessage{target, query});
     ++counters_.queries_sent;
   }
-  query_state.timeout = arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
 }
 
-void GridPeer::handle_query(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
-  const AttEstimate estimate = estimate_att(query.requirements, now);
-  outputs_.emplace_back(SendMessage{
-      from, protocol::AttReply{query.query, query.requirements.job, estimate.att, estimate.awt, estimate.ru}});
+void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
+  const SiteCandidate here = estimate_here(query.requirements, now);
+  outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
 }
 
-void GridPeer::handle_reply(ServerIndex from, const protocol::AttReply& reply, TimePoint now) {
+void GridPeer::handle(ServerIndex from, const protocol::AttReply& reply, TimePoint now) {
   const auto it = queries_.find(reply.query);
   if (it == queries_.end()) {
     ++counters_.late_replies;  // decided without it (002: non-responders are ignored)
     return;
   }
-  it->second.replies.push_back({from, reply.att, reply.ru});
+  it->second.replies.push_back(candidate_of(from, reply));
   if (it->second.replies.size() == it->second.expected) conclude(reply.query, now);
 }
 
@@ -198,103 +229,40 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
   assert(it != queries_.end());
   Query query = std::move(it->second);
   queries_.erase(it);
-  disarm(query.timeout);  // answered in full before it
+  timers_.disarm(query.timeout);  // answered in full before it
   if (query.replies.size() < query.expected) ++counters_.query_timeouts;
-  if (query.placing) {
+  if (query.kind == QueryKind::placement) {
     conclude_placement(query, now);
     return;
   }
-  Waiting* waiting = find_waiting(query.job);
-  assert(waiting != nullptr);
+  const Waiting* asked_for = find_waiting(query.job);
+  invariant(asked_for != nullptr, "GridPeer", "a concluded query's job waits in the grid queue");
+  const Job job = asked_for->job;
+  const protocol::JobRequirements r = requirements(job);
   // Candidates: this server first, then the replies by server index.
-  const AttEstimate self = estimate_att(requirements_of(waiting->job), now);
-  std::vector<TurnaroundCandidate> candidates{{id_, self.att, self.ru}};
+  const SiteCandidate self = estimate_here(r, now);
+  std::vector<SiteCandidate> candidates{self};
   std::sort(query.replies.begin(), query.replies.end(),
-            [](const TurnaroundCandidate& a, const TurnaroundCandidate& b) { return a.server < b.server; });
+            [](const SiteCandidate& a, const SiteCandidate& b) { return a.server < b.server; });
   candidates.insert(candidates.end(), query.replies.begin(), query.replies.end());
-  const auto chosen = choose_by_turnaround_cost(candidates, config_.parameters.epsilon);
-  const Job job = waiting->job;
+  const auto chosen = choose(candidates, r);
   if (chosen && *chosen != 0) {
     remove_waiting(job.id);
-    dispatch(job, candidates[*chosen].server, now);
-  } else if (!query.volunteer) {
+    offer(job, candidates[*chosen].server, now);
+  } else if (query.kind == QueryKind::partners) {
     remove_waiting(job.id);  // S-I: the best place is here
     run_here(job, now);
   } else {
-    waiting->negotiating = false;  // R-I: the volunteer is no better; keep waiting
+    find_waiting(job.id)->negotiating = false;  // R-I: the volunteer is no better; keep waiting
   }
 }
 
-// ---- Centralized over messages -----------------------------------------------------
-
-void GridPeer::ask_central(const Job& job, TimePoint now) {
-  const ServerIndex central = *config_.central_peer;
-  if (central != id_ && !std::binary_search(live_partners_.begin(), live_partners_.end(), central)) {
-    run_here(job, now);  // the central is out of reach: the origin keeps its job
-    return;
-  }
-  grid_queue_.push_back({job, true});
-  if (central == id_) {
-    start_placement(requirements_of(job), now);
-    return;
-  }
-  outputs_.emplace_back(SendMessage{*config_.central_peer, protocol::PlaceRequest{requirements_of(job)}});
-  ++counters_.queries_sent;
-  // The central answers within its own query time-out; allow that twice over.
-  timers_.emplace(now + 2 * config_.parameters.query_timeout, Timer{TimerKind::placement_timeout, 0, job.id});
-}
-
-void GridPeer::start_placement(const protocol::JobRequirements& requirements, TimePoint now) {
-  const protocol::QueryId id = next_query_++;
-  Query& query_state = queries_[id] = Query{requirements.job, false, live_partners_.size(), {}, requirements};
-  if (live_partners_.empty()) {
-    conclude(id, now);
-    return;
-  }
-  const protocol::AttQuery message{id, requirements};
-  for (ServerIndex target : live_partners_) {
-    outputs_.emplace_back(SendMessage{target, message});
-    ++counters_.queries_sent;
-  }
-  query_state.timeout = arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
-}
-
-void GridPeer::conclude_placement(Query& query, TimePoint now) {
-  // 002 §3.2.1: every server's TC, in server order, no affinity to the origin.
-  const protocol::JobRequirements& r = *query.placing;
-  const AttEstimate self = estimate_att(r, now);
-  std::vector<TurnaroundCandidate> candidates = std::move(query.replies);
-  candidates.push_back({id_, self.att, self.ru});
-  std::sort(candidates.begin(), candidates.end(),
-            [](const TurnaroundCandidate& a, const TurnaroundCandidate& b) { return a.server < b.server; });
-  const auto chosen = choose_by_turnaround_cost(candidates, config_.parameters.epsilon);
-  const ServerIndex server = chosen ? candidates[*chosen].server : r.origin;
-  if (r.origin == id_) {
-    on_placement(r.job, server, now);
-  } else {
-    outputs_.emplace_back(SendMessage{r.origin, protocol::Placement{r.job, server}});
-  }
-}
-
-void GridPeer::on_placement(JobId job_id, ServerIndex server, TimePoint now) {
-  Waiting* waiting = find_waiting(job_id);
-  if (waiting == nullptr) return;  // answered after its time-out: the job was placed at home
-  const Job job = waiting->job;
-  remove_waiting(job_id);
-  const bool known = std::binary_search(partners_.begin(), partners_.end(), server);
-  if (server == id_ || !known) {
-    run_here(job, now);
-  } else {
-    dispatch(job, server, now);
-  }
-}
-
-void GridPeer::handle_volunteer(ServerIndex from, TimePoint now) {
+void GridPeer::handle(ServerIndex from, const protocol::Volunteer& /*volunteer*/, TimePoint now) {
   volunteers_[from] = now;
   // 002 §3.1.2: the first job waiting in the grid queue is offered to it.
   for (Waiting& waiting : grid_queue_) {
     if (!waiting.negotiating) {
-      start_query(waiting, {from}, true, now);
+      start_query(waiting, {from}, QueryKind::volunteer, now);
       return;
     }
   }
@@ -313,20 +281,6 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
-void GridPeer::delay_period(Duration phase) {
-  if (!periodic_) return;
-  for (auto it = timers_.begin(); it != timers_.end();) {
-    if (it->second.kind != TimerKind::tick) {
-      ++it;
-      continue;
-    }
-    const TimePoint first = it->first + phase;
-    timers_.erase(it);
-    timers_.emplace(first, Timer{TimerKind::tick});
-    return;
-  }
-}
-
 void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
   if (!std::binary_search(partners_.begin(), partners_.end(), partner)) return;
   const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), partner);
@@ -336,21 +290,13 @@ void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
   if (!reachable) volunteers_.erase(partner);  // its offer to take work went with it
 }
 
-void GridPeer::stop_periodic() {
-  periodic_ = false;
-  idle_stop_ = true;
-  for (auto it = timers_.begin(); it != timers_.end();) {
-    it = it->second.kind == TimerKind::tick ? timers_.erase(it) : std::next(it);
-  }
-}
-
 void GridPeer::tick(TimePoint now) {
-  if (!periodic_) return;
+  assert(periodic_);
   if (idle_stop_ && grid_queue_.empty()) {
     periodic_ = false;  // stopped again once nothing waits
     return;
   }
-  timers_.emplace(now + config_.parameters.sigma, Timer{TimerKind::tick});
+  tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
   const double ru = local_.resource_utilization();
   if (ru < config_.parameters.delta) {
@@ -375,9 +321,10 @@ void GridPeer::tick(TimePoint now) {
       continue;
     }
     if (switch_to_sender) {
-      start_query(waiting, live_partners_, false, now);
+      const JobId job = waiting.job.id;
+      start_query(waiting, live_partners_, QueryKind::partners, now);
       // start_query may have run the job here (no partners) and removed it.
-      if (i < grid_queue_.size() && grid_queue_[i].job.id == waiting.job.id) ++i;
+      if (i < grid_queue_.size() && grid_queue_[i].job.id == job) ++i;
       continue;
     }
     ++i;
@@ -385,22 +332,35 @@ void GridPeer::tick(TimePoint now) {
 }
 
 void GridPeer::fire_timers(TimePoint now) {
-  while (!timers_.empty() && timers_.begin()->first <= now) {
-    const Timer timer = timers_.begin()->second;
-    timers_.erase(timers_.begin());
-    if (timer.kind == TimerKind::tick) {
+  while (const auto due = timers_.pop_due(now)) fire(due->second, now);
+}
+
+void GridPeer::fire(const Timer& timer, TimePoint now) {
+  // The timer has left the table: its owner forgets the handle first.
+  switch (timer.kind) {
+    case TimerKind::tick:
+      tick_.reset();
       tick(now);
-    } else if (timer.kind == TimerKind::offer_timeout || timer.kind == TimerKind::commit_retry ||
-               timer.kind == TimerKind::accepted_lapse) {
+      return;
+    case TimerKind::offer_timeout:
+    case TimerKind::commit_retry:
+    case TimerKind::accepted_lapse:
       handoff_timer(timer, now);
-    } else if (timer.kind == TimerKind::placement_timeout) {
-      if (find_waiting(timer.job) != nullptr) {
-        ++counters_.query_timeouts;  // the central did not answer: run it here
-        on_placement(timer.job, id_, now);
-      }
-    } else if (const auto query = queries_.find(timer.query); query != queries_.end()) {
-      query->second.timeout.reset();  // this very timer, erased above
+      return;
+    case TimerKind::placement_timeout: {
+      Waiting* waiting = find_waiting(timer.job);
+      invariant(waiting != nullptr, "GridPeer", "a placement time-out is cancelled with its job's wait");
+      waiting->placement_timeout.reset();
+      ++counters_.query_timeouts;  // the central did not answer: run it here
+      on_placement(timer.job, id_, now);
+      return;
+    }
+    case TimerKind::query_timeout: {
+      const auto query = queries_.find(timer.query);
+      assert(query != queries_.end() && "a query's time-out is cancelled when it concludes");
+      query->second.timeout.reset();
       conclude(timer.query, now);
+      return;
     }
   }
 }
@@ -408,7 +368,7 @@ void GridPeer::fire_timers(TimePoint now) {
 // ---- running jobs -------------------------------------------------------------
 
 void GridPeer::run_here(const Job& job, TimePoint now) {
-  hosted_[job.id] = Hosted{job, server().mhz, false, kNever};
+  hosted_[job.id] = Hosted{job, server().mhz, false, kNever, false};
   if (!local_.submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_.rejected;
   pump_local();
 }
@@ -418,75 +378,46 @@ void GridPeer::pump_local() {
     const auto it = hosted_.find(event.id);
     assert(it != hosted_.end());
     Hosted& hosted = it->second;
-    if (event.kind == LocalEvent::Kind::started) {
-      hosted.start = event.at;
-      continue;
-    }
-    if (event.kind == LocalEvent::Kind::rejected) {
-      // Own jobs end here, never silently; a remote one cannot get here, as
-      // its origin chose this server from a finite ATT (the daemon also
-      // refuses offers that cannot fit).
-      if (!hosted.remote) {
-        outputs_.emplace_back(JobRejected{record_here(hosted.job, event.at, event.at),
-                                          "needs " + std::to_string(hosted.job.cpus) + " CPUs; no server " +
-                                              "it could be placed on has that many (" + server().name + " has " +
-                                              std::to_string(server().total_cpus()) + ")"});
-      }
-      hosted_.erase(it);
-      continue;
-    }
-    if (hosted.remote) {
-      ran_for_others_.emplace(event.id, std::pair{event.start, event.at});
-      // Send the output home; the origin closes the record when it arrives.
-      DataTransfer output;
-      output.kind = DataTransfer::Kind::output;
-      output.job = event.id;
-      output.from = id_;
-      output.to = hosted.job.origin;
-      output.bytes = hosted.job.output_bytes;
-      output.submit = hosted.job.submit;
-      output.start = event.start;
-      output.finish = event.at;
-      output.cpus = hosted.job.cpus;
-      output.input_bytes = hosted.job.input_bytes;
-      outputs_.emplace_back(StartTransfer{output});
-    } else {
-      outputs_.emplace_back(JobDone{record_here(hosted.job, event.start, event.at)});
+    switch (event.kind) {
+      case LocalEvent::Kind::started:
+        hosted.start = event.at;
+        continue;
+      case LocalEvent::Kind::rejected:
+        // Own jobs end here, never silently; a remote one cannot get here, as
+        // its origin chose this server from a finite ATT (and offers that
+        // cannot fit are refused).
+        if (!hosted.remote) {
+          end_own(JobRecord::of(hosted.job, id_, event.at, event.at, event.at), JobOutcome::rejected,
+                  cannot_fit_reason(hosted.job.cpus, server()));
+        }
+        break;
+      case LocalEvent::Kind::finished:
+        if (hosted.remote) {
+          // Remembered, so that a repeated hand-off is answered, never rerun;
+          // the output goes home, and the origin closes the record.
+          ran_here_.put(event.id, hosted.job.origin, event.at);
+          outputs_.emplace_back(StartTransfer{DataTransfer::output_of(hosted.job, id_, event.start, event.at)});
+        } else {
+          end_own(JobRecord::of(hosted.job, id_, event.start, event.at, event.at), JobOutcome::completed, {});
+        }
+        break;
     }
     hosted_.erase(it);
   }
 }
 
-TimePoint GridPeer::next_deadline() const {
-  const TimePoint timer = timers_.empty() ? kNever : timers_.begin()->first;
-  return std::min(timer, local_.next_deadline());
-}
-
-std::vector<PeerOutput> GridPeer::take_outputs() {
-  std::vector<PeerOutput> taken;
-  taken.swap(outputs_);
-  return taken;
-}
-
-JobRecord GridPeer::record_here(const Job& job, TimePoint start, TimePoint finish) const {
-  JobRecord record;
-  record.id = job.id;
-  record.origin = id_;
-  record.executed_on = id_;
-  record.cpus = job.cpus;
-  record.submit = job.submit;
-  record.start = start;
-  record.finish = finish;
-  record.end = finish;  // nothing to send home
-  record.input_bytes = job.input_bytes;
-  record.output_bytes = job.output_bytes;
-  return record;
+void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string reason) {
+  assert(record.origin == id_);
+  attempts_.erase(record.id);
+  outputs_.emplace_back(JobEnded{record, outcome, std::move(reason)});
 }
 
 void GridPeer::remove_waiting(JobId job) {
   const auto it =
       std::find_if(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
-  if (it != grid_queue_.end()) grid_queue_.erase(it);
+  if (it == grid_queue_.end()) return;
+  timers_.disarm(it->placement_timeout);
+  grid_queue_.erase(it);
 }
 
 GridPeer::Waiting* GridPeer::find_waiting(JobId job) {

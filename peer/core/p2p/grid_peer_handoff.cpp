@@ -12,27 +12,15 @@ namespace gridpeer {
 
 // ---- origin side --------------------------------------------------------------
 
-void GridPeer::dispatch(const Job& job, ServerIndex to, TimePoint now, bool notify) {
+void GridPeer::offer(const Job& job, ServerIndex to, TimePoint now) {
   assert(to != id_);
   ++counters_.jobs_sent;
   const std::uint32_t attempt = ++attempts_[job.id];
   assert(offers_.count(job.id) == 0U);  // decided from the grid queue: no offer is open
-  Offer& offer = offers_[job.id] = Offer{job, to, attempt, false, false, 0};
-  if (!notify) {
-    // The driver hands it over itself: committed and confirmed at once.
-    offer.committed = offer.confirmed = true;
-    DataTransfer input;
-    input.kind = DataTransfer::Kind::input;
-    input.job = job.id;
-    input.from = id_;
-    input.to = to;
-    input.bytes = job.input_bytes;
-    input.attempt = attempt;
-    outputs_.emplace_back(StartTransfer{input});
-    return;
-  }
-  outputs_.emplace_back(SendMessage{to, protocol::JobTransfer{job, server().mhz, attempt}});
-  offer.timer = arm(now + config_.parameters.handoff_timeout, Timer{TimerKind::offer_timeout, 0, job.id, attempt});
+  Offer& offer = offers_[job.id] = Offer{job, to, attempt, false, false, 0, std::nullopt};
+  outputs_.emplace_back(SendMessage{to, protocol::JobOffer{job, server().mhz, attempt}});
+  offer.timer =
+      timers_.arm(now + config_.parameters.handoff_timeout, Timer{TimerKind::offer_timeout, 0, job.id, attempt});
 }
 
 void GridPeer::send_commit(Offer& offer, TimePoint now) {
@@ -40,11 +28,11 @@ void GridPeer::send_commit(Offer& offer, TimePoint now) {
   // Sent again, further apart each time, until the executor confirms.
   const Duration wait = config_.parameters.handoff_timeout * (1LL << std::min(offer.commit_sends, 16));
   ++offer.commit_sends;
-  disarm(offer.timer);  // the offer's time-out, or the previous retry
-  offer.timer = arm(now + wait, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
+  timers_.disarm(offer.timer);  // the offer's time-out, or the previous retry
+  offer.timer = timers_.arm(now + wait, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
 }
 
-void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept, TimePoint now) {
+void GridPeer::handle(ServerIndex from, const protocol::JobAccept& accept, TimePoint now) {
   const auto it = offers_.find(accept.job);
   if (it == offers_.end() || it->second.to != from || it->second.attempt != accept.attempt) {
     ++counters_.stale_messages;  // taken back, or ended: the executor lets its offer lapse
@@ -53,7 +41,7 @@ void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept
   Offer& offer = it->second;
   if (accept.hosting) {
     offer.committed = offer.confirmed = true;
-    disarm(offer.timer);
+    timers_.disarm(offer.timer);
     return;
   }
   if (offer.confirmed) return;
@@ -64,17 +52,10 @@ void GridPeer::handle_accept(ServerIndex from, const protocol::JobAccept& accept
   }
   offer.committed = true;
   send_commit(offer, now);
-  DataTransfer input;
-  input.kind = DataTransfer::Kind::input;
-  input.job = offer.job.id;
-  input.from = id_;
-  input.to = from;
-  input.bytes = offer.job.input_bytes;
-  input.attempt = offer.attempt;
-  outputs_.emplace_back(StartTransfer{input});
+  outputs_.emplace_back(StartTransfer{DataTransfer::input_of(offer.job, from, offer.attempt)});
 }
 
-void GridPeer::handle_reject(ServerIndex from, const protocol::JobReject& reject, TimePoint now) {
+void GridPeer::handle(ServerIndex from, const protocol::JobReject& reject, TimePoint now) {
   const auto it = offers_.find(reject.job);
   // Once confirmed, the executor has the job: no later reject can be about it.
   if (it == offers_.end() || it->second.to != from || it->second.attempt != reject.attempt || it->second.confirmed) {
@@ -84,18 +65,18 @@ void GridPeer::handle_reject(ServerIndex from, const protocol::JobReject& reject
   // Before the commit, or a commit the executor never took (it had let the
   // offer lapse): it never ran the job and never will, so it is ours again.
   const Job job = it->second.job;
-  disarm(it->second.timer);
+  timers_.disarm(it->second.timer);
   offers_.erase(it);
   take_back(job, now);
 }
 
 void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
   // Every hand-off timer is its owner's one live timer (the others were
-  // disarmed), and fire_timers has erased it: forget the handle first.
+  // disarmed), and it has left the table: forget the handle first.
   if (timer.kind == TimerKind::accepted_lapse) {
     const auto it = accepted_.find(timer.job);
     assert(it != accepted_.end() && it->second.attempt == timer.attempt);
-    closed_[timer.job] = std::max(closed_[timer.job], timer.attempt);
+    close_attempt(timer.job, timer.attempt, now);
     accepted_.erase(it);
     return;
   }
@@ -111,14 +92,16 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
     take_back(job, now);
     return;
   }
-  assert(!offer.confirmed);  // commit_retry
+  assert(timer.kind == TimerKind::commit_retry && !offer.confirmed);
   if (offer.commit_sends > kMaxCommitRetries) {
     // The executor may have it, but has not said so for hours: give it up,
     // with the reason. A late output is then ignored (the job ended once).
-    outputs_.emplace_back(JobLost{lost_record(offer, now),
-                                  "never confirmed the commit, sent " + std::to_string(offer.commit_sends) + " times"});
-    ++counters_.lost;
+    const Offer given_up = std::move(offer);
     offers_.erase(it);
+    ++counters_.lost;
+    const TimePoint at = std::max(now, given_up.job.submit);
+    end_own(JobRecord::of(given_up.job, given_up.to, at, at, at), JobOutcome::lost,
+            "never confirmed the commit, sent " + std::to_string(given_up.commit_sends) + " times");
     return;
   }
   ++counters_.commit_retries;
@@ -128,67 +111,43 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
 void GridPeer::take_back(const Job& job, TimePoint now) {
   assert(job.origin == id_);
   ++counters_.taken_back;
-  submit(job, now);
+  advance(now);  // REENTRANT: kept from before the refactoring; removed in its own commit
+  decide(job, now);
 }
 
-JobRecord GridPeer::lost_record(const Offer& offer, TimePoint now) const {
-  JobRecord record;
-  record.id = offer.job.id;
-  record.origin = id_;
-  record.executed_on = offer.to;
-  record.cpus = offer.job.cpus;
-  record.submit = offer.job.submit;
-  record.start = record.finish = record.end = std::max(now, offer.job.submit);
-  record.input_bytes = offer.job.input_bytes;
-  record.output_bytes = offer.job.output_bytes;
-  return record;
-}
-
-void GridPeer::peer_lost(ServerIndex partner, const std::string& reason, TimePoint now, bool state_gone) {
-  advance(now);
-  set_reachable(partner, false);
+void GridPeer::settle_offers_to(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now) {
   std::vector<Job> back;
   for (auto it = offers_.begin(); it != offers_.end();) {
-    if (it->second.to != partner) {
+    Offer& offer = it->second;
+    if (offer.to != partner || (offer.committed && state == PeerState::unreachable)) {
+      // Committed jobs stay the partner's own while it may come back with them.
       ++it;
       continue;
     }
-    disarm(it->second.timer);
-    if (it->second.committed && !state_gone) {
-      outputs_.emplace_back(JobLost{lost_record(it->second, now), "went away holding it (" + reason + ")"});
+    timers_.disarm(offer.timer);
+    if (offer.committed && state == PeerState::gone) {
+      const TimePoint at = std::max(now, offer.job.submit);
+      const JobRecord record = JobRecord::of(offer.job, offer.to, at, at, at);
       ++counters_.lost;
+      it = offers_.erase(it);
+      end_own(record, JobOutcome::lost, "went away holding it (" + std::string(reason) + ")");
     } else {
-      back.push_back(it->second.job);
+      back.push_back(offer.job);  // not committed, or the partner restarted empty: it never runs them
+      it = offers_.erase(it);
     }
-    it = offers_.erase(it);
   }
   for (const Job& job : back) take_back(job, now);
+  if (state == PeerState::unreachable) return;
   // Its offers to us lapse: it will not commit them.
   for (auto it = accepted_.begin(); it != accepted_.end();) {
     if (it->second.job.origin != partner) {
       ++it;
       continue;
     }
-    closed_[it->first] = std::max(closed_[it->first], it->second.attempt);
-    disarm(it->second.lapse);
+    close_attempt(it->first, it->second.attempt, now);
+    timers_.disarm(it->second.lapse);
     it = accepted_.erase(it);
   }
-}
-
-void GridPeer::peer_disconnected(ServerIndex partner, TimePoint now) {
-  advance(now);
-  set_reachable(partner, false);
-  std::vector<Job> back;
-  for (auto it = offers_.begin(); it != offers_.end();) {
-    if (it->second.to == partner && !it->second.committed) {
-      back.push_back(it->second.job);
-      disarm(it->second.timer);
-      it = offers_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (const Job& job : back) take_back(job, now);
 }
 
 void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
@@ -197,28 +156,30 @@ void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
     ++counters_.stale_messages;  // a duplicate, or a job given up already: it ended once
     return;
   }
-  disarm(it->second.timer);
+  const Job job = it->second.job;
+  timers_.disarm(it->second.timer);
   offers_.erase(it);
-  // The end of the job (002 §3: end = output home).
-  JobRecord record;
-  record.id = transfer.job;
-  record.origin = id_;
-  record.executed_on = transfer.from;
-  record.cpus = transfer.cpus;
-  record.submit = transfer.submit;
-  // On real networks the executor's clock may run a little apart from ours
-  // (peers agree on an epoch only once connected): keep the record ordered.
-  record.start = std::max(transfer.start, transfer.submit);
-  record.finish = std::max(transfer.finish, record.start);
-  record.end = std::max(now, record.finish);
-  record.input_bytes = transfer.input_bytes;
-  record.output_bytes = transfer.bytes;
-  outputs_.emplace_back(JobDone{record});
+  // The end of the job (002 §3: end = output home). On real networks the
+  // executor's clock may run a little apart from ours (peers agree on an
+  // epoch only once connected): keep the record ordered.
+  const TimePoint start = std::max(transfer.start, job.submit);
+  const TimePoint finish = std::max(transfer.finish, start);
+  end_own(JobRecord::of(job, transfer.from, start, finish, std::max(now, finish)), JobOutcome::completed, {});
 }
 
 // ---- executor side ---------------------------------------------------------------
 
-void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer, TimePoint now) {
+void GridPeer::close_attempt(JobId job, std::uint32_t attempt, TimePoint now) {
+  const std::uint32_t* closed = closed_.find(job);
+  closed_.put(job, closed != nullptr ? std::max(*closed, attempt) : attempt, now);
+}
+
+void GridPeer::prune_memory(TimePoint now) {
+  closed_.prune(now);
+  ran_here_.prune(now);
+}
+
+void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoint now) {
   const Job& job = offer.job;
   const JobId id = job.id;
   const auto reply = [&](bool hosting) {
@@ -226,7 +187,7 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
   };
   const auto refuse = [&](protocol::RejectReason reason) {
     ++counters_.refused_transfers;
-    closed_[id] = std::max(closed_[id], offer.attempt);
+    close_attempt(id, offer.attempt, now);
     outputs_.emplace_back(SendMessage{from, protocol::JobReject{id, offer.attempt, reason}});
   };
   if (job.origin != from || from == id_) {
@@ -242,7 +203,7 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
     reply(true);  // a retry of what we already have
     return;
   }
-  if (ran_for_others_.count(id) != 0U) {
+  if (ran_here_.find(id) != nullptr) {
     reply(true);  // ran already (found by gridsim fuzz: a late duplicate ran it twice)
     return;
   }
@@ -252,16 +213,16 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
       return;
     }
     if (offer.attempt == it->second.attempt) {
-      disarm(it->second.lapse);
-      it->second.lapse =
-          arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
+      timers_.disarm(it->second.lapse);
+      it->second.lapse = timers_.arm(now + 2 * config_.parameters.handoff_timeout,
+                                     Timer{TimerKind::accepted_lapse, 0, id, offer.attempt});
       reply(false);
       return;
     }
-    disarm(it->second.lapse);
+    timers_.disarm(it->second.lapse);
     accepted_.erase(it);  // a newer attempt replaces the one the origin gave up
   }
-  if (const auto it = closed_.find(id); it != closed_.end() && offer.attempt <= it->second) {
+  if (const std::uint32_t* closed = closed_.find(id); closed != nullptr && offer.attempt <= *closed) {
     ++counters_.stale_messages;  // an old attempt, already answered
     return;
   }
@@ -270,34 +231,34 @@ void GridPeer::handle_offer(ServerIndex from, const protocol::JobTransfer& offer
   if (draining_) return refuse(protocol::RejectReason::draining);
   // Kept until the commit, or twice the hand-off time-out after the last
   // accept: the origin gives up its offer after one.
-  accepted_[id] = Accepted{
-      job, offer.origin_mhz, offer.attempt,
-      arm(now + 2 * config_.parameters.handoff_timeout, Timer{TimerKind::accepted_lapse, 0, id, offer.attempt})};
+  accepted_[id] = Accepted{job, offer.origin_mhz, offer.attempt,
+                           timers_.arm(now + 2 * config_.parameters.handoff_timeout,
+                                       Timer{TimerKind::accepted_lapse, 0, id, offer.attempt})};
   reply(false);
 }
 
-void GridPeer::handle_commit(ServerIndex from, const protocol::JobCommit& commit, TimePoint now) {
+void GridPeer::handle(ServerIndex from, const protocol::JobCommit& commit, TimePoint now) {
   const auto hosted = hosted_.find(commit.job);
   if ((hosted != hosted_.end() && hosted->second.remote && hosted->second.job.origin == from) ||
-      ran_for_others_.count(commit.job) != 0U) {
+      ran_here_.find(commit.job) != nullptr) {
     outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
     return;
   }
   const auto it = accepted_.find(commit.job);
   if (it == accepted_.end() || it->second.job.origin != from || it->second.attempt != commit.attempt) {
     // Never taken, or let lapse: we do not have it and never will.
-    closed_[commit.job] = std::max(closed_[commit.job], commit.attempt);
+    close_attempt(commit.job, commit.attempt, now);
     outputs_.emplace_back(
         SendMessage{from, protocol::JobReject{commit.job, commit.attempt, protocol::RejectReason::unknown_offer}});
     return;
   }
-  disarm(it->second.lapse);
+  timers_.disarm(it->second.lapse);
   const Accepted accepted = it->second;
   accepted_.erase(it);
   if (hosted != hosted_.end()) {
     // Another job took this id meanwhile (found by tests/fuzz/peer_fuzz):
     // hosting both would confuse the local scheduler.
-    closed_[commit.job] = std::max(closed_[commit.job], commit.attempt);
+    close_attempt(commit.job, commit.attempt, now);
     outputs_.emplace_back(
         SendMessage{from, protocol::JobReject{commit.job, commit.attempt, protocol::RejectReason::id_in_use}});
     return;
@@ -321,7 +282,7 @@ void GridPeer::input_arrived(const DataTransfer& transfer, TimePoint now) {
   const auto it = accepted_.find(transfer.job);
   if (it != accepted_.end() && it->second.attempt == transfer.attempt && it->second.job.origin == transfer.from &&
       hosted == hosted_.end()) {
-    disarm(it->second.lapse);
+    timers_.disarm(it->second.lapse);
     const Accepted accepted = it->second;
     accepted_.erase(it);
     host_remote(accepted.job, accepted.origin_mhz, true, now);
@@ -329,11 +290,6 @@ void GridPeer::input_arrived(const DataTransfer& transfer, TimePoint now) {
     return;
   }
   ++counters_.stray_inputs;  // of an attempt given up: the job is elsewhere
-}
-
-void GridPeer::accept(const Job& job, int origin_mhz, TimePoint now) {
-  advance(now);
-  host_remote(job, origin_mhz, false, now);
 }
 
 void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, TimePoint now) {

@@ -4,11 +4,12 @@
 
 namespace gridpeer {
 
-std::optional<std::size_t> choose_by_turnaround_cost(std::span<const TurnaroundCandidate> candidates, double epsilon) {
+std::optional<std::size_t> TurnaroundCost::choose(std::span<const SiteCandidate> candidates,
+                                                  const protocol::JobRequirements& /*job*/) const {
   Duration best = kForever;
   for (const auto& c : candidates) best = std::min(best, c.att);
   if (best == kForever) return std::nullopt;
-  const auto tolerance = static_cast<Duration::rep>(std::floor(static_cast<double>(best.count()) * epsilon));
+  const auto tolerance = static_cast<Duration::rep>(std::floor(static_cast<double>(best.count()) * epsilon_));
   const Duration limit = best + Duration{tolerance};
   std::optional<std::size_t> chosen;
   for (std::size_t i = 0; i < candidates.size(); ++i) {

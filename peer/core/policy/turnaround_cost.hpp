@@ -1,22 +1,20 @@
 #pragma once
 // TC (002 §3.1.1): the smallest ATT wins; among candidates within epsilon of
 // it, the lowest RU. Ties then go to the smaller ATT, then to list order.
-#include <optional>
-#include <span>
-
-#include "peer/model/job.hpp"
-#include "peer/model/time.hpp"
+#include "peer/core/policy/site_selection.hpp"
 
 namespace gridpeer {
 
-struct TurnaroundCandidate {
-  ServerIndex server = 0;
-  Duration att{};  ///< kForever: cannot run there
-  double ru = 0;
-};
+class TurnaroundCost final : public SiteSelection {
+ public:
+  /// `epsilon` is relative: ATT <= best x (1 + epsilon) counts as tied.
+  explicit TurnaroundCost(double epsilon) : epsilon_(epsilon) {}
+  [[nodiscard]] std::string_view name() const override { return "turnaround-cost"; }
+  [[nodiscard]] std::optional<std::size_t> choose(std::span<const SiteCandidate> candidates,
+                                                  const protocol::JobRequirements& job) const override;
 
-/// Index of the chosen candidate; nullopt when none can run the job.
-/// `epsilon` is relative: ATT <= best x (1 + epsilon) counts as tied.
-std::optional<std::size_t> choose_by_turnaround_cost(std::span<const TurnaroundCandidate> candidates, double epsilon);
+ private:
+  double epsilon_;
+};
 
 }  // namespace gridpeer

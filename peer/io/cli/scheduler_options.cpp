@@ -17,7 +17,7 @@ void add_scheduler_options(cxxopts::Options& options) {
       "delta", "RU threshold delta below which a server volunteers",
       cxxopts::value<double>()->default_value(std::to_string(defaults.delta)))(
       "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
-      cxxopts::value<double>()->default_value(std::to_string(defaults.epsilon)))(
+      cxxopts::value<double>()->default_value(std::to_string(GridConfig{}.site_selection.epsilon)))(
       "timeout", "ATT query time-out in seconds (later replies are ignored)",
       cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))));
 }
@@ -43,8 +43,8 @@ GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
   p.query_timeout = positive_seconds("timeout");
   p.volunteer_memory = p.sigma;
   p.delta = args["delta"].as<double>();
-  p.epsilon = args["epsilon"].as<double>();
-  if (p.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
+  config.site_selection.epsilon = args["epsilon"].as<double>();
+  if (config.site_selection.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
   return config;
 }
 

@@ -1,0 +1,26 @@
+#include "peer/core/meta/central_placement.hpp"
+
+#include "peer/core/policy/estimate.hpp"
+
+namespace gridpeer {
+
+std::optional<ServerIndex> CentralPlacement::place(const Job& job, const SiteView& sites) {
+  const protocol::JobRequirements requirements = requirements_of(job, sites.server(job.origin).mhz);
+  candidates_.clear();
+  for (ServerIndex site = 0; site < sites.size(); ++site) {
+    candidates_.push_back(estimate_candidate(requirements, site, sites.local(site), sites.network(), data_blind_));
+  }
+  const auto chosen = selection_->choose(candidates_, requirements);
+  return chosen ? candidates_[*chosen].server : job.origin;
+}
+
+std::unique_ptr<MetaScheduler> make_central_reference(std::vector<ServerSpec> servers, const GridConfig& config,
+                                                      const network::NetworkView& network, TimePoint start) {
+  std::vector<std::unique_ptr<PlacementModule>> chain;
+  chain.push_back(
+      std::make_unique<CentralPlacement>(make_site_selection(config.site_selection), config.parameters.data_blind));
+  return std::make_unique<MetaScheduler>(std::move(servers), config.local_policy, std::move(chain),
+                                         QueueDiscipline::blocking, network, start);
+}
+
+}  // namespace gridpeer

@@ -1,0 +1,78 @@
+// What must hold between any two inputs of a GridPeer. Debug, asan and fuzz
+// builds check it after every input (scheduler.hpp, kCheckInvariants), as
+// TigerBeetle's replica does: a broken invariant stops the run where it broke.
+#include <algorithm>
+#include <set>
+
+#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/model/invariant.hpp"
+
+namespace gridpeer {
+namespace {
+
+void require(bool condition, const char* what) {
+  invariant(condition, "GridPeer", what);
+}
+
+}  // namespace
+
+void GridPeer::check_invariants() const {
+  local_.check_invariants();
+  require(std::is_sorted(partners_.begin(), partners_.end()), "partners sorted");
+  require(std::includes(partners_.begin(), partners_.end(), live_partners_.begin(), live_partners_.end()),
+          "live partners are partners");
+  std::size_t armed = 0;
+  const auto owns = [&](const TimerSlot& slot) {
+    if (!slot) return;
+    require(timers_.armed(*slot), "a held timer handle is armed");
+    ++armed;
+  };
+  // Each job is in one place: waiting for a decision, hosted, offered, or taken.
+  std::set<JobId> seen;
+  for (const Waiting& waiting : grid_queue_) {
+    require(waiting.job.origin == id_, "only own jobs wait in the grid queue");
+    require(seen.insert(waiting.job.id).second, "a job waits once");
+    require(hosted_.count(waiting.job.id) == 0U && offers_.count(waiting.job.id) == 0U,
+            "a waiting job is neither hosted nor offered");
+    require(!waiting.placement_timeout || waiting.negotiating, "a placement wait negotiates");
+    owns(waiting.placement_timeout);
+  }
+  for (const auto& [id, query] : queries_) {
+    require(query.timeout.has_value(), "an open query has its time-out");
+    owns(query.timeout);
+    require(query.replies.size() < query.expected, "a query answered in full is concluded");
+    if (query.kind != QueryKind::placement) {
+      const auto it =
+          std::find_if(grid_queue_.begin(), grid_queue_.end(), [&](const Waiting& w) { return w.job.id == query.job; });
+      require(it != grid_queue_.end() && it->negotiating, "a query's job waits, negotiating");
+    }
+  }
+  for (const auto& [id, hosted] : hosted_) {
+    require(hosted.remote == (hosted.job.origin != id_), "remote means another origin");
+    require(offers_.count(id) == 0U && accepted_.count(id) == 0U, "a hosted job is not also offered or taken");
+  }
+  for (const auto& [id, offer] : offers_) {
+    require(offer.job.origin == id_ && offer.to != id_, "own jobs are offered to others");
+    const auto attempt = attempts_.find(id);
+    require(attempt != attempts_.end() && attempt->second == offer.attempt, "an offer is its job's last attempt");
+    require(offer.committed || !offer.confirmed, "confirmed only once committed");
+    require(offer.timer.has_value() == !offer.confirmed, "an unconfirmed offer has its one timer");
+    owns(offer.timer);
+  }
+  for (const auto& [id, taken] : accepted_) {
+    require(taken.job.origin != id_, "only others' offers are taken");
+    require(taken.lapse.has_value(), "a taken offer lapses");
+    owns(taken.lapse);
+  }
+  // Numbering is kept only for own jobs that have not ended (bounded state).
+  for (const auto& [id, attempt] : attempts_) {
+    const bool known = seen.count(id) != 0U || offers_.count(id) != 0U || hosted_.count(id) != 0U;
+    require(known && attempt > 0, "attempts are kept for live own jobs only");
+  }
+  require(periodic_ == tick_.has_value(), "the period runs exactly while its tick is armed");
+  owns(tick_);
+  require(armed == timers_.size(), "every timer has an owner: none is left to wake the peer for nothing");
+  require(hosted_.size() >= local_.queued_jobs() + local_.running_jobs(), "the local scheduler runs hosted jobs only");
+}
+
+}  // namespace gridpeer

@@ -1,0 +1,23 @@
+#include "peer/core/policy/site_selection.hpp"
+
+#include "peer/core/policy/turnaround_cost.hpp"
+
+namespace gridpeer {
+
+std::unique_ptr<SiteSelection> make_site_selection(const SiteSelectionConfig& config) {
+  switch (config.rule) {
+    case SiteRule::turnaround_cost:
+      return std::make_unique<TurnaroundCost>(config.epsilon);
+  }
+  return nullptr;
+}
+
+SiteCandidate candidate_of(ServerIndex from, const protocol::AttReply& reply) {
+  return {from, reply.att, reply.awt, reply.ru, reply.free_cpus, reply.total_cpus, reply.mhz, reply.queue_length};
+}
+
+protocol::AttReply reply_of(protocol::QueryId query, JobId job, const SiteCandidate& c) {
+  return {query, job, c.att, c.awt, c.ru, c.free_cpus, c.total_cpus, c.mhz, c.queue_length};
+}
+
+}  // namespace gridpeer
