@@ -40,11 +40,12 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
     events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
     return false;
   }
-  assert(request.actual >= Duration::zero());
+  assert(!request.actual || *request.actual >= Duration::zero());
   // A job must not outlive its estimate: a real scheduler would kill it, and a
   // plan that ends before the job does would over-commit nodes. Workloads
   // normalise estimates up front (see docs/local-scheduler.md); this is the guard.
-  const Duration planned = std::max({request.planned, request.actual, kMinimumPlan});
+  const Duration planned = std::max({request.planned, request.actual.value_or(Duration::zero()), kMinimumPlan});
+  if (request.pinned_start) return submit_pinned(request, nodes, planned);
   Queued job{PlannedJob{request.id, nodes, planned}, request.actual, std::nullopt};
   if (request.input_expected) {
     job.plan.ready = false;
@@ -69,10 +70,51 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
   return true;
 }
 
+bool LocalScheduler::submit_pinned(const LocalJobRequest& request, int nodes, Duration planned) {
+  // It must fit beside what is running and pinned; queued jobs plan around it.
+  const TimePoint start = std::max(*request.pinned_start, now_);
+  AvailabilityProfile fixed(server_.nodes, now_);
+  reserve_fixed(fixed, now_);
+  if (!fixed.fits_at(start, nodes, planned)) {
+    events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
+    return false;
+  }
+  const Pinned pinned{PlannedJob{request.id, nodes, planned}, start, request.actual, std::nullopt};
+  const auto at = std::upper_bound(pinned_.begin(), pinned_.end(), start,
+                                   [](TimePoint t, const Pinned& other) { return t < other.start; });
+  pinned_.insert(at, pinned);
+  start_pinned_due(now_);
+  replan(now_);
+  return true;
+}
+
+void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
+  advance(now);
+  for (Pinned& pinned : pinned_) {
+    if (pinned.plan.id != id) continue;
+    pinned.finish = finish;
+    pinned.actual.reset();
+    return;
+  }
+  const auto it =
+      std::find_if(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
+  assert(it != running_.end() && "set_finish for a job neither running nor pinned here");
+  if (it == running_.end()) return;
+  Running job = it->second;
+  running_.erase(it);
+  // The end is known now: the plan follows it, earlier or later, and the
+  // reservations behind it move with it.
+  job.actual_end = std::max({finish, now_, job.start});
+  job.planned_end = std::max(job.actual_end, job.start + kMinimumPlan);
+  running_.emplace(std::make_pair(job.actual_end, start_sequence_++), job);
+  replan(now_);
+}
+
 void LocalScheduler::advance(TimePoint now) {
   assert(now >= now_ && "time never runs backwards");
   for (TimePoint due = next_deadline(); due <= now; due = next_deadline()) {
     finish_due(due);
+    start_pinned_due(due);
     replan(due);
   }
   now_ = now;
@@ -91,8 +133,10 @@ void LocalScheduler::input_arrived(JobId id, TimePoint now) {
 
 TimePoint LocalScheduler::next_deadline() const {
   // Reservations always begin at some running job's planned end, which is at
-  // or after its actual end, so finishes are the only wake-ups needed.
-  return running_.empty() ? kNever : running_.begin()->first.first;
+  // or after its actual end, so finishes and pinned starts are the only
+  // wake-ups needed.
+  const TimePoint finish = running_.empty() ? kNever : running_.begin()->first.first;
+  return pinned_.empty() ? finish : std::min(finish, pinned_.front().start);
 }
 
 std::vector<LocalEvent> LocalScheduler::take_events() {
@@ -111,20 +155,46 @@ void LocalScheduler::finish_due(TimePoint t) {
   assert(busy_nodes_ >= 0);
 }
 
-void LocalScheduler::start(Queued& job, TimePoint now) {
+void LocalScheduler::start(const Queued& job, TimePoint now) {
   assert(job.plan.ready && "a job starts only once its input has arrived");
-  const Running running{job.plan.id, job.plan.nodes, now, now + job.plan.planned, now + job.actual};
-  busy_nodes_ += job.plan.nodes;
+  start_running(job.plan, now, job.actual ? now + *job.actual : kNever);
+}
+
+void LocalScheduler::start_running(const PlannedJob& plan, TimePoint now, TimePoint actual_end) {
+  const Running running{plan.id, plan.nodes, now, now + plan.planned, actual_end};
+  busy_nodes_ += plan.nodes;
   assert(busy_nodes_ <= server_.nodes && "server over capacity");
   events_.push_back({LocalEvent::Kind::started, running.id, now, now, running.planned_end, running.nodes});
   running_.emplace(std::make_pair(running.actual_end, start_sequence_++), running);
+}
+
+void LocalScheduler::start_pinned_due(TimePoint t) {
+  while (!pinned_.empty() && pinned_.front().start <= t) {
+    const Pinned job = pinned_.front();
+    pinned_.erase(pinned_.begin());
+    const TimePoint end = job.actual ? t + *job.actual : job.finish ? std::max(*job.finish, t) : kNever;
+    PlannedJob plan = job.plan;
+    if (end != kNever) plan.planned = std::max(plan.planned, end - t);  // an end set past its plan holds it
+    start_running(plan, t, end);
+  }
+}
+
+void LocalScheduler::reserve_fixed(AvailabilityProfile& profile, TimePoint now) {
+  for (const auto& [key, job] : running_) profile.reserve(now, job.planned_end, job.nodes);
+  for (Pinned& job : pinned_) {
+    if (!profile.fits_at(job.start, job.plan.nodes, job.plan.planned)) {
+      job.start = profile.earliest_fit(job.plan.nodes, job.plan.planned, job.start);  // slips (see pinned_start)
+    }
+    profile.reserve(job.start, job.start + job.plan.planned, job.plan.nodes);
+  }
+  std::stable_sort(pinned_.begin(), pinned_.end(), [](const Pinned& a, const Pinned& b) { return a.start < b.start; });
 }
 
 void LocalScheduler::replan(TimePoint now) {
   // A finish changes what is free from now on: rebuild the plan in queue order
   // (conservative backfilling "with compression").
   profile_.reset(now);
-  for (const auto& [key, job] : running_) profile_.reserve(now, job.planned_end, job.nodes);
+  reserve_fixed(profile_, now);
   cursor_ = planner_.start_cursor(now);
   std::vector<Queued> still_waiting;
   still_waiting.reserve(queue_.size());
@@ -170,7 +240,9 @@ Duration LocalScheduler::approximate_wait(int cpus, Duration planned, Duration l
   const PlannedJob job = plan_for(cpus, planned);
   if (job.nodes > server_.nodes) return kForever;
   complete_plan();
-  const bool easy = planner_.config().policy == LocalPolicy::easy;
+  // The EASY forecaster knows nothing of pinned work: with some, the general
+  // forecast (which plays EASY as a depth-1 plan) answers.
+  const bool easy = planner_.config().policy == LocalPolicy::easy && pinned_.empty();
   if (awaiting_input_ > 0) {
     // While inputs are staged the live plan may hold reservations whose start
     // passed before the data came; predict from a forecast instead. It is made
@@ -262,10 +334,16 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
     }
   }
   if (probe != nullptr) waiting.push_back(*probe);
+  // Pinned work holds its windows in every pass; its ends free nodes.
+  for (const Pinned& job : pinned_) arrivals.insert(job.start + job.plan.planned);
   std::vector<PlannedJob> still_waiting;
   for (TimePoint t = now_;;) {
     AvailabilityProfile profile(server_.nodes, t);
     for (const auto& [end, nodes] : ends) profile.reserve(t, end, nodes);
+    for (const Pinned& job : pinned_) {
+      const TimePoint end = job.start + job.plan.planned;
+      if (end > t) profile.reserve(std::max(job.start, t), end, job.plan.nodes);
+    }
     PlanCursor cursor = planner_.start_cursor(t);
     still_waiting.clear();
     for (PlannedJob& job : waiting) {
@@ -296,8 +374,9 @@ void LocalScheduler::check_invariants() const {
   int busy = 0;
   for (const auto& [key, job] : running_) {
     busy += job.nodes;
-    require(key.first == job.actual_end && job.start <= job.actual_end && job.actual_end <= job.planned_end,
-            "a running job ends in order, no later than planned");
+    require(key.first == job.actual_end && job.start <= job.actual_end &&
+                (job.actual_end == kNever || job.actual_end <= job.planned_end),
+            "a running job ends in order, no later than planned (or when told, from outside)");
     require(job.actual_end >= now_, "finished jobs have left");
   }
   require(busy == busy_nodes_ && busy_nodes_ <= server_.nodes, "busy nodes are the running jobs', within capacity");
@@ -305,6 +384,10 @@ void LocalScheduler::check_invariants() const {
       std::count_if(queue_.begin(), queue_.end(), [](const Queued& job) { return !job.plan.ready; }));
   require(not_ready == awaiting_input_, "jobs awaiting input are counted");
   require(planned_jobs_ <= queue_.size(), "the plan covers queued jobs only");
+  require(std::is_sorted(pinned_.begin(), pinned_.end(),
+                         [](const Pinned& a, const Pinned& b) { return a.start < b.start; }) &&
+              (pinned_.empty() || pinned_.front().start > now_),
+          "pinned work waits in start order, to start later");
   for (const Queued& job : queue_) {
     require(job.plan.nodes <= server_.nodes && job.plan.planned > Duration::zero(), "queued jobs fit and plan ahead");
   }
@@ -314,16 +397,25 @@ double LocalScheduler::resource_utilization() const {
   return static_cast<double>(busy_nodes_) * server_.cpus_per_node / server_.total_cpus();
 }
 
+const AvailabilityProfile& LocalScheduler::plan_profile() const {
+  complete_plan();
+  return profile_;
+}
+
 std::vector<Reservation> LocalScheduler::reservation_schedule() const {
   complete_plan();
   std::vector<Reservation> schedule;
-  schedule.reserve(running_.size() + queue_.size());
+  schedule.reserve(running_.size() + pinned_.size() + queue_.size());
   for (const auto& [key, job] : running_) {
-    schedule.push_back({job.id, job.start, job.planned_end, job.nodes, true});
+    schedule.push_back({job.id, job.start, job.planned_end, job.nodes, true, false});
+  }
+  for (const Pinned& job : pinned_) {
+    schedule.push_back({job.plan.id, job.start, job.start + job.plan.planned, job.plan.nodes, false, true});
   }
   for (const Queued& job : queue_) {
     if (job.reserved_at) {
-      schedule.push_back({job.plan.id, *job.reserved_at, *job.reserved_at + job.plan.planned, job.plan.nodes, false});
+      schedule.push_back(
+          {job.plan.id, *job.reserved_at, *job.reserved_at + job.plan.planned, job.plan.nodes, false, false});
     }
   }
   return schedule;

@@ -25,10 +25,19 @@ struct LocalJobRequest {
   JobId id = 0;
   int cpus = 1;
   Duration planned{};  ///< estimate used for planning (requested time)
-  Duration actual{};   ///< how long it really runs here
+  /// How long it really runs here. Unset: its end is set from outside, by
+  /// set_finish() (a co-allocated part whose communication is re-timed as
+  /// other jobs start and end); until then it runs, planned for `planned`.
+  std::optional<Duration> actual;
   /// Set while the job's input is still being staged: it will not start
   /// before input_arrived(), and is planned from this expected arrival.
   std::optional<TimePoint> input_expected;
+  /// Start exactly then, whatever the queue (a part of a job co-allocated
+  /// across sites, which all start at once): held as a fixed reservation that
+  /// queued jobs plan around. Rejected when running and other pinned work
+  /// leave no room for it then; it slips only if a running job's end is
+  /// moved past it from outside (set_finish), to the earliest room after.
+  std::optional<TimePoint> pinned_start;
 };
 
 struct LocalEvent {
@@ -47,6 +56,7 @@ struct Reservation {
   TimePoint end{};  ///< planned end
   int nodes = 0;
   bool running = false;  ///< a running job's allocation rather than a queued job's reservation
+  bool pinned = false;   ///< a start set from outside, which the queue cannot move
 };
 
 class LocalScheduler {
@@ -62,9 +72,13 @@ class LocalScheduler {
   void advance(TimePoint now);
   /// The input of a queued job has arrived: it may start from now on.
   void input_arrived(JobId id, TimePoint now);
+  /// The end of a running or pinned job whose end comes from outside, set or
+  /// moved (no earlier than now, nor than its start). The plan follows it:
+  /// the reservations behind the job move earlier or later with its end.
+  void set_finish(JobId id, TimePoint finish, TimePoint now);
 
   // ---- outputs ----------------------------------------------------------
-  /// When advance() must next be called (a job finishes or a reservation
+  /// When advance() must next be called (a job finishes, or a pinned job
   /// starts); kNever when idle.
   [[nodiscard]] TimePoint next_deadline() const;
   /// Events since the last call, in the order they happened.
@@ -86,12 +100,15 @@ class LocalScheduler {
   /// Running allocations and queued reservations as currently planned
   /// (the schedule 001's fairness scheme publishes).
   [[nodiscard]] std::vector<Reservation> reservation_schedule() const;
+  /// The same schedule as free nodes over time (001's F_c over a window).
+  [[nodiscard]] const AvailabilityProfile& plan_profile() const;
 
   [[nodiscard]] const ServerSpec& server() const { return server_; }
   [[nodiscard]] const LocalPolicyConfig& policy() const { return planner_.config(); }
   [[nodiscard]] TimePoint now() const { return now_; }
   [[nodiscard]] std::size_t queued_jobs() const { return queue_.size(); }
   [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
+  [[nodiscard]] std::size_t pinned_jobs() const { return pinned_.size(); }
   [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
   [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
   /// Throws std::logic_error naming the first invariant that does not hold
@@ -101,7 +118,7 @@ class LocalScheduler {
  private:
   struct Queued {
     PlannedJob plan;
-    Duration actual{};
+    std::optional<Duration> actual;
     mutable std::optional<TimePoint> reserved_at;  ///< set while it holds a reservation (part of the plan)
   };
   struct Running {
@@ -109,7 +126,14 @@ class LocalScheduler {
     int nodes = 0;
     TimePoint start{};
     TimePoint planned_end{};
-    TimePoint actual_end{};
+    TimePoint actual_end{};  ///< kNever while an end set from outside is not known
+  };
+  /// A job pinned to a start, not yet started.
+  struct Pinned {
+    PlannedJob plan;
+    TimePoint start{};
+    std::optional<Duration> actual;
+    std::optional<TimePoint> finish;  ///< set from outside before it started
   };
 
   /// One predicted pass of a bounded-depth plan: the profile and cursor it
@@ -121,11 +145,17 @@ class LocalScheduler {
   };
 
   void finish_due(TimePoint t);
+  void start_pinned_due(TimePoint t);
   void replan(TimePoint now);
+  /// Running jobs' planned ends, and pinned windows moved to where they fit
+  /// among them (they slip only after an end moved from outside).
+  void reserve_fixed(AvailabilityProfile& profile, TimePoint now);
+  bool submit_pinned(const LocalJobRequest& request, int nodes, Duration planned);
+  void start_running(const PlannedJob& plan, TimePoint now, TimePoint actual_end);
   /// FCFS plans only up to the first job that cannot start; the rest of the
   /// plan (needed by AWT and the published schedule) is built on demand.
   void complete_plan() const;
-  void start(Queued& job, TimePoint now);
+  void start(const Queued& job, TimePoint now);
   void invalidate_forecast() {
     easy_forecast_valid_ = false;
     plan_forecast_.reset();
@@ -146,6 +176,7 @@ class LocalScheduler {
   QueuePlanner planner_;
   TimePoint now_;
   std::vector<Queued> queue_;                                       // arrival order
+  std::vector<Pinned> pinned_;                                      // by start, then arrival
   std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
