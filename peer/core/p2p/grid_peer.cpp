@@ -137,6 +137,9 @@ void GridPeer::advance(TimePoint now) {
       local_.advance(local);
       pump_local();
     } else {
+      // Nothing local is due before the timer: its handler sees the local
+      // scheduler at the timer's time.
+      local_.advance(timer);
       fire_timers(timer);
     }
   }
@@ -174,12 +177,14 @@ ServerLoad GridPeer::load(ServerIndex server) const {
 // ---- decisions ----------------------------------------------------------------
 
 bool GridPeer::starts_soon_here(const Job& job, TimePoint now) {
-  local_.advance(now);
+  assert(local_.now() == now && "every handler runs with the local scheduler at its now");
+  static_cast<void>(now);
   return local_.wait_is_below(job.cpus, job.requested_time, config_.parameters.phi);
 }
 
 SiteCandidate GridPeer::estimate_here(const protocol::JobRequirements& r, TimePoint now) {
-  advance(now);  // REENTRANT: kept from before the refactoring; removed in its own commit
+  assert(local_.now() == now && "every handler runs with the local scheduler at its now");
+  static_cast<void>(now);
   return estimate_candidate(r, id_, local_, network_, config_.parameters.data_blind);
 }
 

@@ -111,7 +111,6 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
 void GridPeer::take_back(const Job& job, TimePoint now) {
   assert(job.origin == id_);
   ++counters_.taken_back;
-  advance(now);  // REENTRANT: kept from before the refactoring; removed in its own commit
   decide(job, now);
 }
 
