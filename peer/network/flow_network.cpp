@@ -69,7 +69,7 @@ FlowId FlowNetwork::start_flow(const Route& route, double bytes, TimePoint now) 
     completed_.emplace_back(id, now);
     return id;
   }
-  for (LinkId link : route) assert(link < links_.size());
+  assert(std::all_of(route.begin(), route.end(), [&](LinkId link) { return link < links_.size(); }));
   const TimePoint active_from = now + latency(route);
   Flow flow;
   flow.group = group_for(route);

@@ -226,10 +226,12 @@ std::string sweep_report(const nlohmann::json& results, bool with_figures) {
       "|---|---|---|---|---|---|---|\n",
       wall);
   for (const auto& run : results) {
+    const auto unfinished = run.find("unfinished_jobs");  // absent from runs made before it was recorded
     out << fmt::format("| {} | {:.0f} | {:.0f} | {:.2f}% | {:.1f} | {} | {:.2f} |\n", run["run"].get<std::string>(),
                        run["avg_response_s"].get<double>(), run["avg_wait_s"].get<double>(),
                        100 * run["fraction_transferred"].get<double>(), run["data_volume_mb_per_job"].get<double>(),
-                       run.value("unfinished_jobs", 0), run["wall_seconds"].get<double>());
+                       unfinished == run.end() ? std::uint64_t{0} : unfinished->get<std::uint64_t>(),
+                       run["wall_seconds"].get<double>());
   }
   out << "\nUnfinished: jobs whose data was still crossing the network ten simulated years after the last "
          "submission; their runs' metrics cover the jobs that ended.\n";

@@ -37,7 +37,8 @@ void GridPeer::check_invariants() const {
     require(!waiting.placement_timeout || waiting.negotiating, "a placement wait negotiates");
     owns(waiting.placement_timeout);
   }
-  for (const auto& [id, query] : queries_) {
+  for (const auto& entry : queries_) {
+    const Query& query = entry.second;
     require(query.timeout.has_value(), "an open query has its time-out");
     owns(query.timeout);
     require(query.replies.size() < query.expected, "a query answered in full is concluded");
