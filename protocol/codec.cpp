@@ -567,4 +567,11 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
   }
 }
 
+std::uint32_t size_class(const Message& message) {
+  constexpr std::uint32_t kReasons = 64;
+  const auto type = static_cast<std::uint32_t>(message.index()) * kReasons;
+  if (const auto* reject = std::get_if<JobReject>(&message)) return type + static_cast<std::uint32_t>(reject->reason);
+  return type;
+}
+
 }  // namespace gridpeer::protocol

@@ -111,8 +111,4 @@ struct Placement {
 using Message =
     std::variant<AttQuery, AttReply, Volunteer, JobOffer, PlaceRequest, Placement, JobAccept, JobCommit, JobReject>;
 
-/// Bytes a message takes on the wire: fixed per type until the Cap'n Proto
-/// codec (issue 4) measures them (a frame header plus the fields, 8-byte words).
-std::size_t wire_size(const Message& message);
-
 }  // namespace gridpeer::protocol

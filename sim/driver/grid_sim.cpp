@@ -15,6 +15,7 @@
 #include "peer/model/overloaded.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
+#include "sim/driver/wire_sizes.hpp"
 
 namespace gridpeer::sim {
 namespace {
@@ -317,7 +318,7 @@ class GridDriver {
   }
 
   void send_message(ServerIndex from, const SendMessage& send) {
-    const std::size_t size = protocol::wire_size(send.message);
+    const std::size_t size = wire_sizes_.of(send.message);
     const Duration delay = network_.message_delay(size, from, send.to);
     ++result_.messages;
     result_.message_bytes += size;
@@ -429,6 +430,7 @@ class GridDriver {
   const std::vector<Job>& jobs_;
   const GridRunOptions& options_;
   network::NetworkModel network_;
+  WireSizes wire_sizes_;
   bool meta_;  // one meta-scheduler for every server; else one GridPeer each
   std::vector<std::unique_ptr<Scheduler>> schedulers_;
   std::vector<std::size_t> scheduler_of_;           // by server
