@@ -25,7 +25,7 @@ class FlowNetwork {
   explicit FlowNetwork(Sharing sharing) : FlowNetwork(make_sharing_model(sharing)) {}
 
   LinkId add_link(Link link);
-  [[nodiscard]] const Link& link(LinkId id) const { return links_.at(id); }
+  [[nodiscard]] const Link& link(LinkId id) const { return links_[id]; }
   [[nodiscard]] std::size_t link_count() const { return links_.size(); }
 
   /// Starts moving `bytes` over `route` (an empty route is instantaneous).

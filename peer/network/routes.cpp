@@ -33,12 +33,16 @@ std::optional<RouteRule> parse_route_rule(std::string_view text) {
 
 RouteTable::RouteTable(const NetworkGraph& graph, RouteRule rule) : graph_(graph), rule_(rule) {
   graph_.check_hosts_placed();
+  const std::size_t nodes = graph_.nodes().size();
+  if (nodes <= kDenseNodes) dense_.assign(nodes * nodes, nullptr);
 }
 
 const Route& RouteTable::route(ServerIndex from, ServerIndex to) const {
   if (from == to) return empty_;
   const NodeId a = graph_.host_node(from);
   const NodeId b = graph_.host_node(to);
+  const std::size_t dense = dense_.empty() ? 0 : std::size_t{a} * graph_.nodes().size() + b;
+  if (!dense_.empty() && dense_[dense] != nullptr) return *dense_[dense];
   const std::uint64_t key = (std::uint64_t{a} << 32) | b;
   const auto found = cache_.find(key);
   if (found != cache_.end()) return found->second;
@@ -48,7 +52,9 @@ const Route& RouteTable::route(ServerIndex from, ServerIndex to) const {
   } else {
     route = between_nodes(a, b);
   }
-  return cache_.emplace(key, std::move(route)).first->second;
+  const Route& kept = cache_.emplace(key, std::move(route)).first->second;
+  if (!dense_.empty()) dense_[dense] = &kept;
+  return kept;
 }
 
 Duration RouteTable::latency(const Route& route) const {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "peer/network/graph.hpp"
 
@@ -50,6 +51,10 @@ class RouteTable {
   // Looked up, never iterated: (from node << 32 | to node) -> route. Node-based,
   // so references stay valid as it grows.
   mutable std::unordered_map<std::uint64_t, Route> cache_;
+  // Graphs of few nodes also index the cache densely (a route per message is
+  // the simulator's hot path; profiled): [from * nodes + to], null until found.
+  static constexpr std::size_t kDenseNodes = 1024;
+  mutable std::vector<const Route*> dense_;
 };
 
 }  // namespace gridpeer::network

@@ -34,7 +34,7 @@ class SharingModel {
  public:
   virtual ~SharingModel() = default;
   /// The groups with moving flows whose rate may change now that the number
-  /// of moving flows on `changed` links did, in ascending order, no repeats.
+  /// of moving flows on `changed` links did, each once.
   virtual void affected_groups(const FlowNetwork& network, std::span<const LinkId> changed,
                                std::vector<GroupIndex>& groups) = 0;
   /// The rate (bytes/s per flow) of each of `groups` (as affected_groups

@@ -15,13 +15,17 @@ class EqualShare final : public SharingModel {
  public:
   void affected_groups(const FlowNetwork& network, std::span<const LinkId> changed,
                        std::vector<GroupIndex>& groups) override {
-    // A group's share depends on its own links only.
+    // A group's share depends on its own links only. Each group once, in the
+    // order found (rates do not depend on one another here).
+    ++round_;
     for (const LinkId link : changed) {
-      const auto& on_link = network.moving_groups_on(link);
-      groups.insert(groups.end(), on_link.begin(), on_link.end());
+      for (const GroupIndex group : network.moving_groups_on(link)) {
+        if (group >= seen_.size()) seen_.resize(group + 1, 0);
+        if (seen_[group] == round_) continue;
+        seen_[group] = round_;
+        groups.push_back(group);
+      }
     }
-    std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   }
 
   void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups,
@@ -42,6 +46,10 @@ class EqualShare final : public SharingModel {
     }
     return rate;
   }
+
+ private:
+  std::uint64_t round_ = 0;
+  std::vector<std::uint64_t> seen_;  // by group: the last round that listed it
 };
 
 class MaxMin final : public SharingModel {
