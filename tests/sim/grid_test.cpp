@@ -18,8 +18,9 @@ namespace {
 
 // A and B: 4 single-CPU nodes at 1000 MHz each, in two sites. Site networks
 // 100 Mb/s, WAN 8 Mb/s = 1 MB/s, no latency: a message of n bytes between A
-// and B takes n us (AttQuery 88, AttReply 64, JobOffer (the offer) 104,
-// JobAccept and JobCommit 40, Volunteer 32). An empty input needs no time.
+// and B takes n us. Sizes are the encoded frames (protocol/codec.hpp):
+// AttQuery 96, AttReply 88, JobOffer 104, JobAccept and JobCommit 48,
+// Volunteer 40, PlaceRequest 88, Placement 48. An empty input needs no time.
 const char* kTwoServers = R"(
 name = "two"
 [networks.n]
@@ -93,17 +94,17 @@ BOOST_AUTO_TEST_CASE(local_keeps_every_job_home) {
 
 BOOST_AUTO_TEST_CASE(sender_initiated_moves_the_job_that_would_wait) {
   // J0 runs on A (AWT 0 < phi). J1's AWT on A is 100 s >= phi: A asks B
-  // (88 us), B answers ATT 100 s (64 us), A's own ATT is 200 s, so A offers
-  // J1 to B (104 us, at B at 256 us). B accepts (40 us): at 296 us A commits
+  // (96 us), B answers ATT 100 s (88 us), A's own ATT is 200 s, so A offers
+  // J1 to B (104 us, at B at 288 us). B accepts (48 us): at 336 us A commits
   // and stages the empty input, which lands at once and stands for the
-  // commit still on its way, so J1 starts at 296 us. B confirms twice (once
+  // commit still on its way, so J1 starts at 336 us. B confirms twice (once
   // for the input, once when the commit lands).
   const auto result = run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)});
   const auto records = by_id(result);
   BOOST_TEST(records.at(0).executed_on == 0U);
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 296);
-  BOOST_TEST(us(records.at(1).end) == 100'000'296);
+  BOOST_TEST(us(records.at(1).start) == 336);
+  BOOST_TEST(us(records.at(1).end) == 100'000'336);
   BOOST_TEST(result.messages == 7U);  // query, reply, offer, accept, commit, 2 confirmations
   BOOST_TEST(result.counters[0].jobs_sent == 1U);
   BOOST_TEST(result.counters[1].jobs_received == 1U);
@@ -111,29 +112,29 @@ BOOST_AUTO_TEST_CASE(sender_initiated_moves_the_job_that_would_wait) {
 
 BOOST_AUTO_TEST_CASE(sender_initiated_stages_input_and_returns_output) {
   // J1 has 2 MB in and 1 MB out. B's ATT: max(AWT 0, ADT in 2 s) + 100 + ADT
-  // out 1 s = 103 s < 200 s: it moves. The input leaves A at the commit (296
+  // out 1 s = 103 s < 200 s: it moves. The input leaves A at the commit (336
   // us, as above) and takes 2 s over the WAN; J1 starts when it lands
-  // (2.000296 s), ends at 102.000296 s, and its output is home 1 s later.
+  // (2.000336 s), ends at 102.000336 s, and its output is home 1 s later.
   const auto records =
       by_id(run(GridAlgorithm::sender, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 2'000'000, 1'000'000)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 2'000'296);
-  BOOST_TEST(us(records.at(1).finish) == 102'000'296);
-  BOOST_TEST(us(records.at(1).end) == 103'000'296);
+  BOOST_TEST(us(records.at(1).start) == 2'000'336);
+  BOOST_TEST(us(records.at(1).finish) == 102'000'336);
+  BOOST_TEST(us(records.at(1).end) == 103'000'336);
 }
 
 BOOST_AUTO_TEST_CASE(data_aware_decisions_beat_data_blind_ones) {
   // A 200 MB output would take 200 s to come home: B's ATT is 302 s against
   // A's 200 s, so S-I keeps J1 on A (starts at 100, ends at 200). Data-blind
   // S-I sees 100 s against 200 s, moves it, and pays for it: output home at
-  // 296 us + 100 s + 200 s.
+  // 336 us + 100 s + 200 s.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100, 0, 200'000'000)};
   const auto aware = by_id(run(GridAlgorithm::sender, jobs));
   BOOST_TEST(aware.at(1).executed_on == 0U);
   BOOST_TEST(us(aware.at(1).end) == 200'000'000);
   const auto blind = by_id(run(GridAlgorithm::sender, jobs, true));
   BOOST_TEST(blind.at(1).executed_on == 1U);
-  BOOST_TEST(us(blind.at(1).end) == 300'000'296);
+  BOOST_TEST(us(blind.at(1).end) == 300'000'336);
 }
 
 BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
@@ -146,11 +147,11 @@ BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
 }
 
 BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) {
-  // gridpeer's Centralized: the origin asks the central (PlaceRequest 80 us),
-  // the central asks every other server (AttQuery 88 us, AttReply 64 us) and
-  // answers (Placement 40 us). J0 at 0 s: A and B tie (ATT 100 s, RU 0), the
+  // gridpeer's Centralized: the origin asks the central (PlaceRequest 88 us),
+  // the central asks every other server (AttQuery 96 us, AttReply 88 us) and
+  // answers (Placement 48 us). J0 at 0 s: A and B tie (ATT 100 s, RU 0), the
   // lower index wins, so J0 stays on A. J1 at 1 s: A's ATT is about 199 s, B's
-  // 100 s, so J1 is offered to B (104 us), accepted (40 us) and starts.
+  // 100 s, so J1 is offered to B (104 us), accepted (48 us) and starts.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 1, 4, 100)};
   GridRunOptions options;
   options.config = config(GridAlgorithm::central);
@@ -160,9 +161,9 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
     const auto result = run_grid(two_servers(), jobs, options);
     const auto records = by_id(result);
     BOOST_TEST(records.at(0).executed_on == 0U);
-    BOOST_TEST(us(records.at(0).start) == 152);
+    BOOST_TEST(us(records.at(0).start) == 96 + 88);
     BOOST_TEST(records.at(1).executed_on == 1U);
-    BOOST_TEST(us(records.at(1).start) == 1'000'296);
+    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 96 + 88 + 104 + 48);
     BOOST_TEST(result.messages == 9U);  // 2 x (query, reply) + offer, accept, commit, 2 confirmations
   }
   {
@@ -171,9 +172,9 @@ BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) 
     const auto result = run_grid(two_servers(), jobs, options);
     const auto records = by_id(result);
     BOOST_TEST(records.at(0).executed_on == 0U);
-    BOOST_TEST(us(records.at(0).start) == 80 + 88 + 64 + 40);
+    BOOST_TEST(us(records.at(0).start) == 88 + 96 + 88 + 48);
     BOOST_TEST(records.at(1).executed_on == 1U);
-    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 272 + 104 + 40);
+    BOOST_TEST(us(records.at(1).start) == 1'000'000 + 320 + 104 + 48);
     BOOST_TEST(result.messages == 13U);
     BOOST_TEST(result.counters[0].jobs_sent == 1U);
   }
@@ -193,19 +194,19 @@ BOOST_AUTO_TEST_CASE(a_job_wider_than_every_server_ends_rejected_not_silently) {
 
 BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
   // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
-  // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 32 us. A asks B
-  // about J1 (88 us), B answers (64 us): ATT 100 s against A's 90 + 100 s,
-  // so J1 is offered (104 us), accepted (40 us) and starts at 10 s + 328 us.
+  // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 40 us. A asks B
+  // about J1 (96 us), B answers (88 us): ATT 100 s against A's 90 + 100 s,
+  // so J1 is offered (104 us), accepted (48 us) and starts at 10 s + 376 us.
   const auto records = by_id(run(GridAlgorithm::receiver, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 10'000'328);
+  BOOST_TEST(us(records.at(1).start) == 10'000'376);
 }
 
 BOOST_AUTO_TEST_CASE(symmetric_switches_to_sender_initiated_without_volunteers) {
-  // No volunteer yet at t=0: Sy-I behaves as S-I (start at 296 us).
+  // No volunteer yet at t=0: Sy-I behaves as S-I (start at 336 us).
   const auto records = by_id(run(GridAlgorithm::symmetric, {job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)}));
   BOOST_TEST(records.at(1).executed_on == 1U);
-  BOOST_TEST(us(records.at(1).start) == 296);
+  BOOST_TEST(us(records.at(1).start) == 336);
 }
 
 BOOST_AUTO_TEST_CASE(a_short_wait_stays_home) {
@@ -301,7 +302,7 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
 
 BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   // R-I on the two-server grid: J1 waits on A; B volunteers at its first
-  // tick. In lockstep that is sigma = 10 s (J1 starts at 10 s + 328 us, see
+  // tick. In lockstep that is sigma = 10 s (J1 starts at 10 s + 376 us, see
   // receiver_initiated_waits_for_a_volunteer); staggered, B's first tick
   // comes its phase later, so J1 starts later, and the same seed gives the
   // same phase.
@@ -313,14 +314,14 @@ BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   options.fault_seed = 4;
   const auto staggered = by_id(run_grid(two_servers(), jobs, options));
   const auto again = by_id(run_grid(two_servers(), jobs, options));
-  BOOST_TEST(us(lockstep.at(1).start) == 10'000'328);
-  BOOST_TEST(us(staggered.at(1).start) > 10'000'328);
+  BOOST_TEST(us(lockstep.at(1).start) == 10'000'376);
+  BOOST_TEST(us(staggered.at(1).start) > 10'000'376);
   BOOST_TEST(us(staggered.at(1).start) == us(again.at(1).start));
 }
 
 BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost) {
   // J1 moves to B as in sender_initiated_moves_the_job_that_would_wait (runs
-  // there from 296 us). B's own J2 (2 CPUs, at 10 s) would wait 90.000296 s
+  // there from 336 us). B's own J2 (2 CPUs, at 10 s) would wait 90.000336 s
   // on B and 90 s on A: it moves to A, queued behind J0. B crashes at 50 s
   // and restarts empty at 60 s. J2 is lost with its origin, though A still
   // runs it (100 s to 200 s; nothing cancels a queued job, and its output
@@ -377,7 +378,7 @@ BOOST_AUTO_TEST_CASE(peer_clocks_read_true_time_their_own_way) {
 
 BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
   // The S-I move of sender_initiated_moves_the_job_that_would_wait (J1 starts
-  // on B at true 296 us and runs 100 s), with one clock 5 s ahead. Records
+  // on B at true 336 us and runs 100 s), with one clock 5 s ahead. Records
   // hold each peer's readings, ordered as the core clamps them.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100)};
   GridRunOptions options;
@@ -385,26 +386,26 @@ BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
   options.audit = true;
   {
     // B ahead: its start and finish read 5 s late; the output comes home at
-    // A's 100.000296 s, before B's finish, so the end is raised to it.
+    // A's 100.000336 s, before B's finish, so the end is raised to it.
     options.clocks = {PeerClock{}, PeerClock{seconds(5), 0}};
     const GridRunResult result = run_grid(two_servers(), jobs, options);
     const auto records = by_id(result);
     BOOST_TEST(us(records.at(1).submit) == 0);
-    BOOST_TEST(us(records.at(1).start) == 5'000'296);
-    BOOST_TEST(us(records.at(1).finish) == 105'000'296);
-    BOOST_TEST(us(records.at(1).end) == 105'000'296);
+    BOOST_TEST(us(records.at(1).start) == 5'000'336);
+    BOOST_TEST(us(records.at(1).finish) == 105'000'336);
+    BOOST_TEST(us(records.at(1).end) == 105'000'336);
     BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
   }
   {
-    // A ahead: J1 is submitted at A's 5 s, so B's start (296 us) is raised
-    // to it; B's finish stands; the end is A's 105.000296 s.
+    // A ahead: J1 is submitted at A's 5 s, so B's start (336 us) is raised
+    // to it; B's finish stands; the end is A's 105.000336 s.
     options.clocks = {PeerClock{seconds(5), 0}, PeerClock{}};
     const GridRunResult result = run_grid(two_servers(), jobs, options);
     const auto records = by_id(result);
     BOOST_TEST(us(records.at(1).submit) == 5'000'000);
     BOOST_TEST(us(records.at(1).start) == 5'000'000);
-    BOOST_TEST(us(records.at(1).finish) == 100'000'296);
-    BOOST_TEST(us(records.at(1).end) == 105'000'296);
+    BOOST_TEST(us(records.at(1).finish) == 100'000'336);
+    BOOST_TEST(us(records.at(1).end) == 105'000'336);
     BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
   }
 }
