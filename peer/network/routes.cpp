@@ -82,9 +82,10 @@ Route RouteTable::widest_shortest(NodeId from, NodeId to) const {
   // Breadth first, a whole level at a time, so that every node's widest
   // bottleneck over shortest paths is final before the next level uses it.
   const std::size_t n = graph_.nodes().size();
-  const auto bus_capacity = [&](NodeId node) {
+  const auto bus_capacity = [&](NodeId node) -> double {
     const auto bus = graph_.node(node).bus;
-    return bus ? graph_.link(*bus).bytes_per_second : kUnbounded;
+    if (!bus) return kUnbounded;
+    return graph_.link(*bus).bytes_per_second;
   };
   std::vector<int> hops(n, -1);
   std::vector<double> width(n, 0.0);

@@ -13,7 +13,7 @@ namespace gridpeer {
 GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
                    const network::NetworkView& network, TimePoint start, Duration period_phase)
     : id_(id),
-      config_(std::move(config)),
+      config_(config),
       site_selection_(make_site_selection(config_.site_selection)),
       partners_(std::move(partners)),
       network_(network),
