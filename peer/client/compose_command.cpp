@@ -62,7 +62,7 @@ int compose_command(int argc, char** argv) {
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
   if (args.count("network") != 0U) selection.network = args["network"].as<std::string>();
   const std::filesystem::path topology_file = args["topology"].as<std::string>();
-  const topology::Topology grid = topology::load_topology_file(topology_file, selection);
+  const topology::Topology grid = topology::load_topology(topology_file, selection);
 
   const std::filesystem::path out = std::filesystem::absolute(args["out"].as<std::string>());
   std::filesystem::create_directories(out / "results");

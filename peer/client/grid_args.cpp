@@ -22,7 +22,7 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   if (args.count("topology") == 0U) throw std::invalid_argument("--topology is required (see --help)");
   topology::TopologySelection selection;
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
-  Grid grid{topology::load_topology_file(args["topology"].as<std::string>(), selection), {}};
+  Grid grid{topology::load_topology(args["topology"].as<std::string>(), selection), {}};
   grid.addresses = net::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});

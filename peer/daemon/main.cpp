@@ -70,7 +70,7 @@ int run(int argc, char** argv) {
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
   if (args.count("network") != 0U) selection.network = args["network"].as<std::string>();
   daemon::DaemonConfig config;
-  config.grid = topology::load_topology_file(args["topology"].as<std::string>(), selection);
+  config.grid = topology::load_topology(args["topology"].as<std::string>(), selection);
   config.self = config.grid.resolve_server(args["id"].as<std::string>());
   config.addresses = net::peer_addresses(
       config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),

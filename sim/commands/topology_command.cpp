@@ -31,7 +31,7 @@ int run_topology_command(int argc, char** argv) {
   topology::TopologySelection selection;
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
   if (args.count("network") != 0U) selection.network = args["network"].as<std::string>();
-  const auto grid = topology::load_topology_file(args["file"].as<std::string>(), selection);
+  const auto grid = topology::load_topology(args["file"].as<std::string>(), selection);
 
   std::cout << grid.name << ": " << grid.description << '\n'
             << "site split '" << grid.split << "' (" << grid.site_count << " sites), network '" << grid.network_name

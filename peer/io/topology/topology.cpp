@@ -1,5 +1,7 @@
 #include "peer/io/topology/topology.hpp"
 
+#include <gridpeer/builtin_topologies.hpp>
+
 #include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
@@ -241,12 +243,52 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
   return topology;
 }
 
-Topology load_topology_file(const std::filesystem::path& path, const TopologySelection& selection) {
+namespace {
+
+std::string read_topology_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw TopologyError(path.string() + ": cannot open topology file");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_topology(text.str(), path.string(), selection);
+  return text.str();
+}
+
+bool names_builtin(const std::string& name_or_path) {
+  return name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".toml");
+}
+
+std::string_view builtin_text(const std::string& name) {
+  for (const auto& file : kBuiltinTopologies) {
+    if (file.name == name) return file.text;
+  }
+  std::string names;
+  for (const auto& known : builtin_topologies()) names += (names.empty() ? "" : ", ") + known;
+  throw TopologyError("topology '" + name + "' is not built in (" + names +
+                      "); give a file path (with a slash or ending .toml) for another");
+}
+
+}  // namespace
+
+Topology load_topology_file(const std::filesystem::path& path, const TopologySelection& selection) {
+  return parse_topology(read_topology_file(path), path.string(), selection);
+}
+
+std::vector<std::string> builtin_topologies() {
+  std::vector<std::string> names;
+  for (const auto& file : kBuiltinTopologies) names.emplace_back(file.name);
+  return names;
+}
+
+Topology load_topology(const std::string& name_or_path, const TopologySelection& selection) {
+  if (names_builtin(name_or_path)) {
+    return parse_topology(builtin_text(name_or_path), "built-in topology " + name_or_path, selection);
+  }
+  return load_topology_file(name_or_path, selection);
+}
+
+std::string topology_text(const std::string& name_or_path) {
+  if (names_builtin(name_or_path)) return std::string(builtin_text(name_or_path));
+  return read_topology_file(name_or_path);
 }
 
 }  // namespace gridpeer::topology

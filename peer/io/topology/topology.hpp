@@ -71,4 +71,13 @@ struct TopologySelection {
 Topology parse_topology(std::string_view text, const std::string& source, const TopologySelection& selection = {});
 Topology load_topology_file(const std::filesystem::path& path, const TopologySelection& selection = {});
 
+/// The rule every tool follows for --topology: a name without a slash or
+/// ".toml" is one of the built-in topologies (the repository's topologies/,
+/// compiled in); anything else is a file path.
+Topology load_topology(const std::string& name_or_path, const TopologySelection& selection = {});
+/// The TOML text load_topology would read (to hash it); throws TopologyError.
+std::string topology_text(const std::string& name_or_path);
+/// The names of the built-in topologies.
+std::vector<std::string> builtin_topologies();
+
 }  // namespace gridpeer::topology
