@@ -29,7 +29,7 @@ int run_compare_command(int argc, char** argv) {
   ExperimentSpec base = grid_spec_from_options(args);
   if (args.count("workload") == 0U) base.workload.source = "synthetic";  // runs anywhere, no trace needed
   logger->info("seed {}", base.workload.seed);
-  const auto grid = topology::load_topology_file(base.topology_file, base.selection);
+  const auto grid = topology::load_topology(base.topology_file, base.selection);
   const GridWorkload workload = load_grid_workload(grid, base.workload);
   logger->info("{} ({} jobs) on {} ({} sites, {} network)", workload.description, workload.jobs.size(), grid.name,
                grid.split, grid.network_name);

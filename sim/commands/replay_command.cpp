@@ -125,7 +125,7 @@ int run_replay_command(int argc, char** argv) {
   bool server_fixed = false;
   if (args.count("topology") != 0U) {
     if (args.count("server") == 0U) throw std::invalid_argument("--topology needs --server NAME");
-    const auto grid = topology::load_topology_file(args["topology"].as<std::string>());
+    const auto grid = topology::load_topology(args["topology"].as<std::string>());
     const std::string name = args["server"].as<std::string>();
     const auto index = grid.find_server(name);
     if (!index) throw std::invalid_argument("server '" + name + "' is not in " + grid.source);

@@ -16,34 +16,15 @@ int run_run_command(int argc, char** argv) {
   cxxopts::Options options("gridsim run",
                            "Simulate a grid of peers (002): each server's grid scheduler and local scheduler, "
                            "the\nnetwork, and one of the grid algorithms; print and write the metrics.");
-  add_grid_options(options);
-  options.add_options()("algorithm", "local, central, si (sender-initiated), ri (receiver-initiated), syi (symmetric)",
-                        cxxopts::value<std::string>()->default_value("si"))(
-      "central-peer",
-      "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
-      "does, instead of with 002's instant knowledge",
-      cxxopts::value<std::string>())(
-      "stagger-periods",
-      "start each peer's R-I/Sy-I volunteering period at a random phase (from the seed), as real peers do, "
-      "instead of all at t = 0")("data-blind", "decide without the data-transfer (ADT) terms")(
-      "out", "write the result as JSON to this file", cxxopts::value<std::string>())(
+  add_run_options(options);
+  options.add_options()("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
-  ExperimentSpec spec = grid_spec_from_options(args);
-  const std::string algorithm = args["algorithm"].as<std::string>();
-  const auto parsed = parse_grid_algorithm(algorithm);
-  if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
-  spec.config.algorithm = *parsed;
-  spec.config.parameters.data_blind = args.count("data-blind") != 0U;
-  spec.stagger_periods = args.count("stagger-periods") != 0U;
-  if (args.count("central-peer") != 0U) {
-    if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
-    spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());
-  }
+  const ExperimentSpec spec = run_spec_from_options(args);
   logger->info("seed {}", spec.workload.seed);
   Progress progress("run " + algorithm_label(spec.config), 0);
   const ExperimentResult result = run_experiment(spec, [&](std::size_t done, std::size_t total) {

@@ -27,6 +27,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
   void update(std::size_t done);
   void set_total(std::size_t total) { total_ = total; }
+  /// False when stderr is not a terminal (then callers log milestones instead).
+  [[nodiscard]] bool enabled() const { return enabled_; }
 
  private:
   std::string label_;

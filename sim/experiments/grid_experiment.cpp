@@ -11,7 +11,7 @@ namespace gridpeer::sim {
 
 topology::Topology load_grid(const ExperimentSpec& spec) {
   if (const auto n = synthetic_grid_size(spec.topology_file)) return synthetic_grid(*n);
-  return topology::load_topology_file(spec.topology_file, spec.selection);
+  return topology::load_topology(spec.topology_file, spec.selection);
 }
 
 ExperimentResult run_experiment(const ExperimentSpec& spec,

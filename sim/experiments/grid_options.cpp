@@ -8,17 +8,16 @@
 namespace gridpeer::sim {
 
 std::string default_topology_file() {
-  const std::filesystem::path local = "topologies/shan2004.toml";
-  if (std::filesystem::exists(local)) return local.string();
-  return (std::filesystem::path(GRIDPEER_SOURCE_DIR) / local).string();
+  return "shan2004";  // built in (topology::load_topology)
 }
 
 void add_grid_options(cxxopts::Options& options) {
   options.add_options()("topology",
-                        "topology file (default: topologies/shan2004.toml), or synthetic:N for N servers of 128 "
-                        "CPUs, 12 to a site, on 002's fast network",
-                        cxxopts::value<std::string>())("sites", "site split of the topology (shan2004: 3, 6, 12)",
-                                                       cxxopts::value<std::string>())(
+                        "the grid: a built-in topology by name (shan2004, tiny-3server, ...: the repository's "
+                        "topologies/, compiled in), a TOML file (a path with a slash or ending .toml), or "
+                        "synthetic:N for N servers of 128 CPUs, 12 to a site, on Shan et al.'s fast network",
+                        cxxopts::value<std::string>()->default_value("shan2004"))(
+      "sites", "site split of the topology (shan2004: 3, 6, 12)", cxxopts::value<std::string>())(
       "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
       cxxopts::value<std::string>())(
       "workload",
@@ -46,7 +45,7 @@ void add_grid_options(cxxopts::Options& options) {
 
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   ExperimentSpec spec;
-  spec.topology_file = args.count("topology") != 0U ? args["topology"].as<std::string>() : default_topology_file();
+  spec.topology_file = args["topology"].as<std::string>();
   if (args.count("sites") != 0U) spec.selection.split = args["sites"].as<std::string>();
   if (args.count("network") != 0U) spec.selection.network = args["network"].as<std::string>();
   spec.workload.source = args["workload"].as<std::string>();
@@ -75,6 +74,38 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
   spec.sharing = *parsed;
   return spec;
+}
+
+void add_run_options(cxxopts::Options& options) {
+  add_grid_options(options);
+  options.add_options()("algorithm", "local, central, si (sender-initiated), ri (receiver-initiated), syi (symmetric)",
+                        cxxopts::value<std::string>()->default_value("si"))(
+      "central-peer",
+      "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
+      "does, instead of with instant global knowledge",
+      cxxopts::value<std::string>())(
+      "stagger-periods",
+      "start each peer's R-I/Sy-I volunteering period at a random phase (from the seed), as real peers do, "
+      "instead of all at t = 0")("data-blind", "decide without the data-transfer (ADT) terms");
+}
+
+ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args) {
+  ExperimentSpec spec = grid_spec_from_options(args);
+  const std::string algorithm = args["algorithm"].as<std::string>();
+  const auto parsed = parse_grid_algorithm(algorithm);
+  if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
+  spec.config.algorithm = *parsed;
+  spec.config.parameters.data_blind = args["data-blind"].as<bool>();
+  spec.stagger_periods = args["stagger-periods"].as<bool>();
+  if (args.count("central-peer") != 0U) {
+    if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
+    spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());
+  }
+  return spec;
+}
+
+bool option_changes_result(const std::string& name) {
+  return name != "trace-dir" && name != "verbose" && name != "help";
 }
 
 std::string records_csv(const std::vector<JobRecord>& records, const topology::Topology& grid) {

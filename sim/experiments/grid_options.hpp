@@ -13,6 +13,16 @@ namespace gridpeer::sim {
 void add_grid_options(cxxopts::Options& options);
 /// Everything but the algorithm, from parsed options; throws on bad values.
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args);
+
+/// The grid options plus those that pick the algorithm (--algorithm,
+/// --data-blind, --stagger-periods, --central-peer): everything that defines
+/// one run. `gridsim run` and every run of an experiment file parse these.
+void add_run_options(cxxopts::Options& options);
+ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args);
+
+/// The options that do not change a run's result (where files are, logging);
+/// left out of its identity.
+bool option_changes_result(const std::string& name);
 /// The default topology: topologies/shan2004.toml from the working directory,
 /// else from the source tree.
 std::string default_topology_file();

@@ -1,0 +1,71 @@
+#pragma once
+// An experiment as a file (docs/experiments.md): a TOML file names fixed
+// `gridsim run` options, axes to sweep (any option, or several together),
+// and seeds; the runs are the product of the axes, once per seed.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gridpeer::sim {
+
+/// One option of `gridsim run`, by its long name, with its value as the
+/// command line would carry it ("true"/"false" for switches).
+using RunOption = std::pair<std::string, std::string>;
+
+struct AxisValue {
+  std::string label;               ///< names the value in run names and reports
+  std::vector<RunOption> options;  ///< what this value sets
+};
+
+struct Axis {
+  std::string name;
+  std::vector<AxisValue> values;
+};
+
+struct ExperimentFile {
+  std::string name;
+  std::string title;
+  std::string source;  ///< the file, or "built-in NAME"
+  std::string report;  ///< "" or a paper's own report ("shan2004")
+  std::vector<RunOption> fixed;
+  std::vector<Axis> axes;
+  std::vector<std::uint64_t> seeds;
+};
+
+class ExperimentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses an experiment; paths in [fixed] (topology, workload files, trace-dir)
+/// that are relative are taken from `base_dir` when a file is there. Throws
+/// ExperimentError "source:line: what".
+ExperimentFile parse_experiment(std::string_view text, const std::string& source,
+                                const std::filesystem::path& base_dir = {});
+
+/// A built-in experiment by name (shan2004), else the file at `name_or_path`.
+ExperimentFile load_experiment(const std::string& name_or_path);
+/// The names of the built-in experiments.
+std::vector<std::string> builtin_experiments();
+
+struct PlannedRun {
+  std::string name;                           ///< labels joined by '_', then "seedN"
+  std::vector<RunOption> options;             ///< fixed, then the axes' values, then the seed
+  std::map<std::string, std::string> labels;  ///< axis name -> value label
+  std::uint64_t seed = 0;
+};
+
+/// The runs, first axis outermost, seeds innermost. `overrides` replace fixed
+/// options or add to them (`gridsim sweep --set`); an override of an axis's
+/// option, or of the seed, is refused.
+std::vector<PlannedRun> plan_runs(const ExperimentFile& experiment, const std::vector<RunOption>& overrides = {});
+
+/// "NAME=VALUE" into a RunOption; throws std::invalid_argument otherwise.
+RunOption parse_run_option(const std::string& assignment);
+
+}  // namespace gridpeer::sim
