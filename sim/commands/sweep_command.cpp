@@ -1,43 +1,97 @@
-// gridsim sweep: the papers' experiment matrices.
+// gridsim sweep: an experiment file's runs, sharded, resumable and honest.
 #include <cxxopts.hpp>
 #include <iostream>
 #include <thread>
 
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/experiment_file.hpp"
+#include "sim/experiments/run_identity.hpp"
 #include "sim/experiments/sweep.hpp"
 
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
+namespace {
+
+/// "1,2,5" or "1-10" into seeds.
+std::vector<std::uint64_t> parse_seeds(const std::string& text) {
+  std::vector<std::uint64_t> seeds;
+  try {
+    std::size_t dash = text.find('-');
+    if (dash != std::string::npos && text.find(',') == std::string::npos) {
+      const auto first = std::stoull(text.substr(0, dash));
+      const auto last = std::stoull(text.substr(dash + 1));
+      if (last < first || last - first >= 10000) throw std::invalid_argument("range");
+      for (auto seed = first; seed <= last; ++seed) seeds.push_back(seed);
+    } else {
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        std::size_t used = 0;
+        const std::string item = text.substr(start, comma - start);
+        seeds.push_back(std::stoull(item, &used));
+        if (used != item.size() || item.starts_with('-')) throw std::invalid_argument("item");
+        start = comma + 1;
+      }
+    }
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--seeds '" + text + "' is not a list (1,2,5) or a range (1-10) of seeds");
+  }
+  return seeds;
+}
+
+}  // namespace
 
 int run_sweep_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim sweep",
-      "Run an experiment matrix in parallel and write results.json, results.csv, figures/ and report.md.\n"
-      "shan2004 (002): local, central, si, ri, syi, si-blind, syi-blind x fast/slow network x small/medium/\n"
-      "large data x 3/6/12 sites = 126 runs. Each run is saved as OUT/runs/NAME.json as soon as it ends, so a\n"
-      "sweep resumes where it stopped; --shard I/N lets N machines (e.g. a Slurm job array with\n"
-      "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) share OUT. --sites, --network and --data-size\n"
-      "are set by the matrix.");
-  add_grid_options(options);
-  options.add_options()("experiment", "the matrix: shan2004", cxxopts::value<std::string>()->default_value("shan2004"))(
-      "out", "output directory (created)", cxxopts::value<std::string>())(
+      "Run every run of an experiment in parallel and write results.{json,csv}, summary.{json,csv} (mean and 95%\n"
+      "confidence interval over seeds), report.md and figures. EXPERIMENT is a TOML experiment file\n"
+      "(docs/experiments.md: fixed `gridsim run` options, axes to sweep, seeds) or a built-in one: shan2004\n"
+      "(Shan et al. 2004: 7 algorithms x 2 networks x 3 data sizes x 3 site splits) or phi-sensitivity.\n"
+      "Each run is saved as OUT/runs/NAME.json as soon as it ends, with its identity: every option, the hash of\n"
+      "every input file and the code's version. A re-run reuses a saved run only if its identity is the same, and\n"
+      "refuses a folder holding runs of other options or code unless --overwrite. --shard I/N lets N machines\n"
+      "(e.g. a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) share OUT.");
+  options.positional_help("EXPERIMENT");
+  options.add_options()("experiment", "the experiment file, or a built-in name (also the first positional argument)",
+                        cxxopts::value<std::string>())("out", "output directory (created)",
+                                                       cxxopts::value<std::string>())(
+      "set", "NAME=VALUE: set a `gridsim run` option for every run (repeatable), e.g. --set limit-days=7",
+      cxxopts::value<std::vector<std::string>>())(
+      "seeds", "replace the experiment's seeds: a list (1,2,5) or a range (1-10)", cxxopts::value<std::string>())(
       "shard", "I/N: run only the runs whose index modulo N is I (0 <= I < N)",
       cxxopts::value<std::string>()->default_value("0/1"))("threads", "runs in parallel (default: the number of cores)",
                                                            cxxopts::value<std::size_t>())(
-      "force", "re-run runs whose result file already exists")(
-      "report-only", "run nothing; assemble results, figures and report from OUT/runs")("h,help", "show this help");
+      "force", "run again even the runs whose saved identity is the same")(
+      "overwrite", "accept an OUT holding other runs: delete them, and re-run those made differently")(
+      "report-only", "run nothing; assemble results and report from OUT/runs")(
+      "list", "print the built-in experiments and exit")("verbose", "more log output")("h,help", "show this help");
+  options.parse_positional({"experiment"});
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
+  if (args.count("list") != 0U) {
+    for (const auto& name : builtin_experiments()) {
+      std::cout << name << ": " << load_experiment(name).title << '\n';
+    }
+    return 0;
+  }
+  if (args.count("experiment") == 0U) {
+    throw std::invalid_argument("name an experiment: a file or a built-in (gridsim sweep --list)");
+  }
   if (args.count("out") == 0U) throw std::invalid_argument("--out DIR is required");
-  const std::string experiment = args["experiment"].as<std::string>();
-  if (experiment != "shan2004") throw std::invalid_argument("--experiment '" + experiment + "' is not shan2004");
+  ExperimentFile experiment = load_experiment(args["experiment"].as<std::string>());
+  if (args.count("seeds") != 0U) experiment.seeds = parse_seeds(args["seeds"].as<std::string>());
   SweepOptions sweep;
   sweep.out = args["out"].as<std::string>();
-  sweep.base = grid_spec_from_options(args);
+  sweep.command_line = command_line_of(argc, argv);
+  if (args.count("set") != 0U) {
+    for (const auto& assignment : args["set"].as<std::vector<std::string>>()) {
+      sweep.overrides.push_back(parse_run_option(assignment));
+    }
+  }
   const std::string shard = args["shard"].as<std::string>();
   const auto slash = shard.find('/');
   try {
@@ -52,10 +106,12 @@ int run_sweep_command(int argc, char** argv) {
   }
   sweep.threads = args.count("threads") != 0U ? args["threads"].as<std::size_t>()
                                               : std::max(1U, std::thread::hardware_concurrency());
+  if (sweep.threads == 0) throw std::invalid_argument("--threads must be at least 1");
   sweep.force = args.count("force") != 0U;
+  sweep.overwrite = args.count("overwrite") != 0U;
   sweep.report_only = args.count("report-only") != 0U;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
-  return run_sweep(sweep, *logger);
+  return run_sweep(experiment, sweep, *logger);
 }
 
 }  // namespace gridpeer::sim

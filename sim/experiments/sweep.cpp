@@ -2,86 +2,151 @@
 
 #include <fmt/format.h>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
-#include <thread>
+#include <set>
 
 #include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/sweep_report.hpp"
+#include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/run_identity.hpp"
+#include "sim/experiments/sweep_summary.hpp"
 
 namespace gridpeer::sim {
-
-std::vector<SweepRun> shan2004_matrix(const GridConfig& base) {
-  struct Variant {
-    GridAlgorithm algorithm;
-    bool blind;
-  };
-  const Variant variants[] = {{GridAlgorithm::local, false},     {GridAlgorithm::central, false},
-                              {GridAlgorithm::sender, false},    {GridAlgorithm::receiver, false},
-                              {GridAlgorithm::symmetric, false}, {GridAlgorithm::sender, true},
-                              {GridAlgorithm::symmetric, true}};
-  std::vector<SweepRun> runs;
-  for (const char* network : {"fast", "slow"}) {
-    for (const auto data : {workload::DataSize::small, workload::DataSize::medium, workload::DataSize::large}) {
-      for (const char* sites : {"3", "6", "12"}) {
-        for (const Variant& variant : variants) {
-          SweepRun run;
-          run.config = base;
-          run.config.algorithm = variant.algorithm;
-          run.config.parameters.data_blind = variant.blind;
-          run.network = network;
-          run.data_size = data;
-          run.sites = sites;
-          run.name =
-              fmt::format("{}_{}_{}_{}sites", algorithm_label(run.config), network, workload::to_string(data), sites);
-          runs.push_back(run);
-        }
-      }
-    }
-  }
-  return runs;
-}
-
 namespace {
 
-std::filesystem::path run_file(const std::filesystem::path& out, const SweepRun& run) {
-  return out / "runs" / (run.name + ".json");
+/// A planned run, parsed and identified before anything runs, so that a typo
+/// in run 57 is reported before run 1 starts.
+struct ResolvedRun {
+  PlannedRun plan;
+  ExperimentSpec spec;
+  nlohmann::json identity;
+  std::string hash;
+};
+
+ResolvedRun resolve(const ExperimentFile& experiment, PlannedRun plan, FileHashes& hashes) {
+  std::vector<std::string> arguments{"gridsim sweep"};
+  for (const auto& [name, value] : plan.options) arguments.push_back("--" + name + "=" + value);
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  cxxopts::Options options("gridsim sweep", "");
+  add_run_options(options);
+  try {
+    const auto args = options.parse(static_cast<int>(argv.size()), argv.data());
+    if (!args.unmatched().empty()) throw std::invalid_argument("unexpected value '" + args.unmatched().front() + "'");
+    ExperimentSpec spec = run_spec_from_options(args);
+    nlohmann::json identity = run_identity(args, spec, hashes);
+    std::string hash = identity_hash(identity);
+    return {std::move(plan), std::move(spec), std::move(identity), std::move(hash)};
+  } catch (const std::exception& error) {
+    throw ExperimentError(experiment.source + ": run " + plan.name + ": " + error.what() +
+                          " (options are those of `gridsim run --help`)");
+  }
+}
+
+std::filesystem::path run_file(const std::filesystem::path& out, const std::string& name) {
+  return out / "runs" / (name + ".json");
+}
+
+/// The identity hash a saved run was made with, or "" if none is readable.
+std::string saved_hash(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return "";
+  const auto json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.contains("identity_hash")) return "";
+  return json["identity_hash"].get<std::string>();
+}
+
+/// The workload of a run depends on the grid's servers and the workload
+/// options, not on the split or the network: runs share one per key, with
+/// data sizes drawn afresh per run.
+std::string workload_key(const ExperimentSpec& spec) {
+  nlohmann::json key = {{"source", spec.workload.source},
+                        {"split", static_cast<int>(spec.workload.split)},
+                        {"jobs", spec.workload.synthetic_jobs_per_server},
+                        {"limit_days", spec.workload.limit_days},
+                        {"seed", spec.workload.seed},
+                        {"trace_dir", spec.workload.trace_dir.value_or("")}};
+  for (const auto& server : load_grid(spec).servers) {
+    key["servers"].push_back({server.spec.name, server.spec.total_cpus(),
+                              server.trace ? server.trace->file : std::string(),
+                              server.trace ? server.trace->window().start_unix : 0,
+                              server.trace ? server.trace->window().length_seconds : 0});
+  }
+  return key.dump();
+}
+
+/// Refuses a folder that holds another experiment's runs, unless told.
+void check_folder(const ExperimentFile& experiment, const std::vector<ResolvedRun>& runs, const SweepOptions& options,
+                  spdlog::logger& logger) {
+  std::set<std::string> planned;
+  for (const auto& run : runs) planned.insert(run.plan.name + ".json");
+  std::vector<std::filesystem::path> foreign;
+  std::size_t identical = 0;
+  std::size_t differing = 0;
+  if (std::filesystem::exists(options.out / "runs")) {
+    for (const auto& entry : std::filesystem::directory_iterator(options.out / "runs")) {
+      if (entry.path().extension() != ".json") continue;
+      if (planned.count(entry.path().filename().string()) == 0U) foreign.push_back(entry.path());
+    }
+  }
+  for (const auto& run : runs) {
+    const std::string saved = saved_hash(run_file(options.out, run.plan.name));
+    if (saved.empty()) continue;
+    (saved == run.hash ? identical : differing) += 1;
+  }
+  if (foreign.empty() && differing == 0) return;
+  if (!options.overwrite) {
+    throw ExperimentError(fmt::format(
+        "{} holds results this experiment ({}) would not make: {} run files it does not plan and {} made with "
+        "other options, inputs or code ({} identical). Choose another --out, or pass --overwrite to delete those "
+        "and run them again",
+        options.out.string(), experiment.name, foreign.size(), differing, identical));
+  }
+  for (const auto& path : foreign) std::filesystem::remove(path);
+  logger.warn("--overwrite: deleted {} run files of another experiment; {} runs made differently will run again",
+              foreign.size(), differing);
 }
 
 }  // namespace
 
-int run_sweep(const SweepOptions& options, spdlog::logger& logger) {
-  const std::vector<SweepRun> matrix = shan2004_matrix(options.base.config);
+int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spdlog::logger& logger) {
+  FileHashes hashes;
+  std::vector<ResolvedRun> runs;
+  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, plan, hashes));
   std::filesystem::create_directories(options.out / "runs");
+  check_folder(experiment, runs, options, logger);
   if (!options.report_only) {
-    std::vector<const SweepRun*> todo;
-    for (std::size_t i = 0; i < matrix.size(); ++i) {
+    std::vector<const ResolvedRun*> todo;
+    std::size_t reused = 0;
+    std::size_t mine = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
       if (i % options.shard_count != options.shard_index) continue;
-      if (!options.force && std::filesystem::exists(run_file(options.out, matrix[i]))) continue;
-      todo.push_back(&matrix[i]);
-    }
-    logger.info("shard {}/{}: {} of {} runs to do (seed {}, {} threads)", options.shard_index, options.shard_count,
-                todo.size(), matrix.size(), options.base.workload.seed, options.threads);
-    // One workload per data size: the jobs do not depend on the split or network.
-    const auto started = std::chrono::steady_clock::now();
-    std::map<workload::DataSize, GridWorkload> workloads;
-    if (!todo.empty()) {
-      const auto grid = topology::load_topology_file(options.base.topology_file, options.base.selection);
-      GridWorkloadRequest request = options.base.workload;
-      request.data_size = workload::DataSize::none;
-      const GridWorkload plain = load_grid_workload(grid, request);
-      for (const SweepRun* run : todo) {
-        if (workloads.count(run->data_size) != 0U) continue;
-        GridWorkload sized = plain;
-        assign_grid_data_sizes(sized.jobs, grid.servers.size(), run->data_size, request.seed);
-        workloads.emplace(run->data_size, std::move(sized));
+      ++mine;
+      if (!options.force && saved_hash(run_file(options.out, runs[i].plan.name)) == runs[i].hash) {
+        ++reused;
+        continue;
       }
-      logger.info("workload: {} ({} jobs), ready in {:.1f} s", plain.description, plain.jobs.size(),
-                  seconds_since(started));
+      todo.push_back(&runs[i]);
     }
+    logger.info("{} ({}): shard {}/{} holds {} of {} runs; {} reused (same identity), {} to run, {} threads",
+                experiment.name, experiment.source, options.shard_index, options.shard_count, mine, runs.size(), reused,
+                todo.size(), options.threads);
+    const auto started = std::chrono::steady_clock::now();
+    std::map<std::string, GridWorkload> workloads;  // by workload_key, data sizes not drawn
+    std::vector<const GridWorkload*> workload_of(todo.size());
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      const ExperimentSpec& spec = todo[i]->spec;
+      const std::string key = workload_key(spec);
+      auto it = workloads.find(key);
+      if (it == workloads.end()) {
+        GridWorkloadRequest request = spec.workload;
+        request.data_size = workload::DataSize::none;
+        it = workloads.emplace(key, load_grid_workload(load_grid(spec), request)).first;
+      }
+      workload_of[i] = &it->second;
+    }
+    if (!todo.empty()) logger.info("{} workloads ready in {:.1f} s", workloads.size(), seconds_since(started));
     std::mutex report;
     std::size_t done = 0;
     Progress progress("sweep", todo.size());
@@ -89,49 +154,42 @@ int run_sweep(const SweepOptions& options, spdlog::logger& logger) {
       parallel_for(
           todo.size(), options.threads,
           [&](std::size_t i) {
-            const SweepRun& run = *todo[i];
-            ExperimentSpec spec = options.base;
-            spec.config = run.config;
-            spec.selection.split = run.sites;
-            spec.selection.network = run.network;
-            spec.workload.data_size = run.data_size;
-            const ExperimentResult result = run_experiment(spec, workloads.at(run.data_size));
-            nlohmann::json json = experiment_json(spec, result, true);
-            json["run"] = run.name;
-            write_json_file(run_file(options.out, run).string(), json);
+            const ResolvedRun& run = *todo[i];
+            GridWorkload sized = *workload_of[i];
+            assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), run.spec.workload.data_size,
+                                   run.spec.workload.seed);
+            const ExperimentResult result = run_experiment(run.spec, sized);
+            nlohmann::json json = experiment_json(run.spec, result, true);
+            json["run"] = run.plan.name;
+            json["experiment"] = experiment.name;
+            json["axes"] = run.plan.labels;
+            json["identity"] = run.identity;
+            json["identity_hash"] = run.hash;
+            json["gridpeer_version"] = gridpeer_version();
+            json["command_line"] = options.command_line;
+            write_json_file(run_file(options.out, run.plan.name).string(), json);
             const std::lock_guard lock(report);
-            progress.update(++done);
+            ++done;
+            progress.update(done);
+            if (!progress.enabled()) {
+              logger.info("run {}/{} done: {} ({:.1f} s)", done, todo.size(), run.plan.name, result.wall_seconds);
+            }
           },
-          [&](std::size_t i) { return todo[i]->name; });
+          [&](std::size_t i) { return todo[i]->plan.name; });
     } catch (const std::exception& error) {
       logger.error("run failed: {} (the runs that ended are saved; run the sweep again to resume)", error.what());
       return 1;
     }
     logger.info("{} runs in {:.1f} s", todo.size(), seconds_since(started));
   }
-  if (!assemble_sweep(options.out, matrix, logger)) {
-    logger.info(
-        "some runs of the matrix are not in {} yet (other shards?); when all are, run "
-        "`gridsim sweep --experiment shan2004 --out {} --report-only`",
-        (options.out / "runs").string(), options.out.string());
+  std::vector<std::string> names;
+  for (const auto& run : runs) names.push_back(run.plan.name);
+  SweepMeta meta{experiment, options.command_line, gridpeer_version()};
+  if (!assemble_sweep(options.out, names, meta, logger)) {
+    logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
+                (options.out / "runs").string());
   }
   return 0;
-}
-
-bool assemble_sweep(const std::filesystem::path& out, const std::vector<SweepRun>& matrix, spdlog::logger& logger) {
-  nlohmann::json results = nlohmann::json::array();
-  for (const SweepRun& run : matrix) {
-    const auto path = run_file(out, run);
-    if (!std::filesystem::exists(path)) return false;
-    std::ifstream in(path);
-    results.push_back(nlohmann::json::parse(in));
-  }
-  write_json_file((out / "results.json").string(), results);
-  write_text_file((out / "results.csv").string(), results_csv(results));
-  const bool plotted = write_figures(out / "figures", results, logger);
-  write_text_file((out / "report.md").string(), sweep_report(results, plotted));
-  logger.info("wrote {}/results.json, results.csv, report.md{}", out.string(), plotted ? " and figures/" : "");
-  return true;
 }
 
 }  // namespace gridpeer::sim

@@ -1,7 +1,7 @@
 #pragma once
-// What a finished sweep turns into: a flat CSV, figures in the spirit of 002
-// Fig. 2 and 3 (gnuplot, PNG and SVG), and report.md setting each finding of
-// 002 §5 beside the figure measured here.
+// The part of a sweep's report that belongs to Shan et al. 2004 (experiment
+// files with report = "shan2004"): figures in the spirit of their Figs. 2 and
+// 3 (gnuplot, PNG and SVG), and each finding of their §5 beside ours.
 #include <spdlog/logger.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -9,10 +9,10 @@
 
 namespace gridpeer::sim {
 
-std::string results_csv(const nlohmann::json& results);
 /// Writes figures/*.dat, *.gp and, when gnuplot is installed, *.png and *.svg.
-bool write_figures(const std::filesystem::path& dir, const nlohmann::json& results, spdlog::logger& logger);
-std::string sweep_report(const nlohmann::json& results, bool with_figures);
+bool write_shan2004_figures(const std::filesystem::path& dir, const nlohmann::json& results, spdlog::logger& logger);
+/// The findings and the per-algorithm table, as markdown sections.
+std::string shan2004_report(const nlohmann::json& results, bool with_figures);
 
 /// Means over the runs matching every given field (empty = any).
 double mean_metric(const nlohmann::json& results, const std::string& metric, const std::string& algorithm,

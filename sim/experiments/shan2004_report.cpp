@@ -1,4 +1,4 @@
-#include "sim/experiments/sweep_report.hpp"
+#include "sim/experiments/shan2004_report.hpp"
 
 #include <fmt/format.h>
 #include <cmath>
@@ -10,31 +10,7 @@
 namespace gridpeer::sim {
 namespace {
 
-const char* kColumns[] = {"run",
-                          "algorithm",
-                          "network",
-                          "data_size",
-                          "sites",
-                          "jobs",
-                          "avg_response_s",
-                          "avg_wait_s",
-                          "avg_bounded_slowdown",
-                          "weighted_utilization",
-                          "fraction_transferred",
-                          "fraction_in_origin_site",
-                          "fraction_moved_within_site",
-                          "data_volume_mb_per_job",
-                          "messages",
-                          "events",
-                          "wall_seconds"};
-
 const char* kAlgorithms[] = {"local", "central", "si", "ri", "syi"};
-
-std::string cell(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());
-  return value.dump();
-}
 
 /// Relative change of `to` against `from`, in percent.
 double change(double from, double to) {
@@ -62,18 +38,7 @@ double mean_metric(const nlohmann::json& results, const std::string& metric, con
   return count == 0 ? std::nan("") : sum / count;
 }
 
-std::string results_csv(const nlohmann::json& results) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i == 0 ? "" : ",") << kColumns[i];
-  out << '\n';
-  for (const auto& run : results) {
-    for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i == 0 ? "" : ",") << cell(run[kColumns[i]]);
-    out << '\n';
-  }
-  return out.str();
-}
-
-bool write_figures(const std::filesystem::path& dir, const nlohmann::json& results, spdlog::logger& logger) {
+bool write_shan2004_figures(const std::filesystem::path& dir, const nlohmann::json& results, spdlog::logger& logger) {
   std::filesystem::create_directories(dir);
   // Fig. 2: the algorithms, fast vs slow network, mean over data sizes and splits.
   std::ostringstream fig2;
@@ -135,25 +100,25 @@ plot 'fig3-si-data-size.dat' using 2:xtic(1) title '800/40 Mb/s', '' using 3 tit
   return true;
 }
 
-std::string sweep_report(const nlohmann::json& results, bool with_figures) {
+std::string shan2004_report(const nlohmann::json& results, bool with_figures) {
   const auto m = [&](const char* metric, const char* algorithm, const char* network = "", const char* data = "",
                      const char* sites = "") { return mean_metric(results, metric, algorithm, network, data, sites); };
   const auto r = [&](const char* algorithm, const char* network = "fast", const char* data = "",
                      const char* sites = "") { return m("avg_response_s", algorithm, network, data, sites); };
   std::ostringstream out;
   const auto& first = results.front();
-  out << "# gridsim sweep: the 002 matrix (shan2004)\n\n"
-      << fmt::format("{} runs; workload: {}; {} jobs; seed {}; local policy {}; bandwidth sharing {}.\n",
-                     results.size(), first["workload"].get<std::string>(), first["jobs"].get<std::size_t>(),
-                     first["seed"].get<std::uint64_t>(), first["local_policy"].get<std::string>(),
-                     first["sharing"].get<std::string>())
+  out << "## Shan et al. 2004\n\n"
+      << fmt::format("{} runs; workload: {}; {} jobs; local policy {}; bandwidth sharing {}.\n", results.size(),
+                     first["workload"].get<std::string>(), first["jobs"].get<std::size_t>(),
+                     first["local_policy"].get<std::string>(), first["sharing"].get<std::string>())
       << fmt::format("Parameters: phi {} s, sigma {} s, delta {}, epsilon {}, query time-out {} s.\n\n",
                      first["parameters"]["phi_s"].get<double>(), first["parameters"]["sigma_s"].get<double>(),
                      first["parameters"]["delta"].get<double>(), first["parameters"]["epsilon"].get<double>(),
                      first["parameters"]["query_timeout_s"].get<double>())
-      << "Figures averaged over the three data sizes and three site splits unless a row says otherwise.\n\n";
+      << "Figures averaged over the three data sizes, three site splits and every seed unless a row says "
+         "otherwise.\n\n";
 
-  out << "## 002's findings beside ours\n\n| finding (002 §5) | 002 | here |\n|---|---|---|\n";
+  out << "### Their findings beside ours\n\n| finding (their §5) | paper | here |\n|---|---|---|\n";
   for (const char* network : {"fast", "slow"}) {
     const double si = r("si", network);
     out << fmt::format("| S-I response vs R-I / Sy-I ({} network) | -5.5% | {} / {} |\n", network,
@@ -201,7 +166,7 @@ std::string sweep_report(const nlohmann::json& results, bool with_figures) {
   out << fmt::format("| data-blind S-I, large data, slow network | (not given) | {} |\n\n",
                      percent(change(r("si", "slow", "large"), r("si-blind", "slow", "large"))));
 
-  out << "## Algorithms\n\n| algorithm | network | avg response (s) | avg wait (s) | bounded slowdown | "
+  out << "### Algorithms\n\n| algorithm | network | avg response (s) | avg wait (s) | bounded slowdown | "
          "weighted util. | transferred | in origin site | data (MB/job) | messages |\n"
          "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const char* network : {"fast", "slow"}) {
@@ -215,26 +180,9 @@ std::string sweep_report(const nlohmann::json& results, bool with_figures) {
     }
   }
   if (with_figures) {
-    out << "\n## Figures\n\n![algorithms](figures/fig2-algorithms.png)\n\n"
+    out << "\n### Figures\n\n![algorithms](figures/fig2-algorithms.png)\n\n"
            "![S-I and data size](figures/fig3-si-data-size.png)\n";
   }
-  double wall = 0;
-  for (const auto& run : results) wall += run["wall_seconds"].get<double>();
-  out << fmt::format(
-      "\n## Every run\n\nSimulation wall time summed over runs: {:.1f} s.\n\n"
-      "| run | avg response (s) | avg wait (s) | transferred | data (MB/job) | unfinished | wall (s) |\n"
-      "|---|---|---|---|---|---|---|\n",
-      wall);
-  for (const auto& run : results) {
-    const auto unfinished = run.find("unfinished_jobs");  // absent from runs made before it was recorded
-    out << fmt::format("| {} | {:.0f} | {:.0f} | {:.2f}% | {:.1f} | {} | {:.2f} |\n", run["run"].get<std::string>(),
-                       run["avg_response_s"].get<double>(), run["avg_wait_s"].get<double>(),
-                       100 * run["fraction_transferred"].get<double>(), run["data_volume_mb_per_job"].get<double>(),
-                       unfinished == run.end() ? std::uint64_t{0} : unfinished->get<std::uint64_t>(),
-                       run["wall_seconds"].get<double>());
-  }
-  out << "\nUnfinished: jobs whose data was still crossing the network ten simulated years after the last "
-         "submission; their runs' metrics cover the jobs that ended.\n";
   out << "\nThe traces: each server's window is listed in topologies/README.md. Acknowledgements and the SDSC "
          "copyright notice travel with every run's JSON under `provenance`; cite the Parallel Workloads Archive.\n";
   return out.str();
