@@ -1,0 +1,218 @@
+// Experiments as files, run identities, seed statistics, and `gridsim sweep`
+// end to end: reuse only of identical runs, refusal of a folder that holds
+// other results, summaries that agree with the runs they summarise.
+#include <boost/test/unit_test.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "peer/io/report/intervals.hpp"
+#include "sim/experiments/experiment_file.hpp"
+#include "sim/experiments/run_identity.hpp"
+#include "sim/experiments/sweep_summary.hpp"
+
+namespace fs = std::filesystem;
+using gridpeer::sim::ExperimentError;
+using gridpeer::sim::parse_experiment;
+using gridpeer::sim::plan_runs;
+using gridpeer::sim::RunOption;
+
+namespace {
+
+constexpr const char* kTwoAxes = R"(
+[experiment]
+name = "two-axes"
+title = "two axes"
+seeds = [3, 4]
+
+[fixed]
+topology = "tiny-3server"
+jobs = 20
+
+[[axis]]
+name = "algorithm"
+values = ["si", "ri"]
+
+[[axis]]
+name = "network"
+values = [{ label = "slow", phi = 60, policy = "fcfs" }, { label = "fast", phi = 600 }]
+)";
+
+std::string value_of(const std::vector<RunOption>& options, const std::string& name) {
+  std::string found;  // the last one wins, as on a command line
+  for (const auto& [key, value] : options)
+    if (key == name) found = value;
+  return found;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int gridsim(const std::string& arguments) {
+  const std::string command = std::string(GRIDSIM_BINARY) + " " + arguments + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(experiments)
+
+BOOST_AUTO_TEST_CASE(runs_are_the_product_of_the_axes_with_seeds_innermost) {
+  const auto experiment = parse_experiment(kTwoAxes, "two.toml");
+  const auto runs = plan_runs(experiment);
+  BOOST_REQUIRE_EQUAL(runs.size(), 8U);  // 2 algorithms x 2 networks x 2 seeds
+  const std::vector<std::string> names = {"si_slow_seed3", "si_slow_seed4", "si_fast_seed3", "si_fast_seed4",
+                                          "ri_slow_seed3", "ri_slow_seed4", "ri_fast_seed3", "ri_fast_seed4"};
+  for (std::size_t i = 0; i < runs.size(); ++i) BOOST_TEST(runs[i].name == names[i]);
+  // A table value sets several options together; fixed options stay.
+  BOOST_TEST(value_of(runs[0].options, "phi") == "60");
+  BOOST_TEST(value_of(runs[0].options, "policy") == "fcfs");
+  BOOST_TEST(value_of(runs[2].options, "phi") == "600");
+  BOOST_TEST(value_of(runs[2].options, "policy").empty());
+  BOOST_TEST(value_of(runs[5].options, "algorithm") == "ri");
+  BOOST_TEST(value_of(runs[5].options, "jobs") == "20");
+  BOOST_TEST(value_of(runs[5].options, "seed") == "4");
+  BOOST_TEST(runs[5].labels.at("network") == "slow");
+}
+
+BOOST_AUTO_TEST_CASE(overrides_replace_fixed_options_but_never_an_axis_or_the_seed) {
+  const auto experiment = parse_experiment(kTwoAxes, "two.toml");
+  const auto runs = plan_runs(experiment, {{"jobs", "50"}, {"delta", "0.5"}});
+  BOOST_TEST(value_of(runs[0].options, "jobs") == "50");
+  BOOST_TEST(value_of(runs[0].options, "delta") == "0.5");
+  BOOST_CHECK_THROW(plan_runs(experiment, {{"algorithm", "syi"}}), ExperimentError);
+  BOOST_CHECK_THROW(plan_runs(experiment, {{"phi", "5"}}), ExperimentError);  // set by an axis value
+  BOOST_CHECK_THROW(plan_runs(experiment, {{"seed", "9"}}), ExperimentError);
+}
+
+BOOST_AUTO_TEST_CASE(a_broken_file_is_refused_with_its_place) {
+  const auto message_of = [](const std::string& text) {
+    try {
+      parse_experiment(text, "bad.toml");
+    } catch (const ExperimentError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  // Not TOML at all: the parser's line.
+  BOOST_TEST(message_of("[experiment\nname = 1").find("bad.toml:1") != std::string::npos);
+  // An empty list of seeds.
+  BOOST_TEST(message_of("[experiment]\nname = \"x\"\nseeds = []\n").find("bad.toml:3") != std::string::npos);
+  // An axis with no values.
+  const auto empty_axis =
+      message_of("[experiment]\nname = \"x\"\nseeds = [1]\n[[axis]]\nname = \"phi\"\nvalues = []\n");
+  BOOST_TEST(empty_axis.find("bad.toml:") != std::string::npos);
+  BOOST_TEST(empty_axis.find("phi") != std::string::npos);
+  // Two values with the same label would write the same run file.
+  const auto same_label =
+      message_of("[experiment]\nname = \"x\"\nseeds = [1]\n[[axis]]\nname = \"phi\"\nvalues = [1, 1]\n");
+  BOOST_TEST(same_label != "accepted");
+  BOOST_CHECK_THROW(gridpeer::sim::parse_run_option("jobs"), std::invalid_argument);
+  BOOST_CHECK_THROW(gridpeer::sim::parse_run_option("=5"), std::invalid_argument);
+  BOOST_TEST(gridpeer::sim::parse_run_option("trace-dir=/a=b").second == "/a=b");
+}
+
+BOOST_AUTO_TEST_CASE(every_built_in_experiment_parses_and_plans) {
+  const auto names = gridpeer::sim::builtin_experiments();
+  BOOST_REQUIRE(!names.empty());
+  for (const auto& name : names) {
+    const auto experiment = gridpeer::sim::load_experiment(name);
+    BOOST_TEST(experiment.name == name);
+    BOOST_TEST(!plan_runs(experiment).empty());
+  }
+  BOOST_TEST(plan_runs(gridpeer::sim::load_experiment("shan2004")).size() == 126U);
+  // A label format names scalar values: phi = 600 is "phi600s".
+  const auto phi_runs = plan_runs(gridpeer::sim::load_experiment("phi-sensitivity"));
+  BOOST_TEST(phi_runs[phi_runs.size() / 2].labels.at("phi").starts_with("phi"));
+  BOOST_TEST(phi_runs.front().name == "si_phi60s_seed1");
+}
+
+BOOST_AUTO_TEST_CASE(identity_hash_ignores_key_order_and_sees_every_value) {
+  const auto a = nlohmann::json::parse(R"({"version": "v", "options": {"jobs": "20", "phi": "60"}})");
+  const auto b = nlohmann::json::parse(R"({"options": {"phi": "60", "jobs": "20"}, "version": "v"})");
+  const auto c = nlohmann::json::parse(R"({"version": "v", "options": {"jobs": "20", "phi": "61"}})");
+  BOOST_TEST(gridpeer::sim::identity_hash(a) == gridpeer::sim::identity_hash(b));
+  BOOST_TEST(gridpeer::sim::identity_hash(a) != gridpeer::sim::identity_hash(c));
+  // FNV-1a 64 of "a", from the algorithm's published test vectors.
+  BOOST_TEST(gridpeer::sim::hash_hex("a") == "af63dc4c8601ec8c");
+  BOOST_TEST(gridpeer::sim::hash_hex("") == "cbf29ce484222325");
+}
+
+BOOST_AUTO_TEST_CASE(mean_and_interval_match_the_hand_computed_values) {
+  // 1..5: mean 3, s = sqrt(2.5), t(4) = 2.776: 2.776 * 1.58114 / sqrt(5) = 1.96291.
+  const std::vector<double> five = {1, 2, 3, 4, 5};
+  const auto interval = gridpeer::report::mean_interval(five);
+  BOOST_TEST(interval.mean == 3.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(interval.half_width == 1.96291, boost::test_tools::tolerance(1e-5));
+  const std::vector<double> one = {7};
+  BOOST_TEST(std::isnan(gridpeer::report::mean_interval(one).half_width));
+  // Beyond the table: t(40) = 2.0211, t(120) = 1.9799 (published tables).
+  BOOST_TEST(std::abs(gridpeer::report::t_quantile_975(40) - 2.0211) < 0.0002);
+  BOOST_TEST(std::abs(gridpeer::report::t_quantile_975(120) - 1.9799) < 0.0002);
+}
+
+BOOST_AUTO_TEST_CASE(summaries_group_seeds_by_point) {
+  const auto results = nlohmann::json::parse(R"([
+    {"axes": {"algorithm": "si"}, "seed": 1, "avg_response_s": 10, "avg_wait_s": 1},
+    {"axes": {"algorithm": "si"}, "seed": 2, "avg_response_s": 14, "avg_wait_s": 3},
+    {"axes": {"algorithm": "ri"}, "seed": 1, "avg_response_s": 20, "avg_wait_s": 5}])");
+  const auto summary = gridpeer::sim::summarize_runs(results, {"algorithm"});
+  BOOST_REQUIRE_EQUAL(summary.size(), 2U);
+  BOOST_TEST(summary[0]["axes"]["algorithm"] == "si");
+  BOOST_TEST(summary[0]["n"] == 2);
+  BOOST_TEST(summary[0]["avg_response_s"]["mean"].get<double>() == 12.0);
+  // s = 2.828427, t(1) = 12.706: 12.706 * 2.828427 / sqrt(2) = 25.412.
+  BOOST_TEST(summary[0]["avg_response_s"]["ci95"].get<double>() == 25.412, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(summary[0]["avg_response_s"]["min"].get<double>() == 10.0);
+  BOOST_TEST(summary[1]["avg_response_s"]["ci95"].is_null());
+}
+
+BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_folder) {
+  const fs::path dir = fs::temp_directory_path() / "gridpeer_sweep_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream file(dir / "small.toml");
+    file << "[experiment]\nname = \"small\"\ntitle = \"small\"\nseeds = { first = 1, count = 2 }\n"
+            "[fixed]\ntopology = \"tiny-3server\"\nworkload = \"lublin\"\njobs = 15\n"
+            "[[axis]]\nname = \"algorithm\"\nvalues = [\"si\", \"local\"]\n";
+  }
+  const std::string experiment = (dir / "small.toml").string();
+  const fs::path out = dir / "out";
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + experiment + " --out " + out.string() + " --threads 2"), 0);
+  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
+  BOOST_REQUIRE_EQUAL(results.size(), 4U);
+  const auto summary = nlohmann::json::parse(read_text(out / "summary.json"));
+  // The summary's mean is the mean of the runs it groups.
+  double si_sum = 0;
+  for (const auto& run : results)
+    if (run["axes"]["algorithm"] == "si") si_sum += run["avg_response_s"].get<double>();
+  BOOST_TEST(summary["points"][0]["avg_response_s"]["mean"].get<double>() == si_sum / 2,
+             boost::test_tools::tolerance(1e-9));
+  const auto first_write = fs::last_write_time(out / "runs" / "si_seed1.json");
+
+  // The same sweep again reuses every run, untouched.
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + experiment + " --out " + out.string()), 0);
+  BOOST_TEST((fs::last_write_time(out / "runs" / "si_seed1.json") == first_write));
+
+  // Other options into the same folder: refused, nothing deleted.
+  BOOST_TEST(gridsim("sweep " + experiment + " --out " + out.string() + " --set jobs=16") == 1);
+  BOOST_TEST((fs::last_write_time(out / "runs" / "si_seed1.json") == first_write));
+  BOOST_TEST(read_text(out / "runs" / "si_seed1.json").find("\"jobs\": \"15\"") != std::string::npos);
+
+  // --overwrite runs them again with the new options.
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + experiment + " --out " + out.string() + " --set jobs=16 --overwrite"), 0);
+  BOOST_TEST(read_text(out / "runs" / "si_seed1.json").find("\"jobs\": \"16\"") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
