@@ -8,6 +8,7 @@
 
 #include "peer/core/local/local_policy.hpp"
 #include "peer/core/metrics.hpp"
+#include "peer/io/report/jobs_csv.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
@@ -52,15 +53,18 @@ nlohmann::json to_json(const PolicyRun& run) {
           {"jobs_per_second", run.wall_seconds > 0 ? static_cast<double>(s.jobs) / run.wall_seconds : 0.0}};
 }
 
-std::string jobs_csv(const LocalReplayResult& replay) {
-  std::ostringstream out;
-  out << "job_id,cpus,submit_s,start_s,end_s,wait_s,response_s,bounded_slowdown\n";
-  for (const JobRecord& r : replay.records) {
-    out << r.id << ',' << r.cpus << ',' << to_seconds(r.submit) << ',' << to_seconds(r.start) << ','
-        << to_seconds(r.end) << ',' << to_seconds(r.wait()) << ',' << to_seconds(r.response()) << ','
-        << bounded_slowdown(r) << '\n';
+/// Every job in Batsim's jobs.csv layout; a job without a record was wider than the server.
+std::string jobs_csv(const Workload& workload, const LocalReplayResult& replay, const ServerSpec& server) {
+  std::vector<bool> completed(workload.jobs.size(), false);
+  for (const JobRecord& r : replay.records) completed.at(r.id) = true;
+  std::vector<report::JobEnding> endings;
+  for (std::size_t id = 0; id < completed.size(); ++id) {
+    if (!completed[id])
+      endings.push_back({static_cast<JobId>(id), report::RowState::rejected, "wider than the server"});
   }
-  return out.str();
+  const std::vector<ServerSpec> servers{server};
+  return report::batsim_jobs_csv(report::rows_for_jobs(workload.jobs, workload.sources, replay.records, endings),
+                                 servers);
 }
 
 }  // namespace
@@ -94,8 +98,8 @@ int run_replay_command(int argc, char** argv) {
                                      "skip malformed SWF lines (counted) instead of stopping at the first")(
       "out", "write the results as JSON to this file", cxxopts::value<std::string>())(
       "csv", "write one summary row per policy to this CSV file", cxxopts::value<std::string>())(
-      "jobs-csv", "write per-job records to PREFIX-<policy>.csv", cxxopts::value<std::string>())(
-      "verbose", "more log output")("h,help", "show this help");
+      "jobs-csv", "write every job to PREFIX-<policy>.csv in Batsim's jobs.csv layout (docs/output-formats.md)",
+      cxxopts::value<std::string>())("verbose", "more log output")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -217,7 +221,7 @@ int run_replay_command(int argc, char** argv) {
   if (args.count("jobs-csv") != 0U) {
     for (const PolicyRun& run : runs) {
       write_text_file(args["jobs-csv"].as<std::string>() + "-" + std::string(to_string(run.policy.policy)) + ".csv",
-                      jobs_csv(run.replay));
+                      jobs_csv(workload, run.replay, server));
     }
   }
   return 0;

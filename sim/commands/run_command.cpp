@@ -18,7 +18,10 @@ int run_run_command(int argc, char** argv) {
                            "the\nnetwork, and one of the grid algorithms; print and write the metrics.");
   add_run_options(options);
   options.add_options()("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
-      "jobs-csv", "write every job's record to this CSV file", cxxopts::value<std::string>())(
+      "jobs-csv",
+      "write every job to this CSV file in Batsim's jobs.csv layout (evalys and pandas read it; "
+      "docs/output-formats.md)",
+      cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -27,7 +30,8 @@ int run_run_command(int argc, char** argv) {
   const ExperimentSpec spec = run_spec_from_options(args);
   logger->info("seed {}", spec.workload.seed);
   Progress progress("run " + algorithm_label(spec.config), 0);
-  const ExperimentResult result = run_experiment(spec, [&](std::size_t done, std::size_t total) {
+  const GridWorkload workload = load_grid_workload(load_grid(spec), spec.workload);
+  const ExperimentResult result = run_experiment(spec, workload, [&](std::size_t done, std::size_t total) {
     progress.set_total(total);
     progress.update(done);
   });
@@ -60,7 +64,7 @@ int run_run_command(int argc, char** argv) {
     write_json_file(args["out"].as<std::string>(), experiment_json(spec, result, args.count("no-timing") == 0U));
   }
   if (args.count("jobs-csv") != 0U) {
-    write_text_file(args["jobs-csv"].as<std::string>(), records_csv(result.run.records, result.grid));
+    write_text_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));
   }
   return 0;
 }

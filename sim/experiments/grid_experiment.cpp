@@ -1,8 +1,9 @@
 #include "sim/experiments/grid_experiment.hpp"
 
-#include "peer/io/report/metrics_json.hpp"
-
 #include <chrono>
+
+#include "peer/io/report/jobs_csv.hpp"
+#include "peer/io/report/metrics_json.hpp"
 
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/synthetic_grid.hpp"
@@ -89,6 +90,18 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
               {"per_server", per_server},
               {"provenance", result.provenance}});
   return out;
+}
+
+std::string experiment_jobs_csv(const ExperimentResult& result, const GridWorkload& workload) {
+  std::vector<report::JobEnding> endings;
+  for (const JobId id : result.run.rejected_ids) {
+    endings.push_back({id, report::RowState::rejected, "wider than every server it was placed on"});
+  }
+  for (const auto& [id, reason] : result.run.lost) endings.push_back({id, report::RowState::lost, reason});
+  std::vector<ServerSpec> servers;
+  for (const auto& server : result.grid.servers) servers.push_back(server.spec);
+  const auto rows = report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
+  return report::batsim_jobs_csv(rows, servers);
 }
 
 }  // namespace gridpeer::sim

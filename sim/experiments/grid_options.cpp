@@ -108,16 +108,4 @@ bool option_changes_result(const std::string& name) {
   return name != "trace-dir" && name != "verbose" && name != "help";
 }
 
-std::string records_csv(const std::vector<JobRecord>& records, const topology::Topology& grid) {
-  std::ostringstream out;
-  out << "job_id,origin,executed_on,cpus,submit_s,start_s,finish_s,end_s,wait_s,response_s,input_bytes,output_bytes\n";
-  for (const JobRecord& r : records) {
-    out << r.id << ',' << grid.servers[r.origin].spec.name << ',' << grid.servers[r.executed_on].spec.name << ','
-        << r.cpus << ',' << to_seconds(r.submit) << ',' << to_seconds(r.start) << ',' << to_seconds(r.finish) << ','
-        << to_seconds(r.end) << ',' << to_seconds(r.wait()) << ',' << to_seconds(r.response()) << ',' << r.input_bytes
-        << ',' << r.output_bytes << '\n';
-  }
-  return out.str();
-}
-
 }  // namespace gridpeer::sim

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "peer/io/topology/topology.hpp"
-#include "peer/model/job_record.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 
 namespace gridpeer::sim {
@@ -26,6 +25,5 @@ bool option_changes_result(const std::string& name);
 /// The default topology: topologies/shan2004.toml from the working directory,
 /// else from the source tree.
 std::string default_topology_file();
-std::string records_csv(const std::vector<JobRecord>& records, const topology::Topology& grid);
 
 }  // namespace gridpeer::sim

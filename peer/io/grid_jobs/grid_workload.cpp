@@ -28,6 +28,7 @@ void keep_acknowledgements(const workload::SwfHeader& header, const std::string&
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request) {
   const std::size_t n = grid.servers.size();
   std::vector<std::vector<Job>> per_server(n);
+  std::vector<std::vector<JobSource>> per_server_sources(n);  // beside per_server, job by job
   GridWorkload result;
   Rng root(request.seed);
   if (request.source == "topology") {
@@ -52,7 +53,11 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
                                                                 static_cast<std::int64_t>(request.limit_days * 86400));
       }
       options.origin = static_cast<ServerIndex>(i);
-      per_server[i] = workload::jobs_from_swf(it->second.records, it->second.header, options);
+      std::vector<std::size_t> records;
+      per_server[i] = workload::jobs_from_swf(it->second.records, it->second.header, options, nullptr, &records);
+      for (const std::size_t record : records) {
+        per_server_sources[i].push_back({assignment->file, it->second.records[record].job_number});
+      }
     }
     result.description = "trace windows of " + grid.name;
   } else if (is_synthetic_model(request.source)) {
@@ -62,8 +67,15 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
       model.synthetic_jobs = request.synthetic_jobs_per_server;
       model.seed = root.fork(i).next_u64();
       model.max_cpus = grid.servers[i].spec.total_cpus();
-      per_server[i] = load_workload(model).jobs;
+      Workload drawn = load_workload(model);
+      per_server[i] = std::move(drawn.jobs);
       for (Job& job : per_server[i]) job.origin = static_cast<ServerIndex>(i);
+      // The model's per-server seed is derived; name the run's seed and the server instead.
+      for (std::size_t k = 0; k < per_server[i].size(); ++k) {
+        per_server_sources[i].push_back(
+            {request.source + "-seed" + std::to_string(request.seed) + "-" + grid.servers[i].spec.name,
+             static_cast<std::int64_t>(k) + 1});
+      }
     }
     result.description =
         request.source + " model, " + std::to_string(request.synthetic_jobs_per_server) + " jobs per server";
@@ -86,18 +98,28 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
       }
       job.origin = static_cast<ServerIndex>(target);
       per_server[target].push_back(job);
+      per_server_sources[target].push_back({path.filename().string(), trace.records[source[k]].job_number});
     }
     result.description = path.filename().string() + ", " + std::to_string(jobs.size()) + " jobs split by " +
                          (request.split == SplitRule::queue ? std::string("queue") : std::string("round-robin"));
   }
+  // All servers' jobs in submit order (stable: server by server at a tie),
+  // each source moving with its job.
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (server, position)
   for (std::size_t i = 0; i < n; ++i) {
     result.jobs_per_server.push_back(per_server[i].size());
-    result.jobs.insert(result.jobs.end(), per_server[i].begin(), per_server[i].end());
+    for (std::size_t k = 0; k < per_server[i].size(); ++k) order.emplace_back(i, k);
   }
-  std::stable_sort(result.jobs.begin(), result.jobs.end(),
-                   [](const Job& a, const Job& b) { return a.submit < b.submit; });
-  JobId id = 0;
-  for (Job& job : result.jobs) job.id = id++;
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return per_server[a.first][a.second].submit < per_server[b.first][b.second].submit;
+  });
+  result.jobs.reserve(order.size());
+  result.sources.reserve(order.size());
+  for (const auto& [server, position] : order) {
+    result.jobs.push_back(per_server[server][position]);
+    result.jobs.back().id = static_cast<JobId>(result.jobs.size() - 1);
+    result.sources.push_back(std::move(per_server_sources[server][position]));
+  }
   assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed);
   return result;
 }

@@ -10,6 +10,7 @@
 
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
+#include "peer/model/job_source.hpp"
 #include "peer/workload/data_sizes.hpp"
 
 namespace gridpeer::grid_jobs {
@@ -28,7 +29,8 @@ struct GridWorkloadRequest {
 };
 
 struct GridWorkload {
-  std::vector<Job> jobs;  ///< all servers, sorted by submit, ids 0..n-1, origin set
+  std::vector<Job> jobs;           ///< all servers, sorted by submit, ids 0..n-1, origin set
+  std::vector<JobSource> sources;  ///< sources[id]: the trace file and SWF job number
   std::vector<std::size_t> jobs_per_server;
   std::string description;
   std::vector<std::string> provenance;  ///< the traces' Acknowledge/Copyright lines

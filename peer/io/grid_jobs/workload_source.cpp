@@ -36,13 +36,22 @@ Workload load_workload(const WorkloadRequest& request) {
       result.description =
           "Lublin-Feitelson 2003 model, " + n + " jobs, up to " + std::to_string(request.max_cpus) + " CPUs";
     }
+    const std::string name = (request.source == "synthetic" ? std::string("lublin") : request.source) + "-seed" +
+                             std::to_string(request.seed);
+    for (std::size_t k = 0; k < result.jobs.size(); ++k) {
+      result.sources.push_back({name, static_cast<std::int64_t>(k) + 1});
+    }
     return result;
   }
   const auto path = traces::resolve_trace_file(request.source, traces::resolve_trace_dir(request.trace_dir));
   const workload::SwfTrace trace = traces::load_swf_file(path, {request.skip_malformed});
   workload::SwfConversionOptions options;
   options.window = request.window;
-  result.jobs = workload::jobs_from_swf(trace.records, trace.header, options, &result.conversion);
+  std::vector<std::size_t> records;
+  result.jobs = workload::jobs_from_swf(trace.records, trace.header, options, &result.conversion, &records);
+  for (const std::size_t record : records) {
+    result.sources.push_back({path.filename().string(), trace.records[record].job_number});
+  }
   result.description = path.filename().string() + ": " + std::to_string(result.jobs.size()) + " of " +
                        std::to_string(trace.records.size()) + " jobs";
   result.provenance = trace.header.lines;

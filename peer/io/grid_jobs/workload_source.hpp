@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "peer/model/job.hpp"
+#include "peer/model/job_source.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 namespace gridpeer::grid_jobs {
@@ -23,7 +24,8 @@ struct WorkloadRequest {
 };
 
 struct Workload {
-  std::vector<Job> jobs;  ///< sorted by submit, ids 0..n-1
+  std::vector<Job> jobs;           ///< sorted by submit, ids 0..n-1
+  std::vector<JobSource> sources;  ///< sources[id]: the trace file and SWF job number
   std::string description;
   /// For traces: the header lines (acknowledgements, copyright) to keep with results.
   std::vector<std::string> provenance;

@@ -1,0 +1,167 @@
+#include "peer/io/report/jobs_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "peer/model/invariant.hpp"
+
+namespace gridpeer::report {
+namespace {
+
+/// "0-3 7" from sorted node ids.
+std::string interval_set(const std::vector<int>& nodes) {
+  std::string text;
+  for (std::size_t i = 0; i < nodes.size();) {
+    std::size_t j = i;
+    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    if (!text.empty()) text += ' ';
+    text += nodes[i] == nodes[j] ? std::to_string(nodes[i]) : fmt::format("{}-{}", nodes[i], nodes[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+/// CSV-quotes a field when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+/// Batsim's final states; a lost job is reported as killed, an unfinished
+/// one with a state of our own (Batsim always runs to the end).
+const char* final_state(RowState state) {
+  switch (state) {
+    case RowState::completed:
+      return "COMPLETED_SUCCESSFULLY";
+    case RowState::rejected:
+      return "REJECTED";
+    case RowState::lost:
+      return "COMPLETED_KILLED";
+    case RowState::unfinished:
+      return "NOT_FINISHED";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<JobRow> rows_for_jobs(std::span<const Job> jobs, std::span<const JobSource> sources,
+                                  std::span<const JobRecord> records, std::span<const JobEnding> endings) {
+  std::vector<JobRow> rows(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    invariant(jobs[i].id == i, "rows_for_jobs", "job ids are their positions");
+    const Job& job = jobs[i];
+    rows[i].record = JobRecord::of(job, job.origin, TimePoint{}, TimePoint{}, TimePoint{});
+    rows[i].state = RowState::unfinished;
+    rows[i].requested_time = job.requested_time;
+    if (i < sources.size()) rows[i].source = sources[i];
+  }
+  for (const JobRecord& record : records) {
+    invariant(record.id < rows.size(), "rows_for_jobs", "a record of an unknown job");
+    rows[record.id].record = record;
+    rows[record.id].state = RowState::completed;
+  }
+  for (const JobEnding& ending : endings) {
+    invariant(ending.id < rows.size(), "rows_for_jobs", "an ending of an unknown job");
+    rows[ending.id].state = ending.state;
+    rows[ending.id].note = ending.note;
+  }
+  return rows;
+}
+
+std::vector<std::string> allocate_nodes(std::span<const JobRow> rows, std::span<const ServerSpec> servers) {
+  std::vector<std::string> allocation(rows.size());
+  std::vector<int> first_node(servers.size() + 1, 0);
+  for (std::size_t s = 0; s < servers.size(); ++s) first_node[s + 1] = first_node[s] + servers[s].nodes;
+  // Per server, events in time order: releases before starts at the same time
+  // (a node freed at t is free for a job starting at t); a job of zero length
+  // gives its nodes back as soon as it has them. Ties keep the rows' order.
+  struct Event {
+    TimePoint time;
+    int kind;  // 0 release, 1 start
+    std::size_t row;
+  };
+  std::vector<std::vector<Event>> events(servers.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const JobRecord& r = rows[i].record;
+    if (rows[i].state != RowState::completed || r.executed_on >= servers.size() || r.finish < r.start) continue;
+    events[r.executed_on].push_back({r.start, 1, i});
+    if (r.finish > r.start) events[r.executed_on].push_back({r.finish, 0, i});
+  }
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    auto& list = events[s];
+    std::stable_sort(list.begin(), list.end(), [](const Event& a, const Event& b) {
+      return std::tie(a.time, a.kind) < std::tie(b.time, b.kind);
+    });
+    std::set<int> free_nodes;
+    for (int n = 0; n < servers[s].nodes; ++n) free_nodes.insert(first_node[s] + n);
+    std::vector<std::vector<int>> held(rows.size());
+    for (const Event& event : list) {
+      auto& nodes = held[event.row];
+      if (event.kind == 1) {
+        const int wanted = servers[s].nodes_for(rows[event.row].record.cpus);
+        if (static_cast<int>(free_nodes.size()) < wanted) continue;  // overlapping records: left unallocated
+        for (int k = 0; k < wanted; ++k) nodes.push_back(free_nodes.extract(free_nodes.begin()).value());
+        allocation[event.row] = interval_set(nodes);
+        if (rows[event.row].record.finish == event.time) {
+          free_nodes.insert(nodes.begin(), nodes.end());
+          nodes.clear();
+        }
+      } else {
+        free_nodes.insert(nodes.begin(), nodes.end());
+        nodes.clear();
+      }
+    }
+  }
+  return allocation;
+}
+
+std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const ServerSpec> servers) {
+  const auto allocation = allocate_nodes(rows, servers);
+  const auto server_name = [&](ServerIndex s) {
+    return s < servers.size() ? servers[s].name : std::string("#") + std::to_string(s);
+  };
+  // fmt's shortest round-trip form: no precision lost to ostream's 6 digits.
+  const auto seconds = [](auto time) { return fmt::format("{}", to_seconds(time)); };
+  std::ostringstream out;
+  out << "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+         "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
+         "allocated_resources,consumed_energy,metadata,origin,executed_on,cpus,swf_job_number,input_bytes,"
+         "output_bytes,output_home_time\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const JobRow& row = rows[i];
+    const JobRecord& r = row.record;
+    const bool completed = row.state == RowState::completed;
+    const int nodes = r.origin < servers.size() ? servers[r.origin].nodes_for(r.cpus) : r.cpus;
+    out << r.id << ',' << csv_field(row.source.workload) << ",delay," << seconds(r.submit) << ','
+        << (completed && r.executed_on < servers.size() ? servers[r.executed_on].nodes_for(r.cpus) : nodes) << ','
+        << (row.requested_time.count() >= 0 ? seconds(row.requested_time) : std::string()) << ',' << (completed ? 1 : 0)
+        << ',' << final_state(row.state) << ',';
+    if (completed) {
+      const double execution = to_seconds(r.run());
+      const double turnaround = to_seconds(r.finish - r.submit);
+      out << seconds(r.start) << ',' << fmt::format("{}", execution) << ',' << seconds(r.finish) << ','
+          << seconds(r.wait()) << ',' << fmt::format("{}", turnaround) << ','
+          << (execution > 0 ? fmt::format("{}", turnaround / execution) : std::string()) << ',';
+    } else {
+      out << ",,,,,,";
+    }
+    out << allocation[i] << ",-1," << csv_field(row.note) << ',' << csv_field(server_name(r.origin)) << ','
+        << (completed ? csv_field(server_name(r.executed_on)) : std::string()) << ',' << r.cpus << ','
+        << (row.source.job_number >= 0 ? std::to_string(row.source.job_number) : std::string()) << ',' << r.input_bytes
+        << ',' << r.output_bytes << ',' << (completed ? seconds(r.end) : std::string()) << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace gridpeer::report

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Reads gridsim's per-job CSV with pandas, as a researcher's script would, and
+checks it against gridsim's own summary and against the SWF log it replayed.
+
+usage: jobs_csv_check.py GRIDSIM WORKDIR [TRACE_DIR]
+"""
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+
+gridsim, workdir = sys.argv[1], sys.argv[2]
+trace_dir = sys.argv[3] if len(sys.argv) > 3 else None
+os.makedirs(workdir, exist_ok=True)
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def nodes_of(interval_set):
+    nodes = []
+    for part in str(interval_set).split():
+        first, _, last = part.partition("-")
+        nodes.extend(range(int(first), int(last or first) + 1))
+    return nodes
+
+
+def check_no_node_twice(jobs, label):
+    """No node runs two jobs at once: per node, intervals sorted by start never overlap."""
+    spans = {}
+    for row in jobs.itertuples():
+        for node in nodes_of(row.allocated_resources):
+            spans.setdefault(node, []).append((row.starting_time, row.finish_time))
+    for node, intervals in spans.items():
+        intervals.sort()
+        for (s0, f0), (s1, _) in zip(intervals, intervals[1:]):
+            if s1 < f0:
+                check(False, f"{label}: node {node} runs two jobs at once ({s0}-{f0} and from {s1})")
+                return
+
+
+# 1. A grid run: every job, the summary's means, nodes never shared.
+csv = os.path.join(workdir, "grid-jobs.csv")
+out = os.path.join(workdir, "grid.json")
+subprocess.run([gridsim, "run", "--topology", "tiny-3server", "--workload", "lublin", "--jobs", "200",
+                "--algorithm", "si", "--seed", "3", "--jobs-csv", csv, "--out", out],
+               check=True, stdout=subprocess.DEVNULL)
+jobs = pd.read_csv(csv)
+summary = json.load(open(out))
+check(len(jobs) == 600, f"grid: {len(jobs)} rows, expected 600 (3 servers x 200)")
+done = jobs[jobs.success == 1]
+check(len(done) == summary["jobs"], f"grid: {len(done)} completed rows, summary says {summary['jobs']}")
+check(close(done.waiting_time.mean(), summary["avg_wait_s"]),
+      f"grid: mean waiting_time {done.waiting_time.mean()} != avg_wait_s {summary['avg_wait_s']}")
+response = (done.output_home_time - done.submission_time).mean()
+check(close(response, summary["avg_response_s"]), f"grid: mean response {response} != {summary['avg_response_s']}")
+check(((done.execution_time - (done.finish_time - done.starting_time)).abs() < 1e-6).all(),
+      "grid: execution_time is not finish - start")
+check(jobs.job_id.is_unique, "grid: job_id repeats")
+check((jobs.groupby("workload_name").swf_job_number.nunique() == jobs.groupby("workload_name").size()).all(),
+      "grid: a synthetic job number repeats within its workload")
+moved = done[done.origin != done.executed_on]
+check(len(moved) > 0, "grid: S-I moved no job; the check of transferred rows is empty")
+check((moved.output_home_time > moved.finish_time).all(), "grid: a moved job's output was home before it finished")
+check_no_node_twice(done, "grid")
+
+# 2. A replay of a real log: job numbers and submit times are the log's.
+log = "SDSC-SP2-1998-4.2-cln.swf.gz"
+if trace_dir and os.path.exists(os.path.join(trace_dir, log)):
+    prefix = os.path.join(workdir, "sp2")
+    subprocess.run([gridsim, "replay", "--workload", log, "--trace-dir", trace_dir, "--policy", "easy",
+                    "--jobs-csv", prefix, "--out", prefix + ".json"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    jobs = pd.read_csv(prefix + "-easy.csv")
+    summary = json.load(open(prefix + ".json"))["results"][0]
+    swf = pd.read_csv(gzip.open(os.path.join(trace_dir, log), "rt"), sep=r"\s+", comment=";", header=None,
+                      usecols=[0, 1, 3, 4, 7, 8], names=["number", "submit", "run", "alloc", "req_procs", "req_time"])
+    kept = swf[(swf.run > 0)]
+    check(len(jobs) == summary["jobs"] + summary["rejected"], f"sp2: {len(jobs)} rows for {summary['jobs']} jobs")
+    joined = jobs.merge(swf, left_on="swf_job_number", right_on="number", how="left", validate="one_to_one")
+    check(joined.number.notna().all(), "sp2: a row's swf_job_number is not in the log")
+    check((joined.submission_time == joined.submit).all(), "sp2: submission_time differs from the log's")
+    check((joined.execution_time == joined.run).all(), "sp2: execution_time differs from the log's run time")
+    check(set(jobs.swf_job_number) == set(kept.number), "sp2: the kept jobs are not the log's jobs with run time > 0")
+    check(close(jobs[jobs.success == 1].waiting_time.mean(), summary["avg_wait_s"]), "sp2: mean wait differs")
+    check_no_node_twice(jobs[jobs.success == 1], "sp2")
+    print(f"sp2: {len(jobs)} jobs joined with the log")
+else:
+    print("traces not found: the SWF part is skipped")
+
+print("jobs_csv_check:", "FAILED" if failures else "ok")
+sys.exit(1 if failures else 0)
