@@ -8,6 +8,7 @@
 #include <cxxopts.hpp>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,7 +21,9 @@
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
 #include "peer/io/cli/parse.hpp"
+#include "peer/io/cli/progress.hpp"
 #include "peer/io/grid_jobs/grid_workload.hpp"
+#include "peer/io/report/jobs_csv.hpp"
 #include "peer/io/report/metrics_json.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/net/peer_addresses.hpp"
@@ -109,6 +112,47 @@ bool wait_until_connected(net::asio::io_context& io, const Grid& grid, double ti
   }
 }
 
+/// Every peer's number of job records (each peer keeps those of the jobs
+/// submitted to it); nullopt if a peer cannot be asked.
+std::optional<std::uint64_t> records_held(net::asio::io_context& io, const Grid& grid) {
+  std::uint64_t total = 0;
+  for (const auto& address : grid.addresses) {
+    try {
+      client::PeerClient peer(io, address);
+      // From past the end: the reply carries the count and no records.
+      total +=
+          peer.request<protocol::ResultsReply>(protocol::ResultsRequest{std::numeric_limits<std::uint64_t>::max(), 1})
+              .total;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
+/// Waits (real time, bounded) until the peers hold `expected` records.
+bool wait_for_records(net::asio::io_context& io, const Grid& grid, std::size_t expected, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  cli::Progress progress("ended", expected);
+  std::uint64_t ended = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (const auto held = records_held(io, grid)) {
+      ended = *held;
+      progress.update(std::min<std::uint64_t>(ended, expected));
+      if (ended >= expected) {
+        progress.finish();
+        std::cerr << fmt::format("all {} submitted jobs ended\n", expected);
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  progress.finish();
+  std::cerr << fmt::format("--wait: {} of {} submitted jobs ended after {} s; gridctl results tells which\n", ended,
+                           expected, timeout_s);
+  return false;
+}
+
 int replay_command(int argc, char** argv) {
   auto options = grid_options(
       "replay",
@@ -131,7 +175,11 @@ int replay_command(int argc, char** argv) {
       "connect-timeout",
       "real seconds to wait for every peer to be connected to every other before the first job (they agree on "
       "virtual time once connected); then go on regardless",
-      cxxopts::value<double>()->default_value("10"));
+      cxxopts::value<double>()->default_value("10"))(
+      "wait",
+      "after the last submission, wait up to this many real seconds for every submitted job to end (its record "
+      "at its origin), showing progress; exit non-zero if some have not (0 = return once submitted)",
+      cxxopts::value<double>()->default_value("0"));
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -168,12 +216,16 @@ int replay_command(int argc, char** argv) {
   const TimePoint first = load.jobs.empty() ? TimePoint{} : load.jobs.front().submit;
   std::size_t refused = 0;
   std::size_t not_reached = 0;
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  cli::Progress progress("submitted", load.jobs.size());
   for (std::size_t index = 0; index < load.jobs.size(); ++index) {
     const Job& job = load.jobs[index];
     const double real_s = to_seconds(job.submit - first) / scale;
     std::this_thread::sleep_until(start + std::chrono::microseconds(static_cast<std::int64_t>(real_s * 1e6)));
     client::ManifestEntry entry{index, job.origin, std::nullopt, client::ManifestEntry::Status::submitted, {}};
+    entry.source = index < load.sources.size() ? load.sources[index] : JobSource{};
+    entry.submit_s = to_seconds(job.submit);
+    entry.requested_s = to_seconds(job.requested_time);
+    entry.cpus = job.cpus;
     const std::string& name = grid.topology.servers[job.origin].spec.name;
     if (const auto gone = unreachable.find(job.origin); gone != unreachable.end()) {
       entry.status = client::ManifestEntry::Status::unreachable;
@@ -204,15 +256,17 @@ int replay_command(int argc, char** argv) {
     }
     if (entry.status == client::ManifestEntry::Status::unreachable) ++not_reached;
     if (manifest.is_open()) client::write_manifest_line(manifest, entry, grid.topology);
-    if (tty && (index + 1) % 100 == 0) {
-      std::cerr << fmt::format("\r{} / {} jobs", index + 1, load.jobs.size()) << std::flush;
-    }
+    progress.update(index + 1);
   }
-  if (tty) std::cerr << '\n';
-  std::cerr << fmt::format(
-      "submitted {} jobs in {:.1f} s ({} refused, {} not reached)\n", load.jobs.size() - refused - not_reached,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused, not_reached);
-  return refused == 0 && not_reached == 0 ? 0 : 1;
+  progress.finish();
+  const std::size_t submitted = load.jobs.size() - refused - not_reached;
+  std::cerr << fmt::format("submitted {} jobs in {:.1f} s ({} refused, {} not reached)\n", submitted,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused,
+                           not_reached);
+  const bool all_handed = refused == 0 && not_reached == 0;
+  const double wait_s = args["wait"].as<double>();
+  if (wait_s <= 0) return all_handed ? 0 : 1;
+  return wait_for_records(io, grid, submitted, wait_s) && all_handed ? 0 : 1;
 }
 
 int status_command(int argc, char** argv) {
@@ -264,6 +318,11 @@ int results_command(int argc, char** argv) {
       "manifest",
       "the manifest of gridctl replay: account for every job it handed (ended, in progress, or held by an "
       "unreachable origin); exit non-zero while any is in progress",
+      cxxopts::value<std::string>())(
+      "jobs-csv",
+      "write every job to this CSV file in Batsim's jobs.csv layout, as gridsim run --jobs-csv does "
+      "(docs/output-formats.md); with --manifest, also the jobs without a record, each job's trace file and "
+      "SWF job number, and times on the workload's clock",
       cxxopts::value<std::string>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -288,6 +347,13 @@ int results_command(int argc, char** argv) {
       unreachable.push_back(grid.topology.servers[i].spec.name + ": " + error.what());
       unreachable_peers.insert(static_cast<ServerIndex>(i));
     }
+  }
+  if (unreachable.size() == grid.addresses.size()) {
+    for (const auto& u : unreachable) std::cerr << "unreachable: " << u << '\n';
+    std::cerr << "gridctl results: no peer of " << grid.topology.name
+              << " could be reached, so there is nothing to report. Are the peers running (gridpeer --topology "
+                 "... --name ...), and is --topology the file they were started with?\n";
+    return 1;
   }
   std::vector<JobRecord> completed;
   std::size_t lost = 0;
@@ -344,10 +410,17 @@ int results_command(int argc, char** argv) {
               {"not_completed", not_completed},
               {"unreachable_peers", unreachable}});
   std::optional<client::Accounting> accounting;
+  std::optional<std::vector<client::ManifestEntry>> manifest;
   if (args.count("manifest") != 0U) {
-    accounting = client::account(client::read_manifest(args["manifest"].as<std::string>(), grid.topology), all,
-                                 unreachable_peers, boots);
+    manifest = client::read_manifest(args["manifest"].as<std::string>(), grid.topology);
+    accounting = client::account(*manifest, all, unreachable_peers, boots);
     out["accounting"] = client::to_json(*accounting);
+  }
+  if (args.count("jobs-csv") != 0U) {
+    const auto rows = client::job_rows(all, manifest ? &*manifest : nullptr);
+    std::ofstream csv(args["jobs-csv"].as<std::string>());
+    if (!csv) throw std::invalid_argument("cannot write --jobs-csv " + args["jobs-csv"].as<std::string>());
+    csv << report::batsim_jobs_csv(rows, servers);
   }
   if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
   if (!to_stdout) std::cout << out.dump(2) << '\n';

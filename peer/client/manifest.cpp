@@ -1,7 +1,9 @@
 #include "peer/client/manifest.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace gridpeer::client {
@@ -29,7 +31,13 @@ void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const to
   line["job"] = entry.job ? nlohmann::json(*entry.job) : nlohmann::json(nullptr);
   if (!entry.reason.empty()) line["reason"] = entry.reason;
   if (entry.origin_boot != 0) line["origin_boot"] = entry.origin_boot;
-  out << line.dump() << '\n';
+  line["workload"] = entry.source.workload;
+  line["job_number"] = entry.source.job_number;
+  line["submit_s"] = entry.submit_s;
+  line["requested_s"] = entry.requested_s;
+  line["cpus"] = entry.cpus;
+  // A line at a time, so a replay that is killed leaves what it handed.
+  out << line.dump() << std::endl;
 }
 
 std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid) {
@@ -60,6 +68,11 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
       }
       entry.reason = json.value("reason", "");
       entry.origin_boot = json.value("origin_boot", std::uint64_t{0});
+      entry.source.workload = json.value("workload", "");
+      entry.source.job_number = json.value("job_number", std::int64_t{-1});
+      entry.submit_s = json.value("submit_s", 0.0);
+      entry.requested_s = json.value("requested_s", -1.0);
+      entry.cpus = json.value("cpus", 0);
       entries.push_back(std::move(entry));
     } catch (const nlohmann::json::exception& error) {
       throw std::invalid_argument(where + error.what());
@@ -128,6 +141,62 @@ nlohmann::json to_json(const Accounting& a) {
           {"origin_restarted_jobs", a.restarted_jobs},
           {"unknown_records", a.unknown_records},
           {"settled", a.settled()}};
+}
+
+std::vector<report::JobRow> job_rows(const std::vector<protocol::ResultRecord>& records,
+                                     const std::vector<ManifestEntry>* manifest) {
+  std::vector<report::JobRow> rows;
+  std::map<JobId, const ManifestEntry*> handed;
+  if (manifest != nullptr) {
+    for (const ManifestEntry& entry : *manifest) {
+      if (entry.job) handed[*entry.job] = &entry;
+    }
+  }
+  const auto seconds = [](double s) { return Duration{static_cast<std::int64_t>(std::llround(s * 1e6))}; };
+  std::optional<Duration> offset;
+  for (const auto& r : records) {
+    const auto it = handed.find(r.record.id);
+    if (it == handed.end()) continue;
+    const Duration gap = r.record.submit.time_since_epoch() - seconds(it->second->submit_s);
+    if (!offset || gap < *offset) offset = gap;
+  }
+  const Duration shift = offset.value_or(Duration{0});
+  std::set<JobId> recorded;
+  for (const auto& r : records) {
+    report::JobRow row;
+    row.record = r.record;
+    row.record.submit -= shift;
+    row.record.start -= shift;
+    row.record.finish -= shift;
+    row.record.end -= shift;
+    row.state = r.outcome == JobOutcome::completed ? report::RowState::completed
+                : r.outcome == JobOutcome::lost    ? report::RowState::lost
+                                                   : report::RowState::rejected;
+    row.note = r.reason;
+    if (const auto it = handed.find(r.record.id); it != handed.end()) {
+      row.source = it->second->source;
+      if (it->second->requested_s >= 0) row.requested_time = seconds(it->second->requested_s);
+    }
+    recorded.insert(r.record.id);
+    rows.push_back(std::move(row));
+  }
+  if (manifest != nullptr) {
+    for (const ManifestEntry& entry : *manifest) {
+      if (entry.job && recorded.count(*entry.job) != 0U) continue;
+      report::JobRow row;
+      row.record.id = entry.job.value_or(0);
+      row.record.origin = entry.origin;
+      row.record.cpus = entry.cpus;
+      row.record.submit = TimePoint{seconds(entry.submit_s)};
+      row.state =
+          entry.status == ManifestEntry::Status::submitted ? report::RowState::unfinished : report::RowState::rejected;
+      row.note = entry.status == ManifestEntry::Status::submitted ? "no record yet" : entry.reason;
+      row.source = entry.source;
+      if (entry.requested_s >= 0) row.requested_time = seconds(entry.requested_s);
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
 }
 
 }  // namespace gridpeer::client

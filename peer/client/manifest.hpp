@@ -13,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "peer/io/report/jobs_csv.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
+#include "peer/model/job_source.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {
@@ -27,6 +29,11 @@ struct ManifestEntry {
   Status status = Status::submitted;
   std::string reason;
   std::uint64_t origin_boot = 0;  ///< the origin's boot id when it took the job (0: unknown)
+  // The job as the workload had it, so results can be joined with the log.
+  JobSource source;
+  double submit_s = 0;      ///< in the workload's time (the trace's, for a log)
+  double requested_s = -1;  ///< the user's estimate; -1: unknown
+  int cpus = 0;             ///< 0: unknown (a manifest of an older gridctl)
 };
 
 void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const topology::Topology& grid);
@@ -55,5 +62,14 @@ struct Accounting {
 Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector<protocol::ResultRecord>& records,
                    const std::set<ServerIndex>& unreachable_peers, const std::map<ServerIndex, std::uint64_t>& boots);
 nlohmann::json to_json(const Accounting& accounting);
+
+/// Rows for the per-job CSV: every record, and with a manifest every handed
+/// job without one (refused or unreachable: rejected; else unfinished), each
+/// with its source, estimate and CPUs. With a manifest, times are moved from
+/// the peers' clock to the workload's by the smallest (record submit -
+/// workload submit) over the joined jobs: jobs are handed at or after their
+/// time, never before, so that smallest gap is the clocks' offset.
+std::vector<report::JobRow> job_rows(const std::vector<protocol::ResultRecord>& records,
+                                     const std::vector<ManifestEntry>* manifest);
 
 }  // namespace gridpeer::client

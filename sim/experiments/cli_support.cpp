@@ -22,24 +22,6 @@ std::shared_ptr<spdlog::logger> make_logger(const std::string& name, bool verbos
   return logger;
 }
 
-Progress::Progress(std::string label, std::size_t total)
-    : label_(std::move(label)), total_(total), enabled_(isatty(STDERR_FILENO) != 0) {}
-
-Progress::~Progress() {
-  if (printed_) std::cerr << '\n';
-}
-
-void Progress::update(std::size_t done) {
-  if (!enabled_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (done < total_ && now - last_ < std::chrono::milliseconds(200)) return;
-  last_ = now;
-  printed_ = true;
-  const double percent = total_ == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total_);
-  std::cerr << '\r' << label_ << ": " << done << '/' << total_ << " (" << static_cast<int>(percent) << "%)"
-            << std::flush;
-}
-
 void write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");

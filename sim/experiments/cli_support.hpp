@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "peer/io/cli/progress.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 namespace gridpeer::sim {
@@ -17,26 +18,7 @@ namespace gridpeer::sim {
 /// peers get their own in the grid driver).
 std::shared_ptr<spdlog::logger> make_logger(const std::string& name, bool verbose);
 
-/// Prints "label: done/total" on stderr, rewritten in place, only when stderr
-/// is a terminal and at most a few times a second.
-class Progress {
- public:
-  Progress(std::string label, std::size_t total);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-  void update(std::size_t done);
-  void set_total(std::size_t total) { total_ = total; }
-  /// False when stderr is not a terminal (then callers log milestones instead).
-  [[nodiscard]] bool enabled() const { return enabled_; }
-
- private:
-  std::string label_;
-  std::size_t total_;
-  bool enabled_;
-  bool printed_ = false;
-  std::chrono::steady_clock::time_point last_{};
-};
+using cli::Progress;
 
 /// Writes `text` to `path`, or throws std::runtime_error saying why not.
 void write_text_file(const std::string& path, const std::string& text);

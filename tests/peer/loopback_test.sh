@@ -13,12 +13,11 @@ for id in A B C; do
 done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
-ctl replay --workload synthetic --jobs $JOBS --time-scale 20000 --data-size small --seed 3
-for _ in $(seq 200); do
-  if ctl results --expect $((3 * JOBS)) --out results-$ALGORITHM.json >/dev/null 2>&1; then break; fi
-  sleep 0.5
-done
-ctl results --expect $((3 * JOBS)) --out results-$ALGORITHM.json >/dev/null
+# --wait returns once every submitted job has its record (bounded: 60 s).
+ctl replay --workload synthetic --jobs $JOBS --time-scale 20000 --data-size small --seed 3 \
+    --manifest manifest-$ALGORITHM.jsonl --wait 60
+ctl results --expect $((3 * JOBS)) --out results-$ALGORITHM.json --manifest manifest-$ALGORITHM.jsonl \
+    --jobs-csv jobs-$ALGORITHM.csv >/dev/null
 python3 - "$ALGORITHM" <<'PY'
 import json, sys
 r = json.load(open(f"results-{sys.argv[1]}.json"))
@@ -27,5 +26,31 @@ assert sum(s["jobs_executed"] for s in r["per_server"]) == 36
 if sys.argv[1] == "local":
     assert r["fraction_transferred"] == 0, r["fraction_transferred"]
 print(sys.argv[1], "jobs", r["jobs"], "transferred", r["fraction_transferred"], "avg response", r["avg_response_s"])
+# The per-job CSV: every job once, joined with the manifest (its synthetic
+# source and position), times on the workload's clock (jobs are handed at or
+# after their time, so no job starts before it was submitted in the workload).
+import csv
+rows = list(csv.DictReader(open(f"jobs-{sys.argv[1]}.csv")))
+manifest = [json.loads(line) for line in open(f"manifest-{sys.argv[1]}.jsonl")]
+assert len(rows) == 36 and all(row["success"] == "1" for row in rows), len(rows)
+by_source = {(m["workload"], m["job_number"]): m for m in manifest}
+assert len(by_source) == 36, "manifest sources repeat"
+gaps = []
+for row in rows:
+    m = by_source[(row["workload_name"], int(row["swf_job_number"]))]
+    assert m["origin"] == row["origin"], (m, row)
+    gaps.append(float(row["submission_time"]) - m["submit_s"])
+    assert float(row["starting_time"]) >= float(row["submission_time"])
+    assert row["allocated_resources"], row
+assert min(gaps) == 0 and all(g >= 0 for g in gaps), gaps
+mean_wait = sum(float(row["waiting_time"]) for row in rows) / 36
+assert abs(mean_wait - r["avg_wait_s"]) < 1e-3, (mean_wait, r["avg_wait_s"])
+print("jobs csv: 36 rows joined with the manifest")
 PY
 ctl shutdown
+# Against peers that are gone, results must fail and say so, not print zeros.
+for _ in $(seq 50); do ctl status >/dev/null 2>&1 || break; sleep 0.1; done
+if ctl results >results-gone.json 2>results-gone.err; then
+  echo "results against stopped peers succeeded" >&2; exit 1
+fi
+grep -q "no peer of" results-gone.err
