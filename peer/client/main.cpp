@@ -323,7 +323,8 @@ int results_command(int argc, char** argv) {
       "write every job to this CSV file in Batsim's jobs.csv layout, as gridsim run --jobs-csv does "
       "(docs/output-formats.md); with --manifest, also the jobs without a record, each job's trace file and "
       "SWF job number, and times on the workload's clock",
-      cxxopts::value<std::string>());
+      cxxopts::value<std::string>())("swf", "write the jobs' schedule to this file as SWF (as gridsim run --swf)",
+                                     cxxopts::value<std::string>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -416,11 +417,19 @@ int results_command(int argc, char** argv) {
     accounting = client::account(*manifest, all, unreachable_peers, boots);
     out["accounting"] = client::to_json(*accounting);
   }
+  const auto rows = client::job_rows(all, manifest ? &*manifest : nullptr);
+  const auto write_file = [](const std::string& option, const std::string& path, const std::string& text) {
+    std::ofstream file(path);
+    if (!file) throw std::invalid_argument("cannot write --" + option + " " + path);
+    file << text;
+  };
   if (args.count("jobs-csv") != 0U) {
-    const auto rows = client::job_rows(all, manifest ? &*manifest : nullptr);
-    std::ofstream csv(args["jobs-csv"].as<std::string>());
-    if (!csv) throw std::invalid_argument("cannot write --jobs-csv " + args["jobs-csv"].as<std::string>());
-    csv << report::batsim_jobs_csv(rows, servers);
+    write_file("jobs-csv", args["jobs-csv"].as<std::string>(), report::batsim_jobs_csv(rows, servers));
+  }
+  if (args.count("swf") != 0U) {
+    write_file("swf", args["swf"].as<std::string>(),
+               report::schedule_swf(
+                   rows, servers, {"Note: collected from the peers of " + grid.topology.name + " by gridctl results"}));
   }
   if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
   if (!to_stdout) std::cout << out.dump(2) << '\n';

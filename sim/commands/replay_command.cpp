@@ -53,8 +53,8 @@ nlohmann::json to_json(const PolicyRun& run) {
           {"jobs_per_second", run.wall_seconds > 0 ? static_cast<double>(s.jobs) / run.wall_seconds : 0.0}};
 }
 
-/// Every job in Batsim's jobs.csv layout; a job without a record was wider than the server.
-std::string jobs_csv(const Workload& workload, const LocalReplayResult& replay, const ServerSpec& server) {
+/// Every job's row; a job without a record was wider than the server.
+std::vector<report::JobRow> replay_rows(const Workload& workload, const LocalReplayResult& replay) {
   std::vector<bool> completed(workload.jobs.size(), false);
   for (const JobRecord& r : replay.records) completed.at(r.id) = true;
   std::vector<report::JobEnding> endings;
@@ -62,9 +62,7 @@ std::string jobs_csv(const Workload& workload, const LocalReplayResult& replay, 
     if (!completed[id])
       endings.push_back({static_cast<JobId>(id), report::RowState::rejected, "wider than the server"});
   }
-  const std::vector<ServerSpec> servers{server};
-  return report::batsim_jobs_csv(report::rows_for_jobs(workload.jobs, workload.sources, replay.records, endings),
-                                 servers);
+  return report::rows_for_jobs(workload.jobs, workload.sources, replay.records, endings);
 }
 
 }  // namespace
@@ -99,7 +97,9 @@ int run_replay_command(int argc, char** argv) {
       "out", "write the results as JSON to this file", cxxopts::value<std::string>())(
       "csv", "write one summary row per policy to this CSV file", cxxopts::value<std::string>())(
       "jobs-csv", "write every job to PREFIX-<policy>.csv in Batsim's jobs.csv layout (docs/output-formats.md)",
-      cxxopts::value<std::string>())("verbose", "more log output")("h,help", "show this help");
+      cxxopts::value<std::string>())("swf", "write each policy's schedule to PREFIX-<policy>.swf as SWF",
+                                     cxxopts::value<std::string>())("verbose", "more log output")("h,help",
+                                                                                                  "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -218,10 +218,19 @@ int run_replay_command(int argc, char** argv) {
     }
     write_text_file(args["csv"].as<std::string>(), csv.str());
   }
-  if (args.count("jobs-csv") != 0U) {
-    for (const PolicyRun& run : runs) {
-      write_text_file(args["jobs-csv"].as<std::string>() + "-" + std::string(to_string(run.policy.policy)) + ".csv",
-                      jobs_csv(workload, run.replay, server));
+  for (const PolicyRun& run : runs) {
+    const std::string policy(to_string(run.policy.policy));
+    if (args.count("jobs-csv") == 0U && args.count("swf") == 0U) break;
+    const auto rows = replay_rows(workload, run.replay);
+    if (args.count("jobs-csv") != 0U) {
+      write_text_file(args["jobs-csv"].as<std::string>() + "-" + policy + ".csv",
+                      report::batsim_jobs_csv(rows, servers));
+    }
+    if (args.count("swf") != 0U) {
+      std::vector<std::string> header = {"Note: " + policy_label(run.policy) + " schedule simulated by gridsim replay",
+                                         "Workload: " + workload.description};
+      write_text_file(args["swf"].as<std::string>() + "-" + policy + ".swf",
+                      report::schedule_swf(rows, servers, header));
     }
   }
   return 0;

@@ -7,6 +7,7 @@
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 
@@ -21,6 +22,8 @@ int run_run_command(int argc, char** argv) {
       "jobs-csv",
       "write every job to this CSV file in Batsim's jobs.csv layout (evalys and pandas read it; "
       "docs/output-formats.md)",
+      cxxopts::value<std::string>())(
+      "swf", "write the simulated schedule to this file as SWF (submit, wait, run, processors, where it ran)",
       cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
@@ -65,6 +68,14 @@ int run_run_command(int argc, char** argv) {
   }
   if (args.count("jobs-csv") != 0U) {
     write_text_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));
+  }
+  if (args.count("swf") != 0U) {
+    std::vector<std::string> header = {"Note: simulated by gridsim " + gridpeer_version() + ", " +
+                                           algorithm_label(spec.config) + " on " + result.grid.name + ", seed " +
+                                           std::to_string(spec.workload.seed),
+                                       "Workload: " + result.workload_description};
+    for (const auto& line : result.provenance) header.push_back("Source " + line);
+    write_text_file(args["swf"].as<std::string>(), experiment_schedule_swf(result, workload, header));
   }
   return 0;
 }

@@ -92,16 +92,32 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
   return out;
 }
 
-std::string experiment_jobs_csv(const ExperimentResult& result, const GridWorkload& workload) {
+namespace {
+
+std::vector<report::JobRow> experiment_rows(const ExperimentResult& result, const GridWorkload& workload) {
   std::vector<report::JobEnding> endings;
   for (const JobId id : result.run.rejected_ids) {
     endings.push_back({id, report::RowState::rejected, "wider than every server it was placed on"});
   }
   for (const auto& [id, reason] : result.run.lost) endings.push_back({id, report::RowState::lost, reason});
+  return report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
+}
+
+std::vector<ServerSpec> server_specs(const topology::Topology& grid) {
   std::vector<ServerSpec> servers;
-  for (const auto& server : result.grid.servers) servers.push_back(server.spec);
-  const auto rows = report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
-  return report::batsim_jobs_csv(rows, servers);
+  for (const auto& server : grid.servers) servers.push_back(server.spec);
+  return servers;
+}
+
+}  // namespace
+
+std::string experiment_jobs_csv(const ExperimentResult& result, const GridWorkload& workload) {
+  return report::batsim_jobs_csv(experiment_rows(result, workload), server_specs(result.grid));
+}
+
+std::string experiment_schedule_swf(const ExperimentResult& result, const GridWorkload& workload,
+                                    const std::vector<std::string>& header_lines) {
+  return report::schedule_swf(experiment_rows(result, workload), server_specs(result.grid), header_lines);
 }
 
 }  // namespace gridpeer::sim

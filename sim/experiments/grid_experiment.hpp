@@ -46,8 +46,11 @@ ExperimentResult run_experiment(const ExperimentSpec& spec,
 ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& workload,
                                 const std::function<void(std::size_t, std::size_t)>& progress = {});
 
-/// Every job of the run in Batsim's jobs.csv layout (peer/io/report/jobs_csv.hpp).
+/// Every job of the run in Batsim's jobs.csv layout, and the schedule as SWF
+/// (peer/io/report/jobs_csv.hpp).
 std::string experiment_jobs_csv(const ExperimentResult& result, const GridWorkload& workload);
+std::string experiment_schedule_swf(const ExperimentResult& result, const GridWorkload& workload,
+                                    const std::vector<std::string>& header_lines);
 
 /// The run's JSON (keys documented in docs/grid-algorithms.md). With
 /// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.

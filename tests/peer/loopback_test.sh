@@ -17,7 +17,8 @@ for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
 ctl replay --workload synthetic --jobs $JOBS --time-scale 20000 --data-size small --seed 3 \
     --manifest manifest-$ALGORITHM.jsonl --wait 60
 ctl results --expect $((3 * JOBS)) --out results-$ALGORITHM.json --manifest manifest-$ALGORITHM.jsonl \
-    --jobs-csv jobs-$ALGORITHM.csv >/dev/null
+    --jobs-csv jobs-$ALGORITHM.csv --swf jobs-$ALGORITHM.swf >/dev/null
+test "$(grep -vc '^;' jobs-$ALGORITHM.swf)" = $((3 * JOBS))
 python3 - "$ALGORITHM" <<'PY'
 import json, sys
 r = json.load(open(f"results-{sys.argv[1]}.json"))

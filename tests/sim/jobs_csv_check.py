@@ -53,8 +53,9 @@ def check_no_node_twice(jobs, label):
 # 1. A grid run: every job, the summary's means, nodes never shared.
 csv = os.path.join(workdir, "grid-jobs.csv")
 out = os.path.join(workdir, "grid.json")
+swf_path = os.path.join(workdir, "grid.swf")
 subprocess.run([gridsim, "run", "--topology", "tiny-3server", "--workload", "lublin", "--jobs", "200",
-                "--algorithm", "si", "--seed", "3", "--jobs-csv", csv, "--out", out],
+                "--algorithm", "si", "--seed", "3", "--jobs-csv", csv, "--out", out, "--swf", swf_path],
                check=True, stdout=subprocess.DEVNULL)
 jobs = pd.read_csv(csv)
 summary = json.load(open(out))
@@ -74,6 +75,13 @@ moved = done[done.origin != done.executed_on]
 check(len(moved) > 0, "grid: S-I moved no job; the check of transferred rows is empty")
 check((moved.output_home_time > moved.finish_time).all(), "grid: a moved job's output was home before it finished")
 check_no_node_twice(done, "grid")
+# The schedule as SWF: one line per job, job number = job_id + 1, the same waits (to the second).
+swf = pd.read_csv(swf_path, sep=r"\s+", comment=";", header=None)
+check(len(swf) == 600, f"grid swf: {len(swf)} lines")
+joined = done.assign(number=done.job_id + 1).merge(swf, left_on="number", right_on=0)
+check(len(joined) == len(done), "grid swf: a completed job is missing")
+check(((joined.waiting_time - joined[2]).abs() <= 0.5).all(), "grid swf: waits differ from the CSV")
+check((joined[10] == 1).all(), "grid swf: a completed job's status is not 1")
 
 # 2. A replay of a real log: job numbers and submit times are the log's.
 log = "SDSC-SP2-1998-4.2-cln.swf.gz"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <set>
 #include <sstream>
@@ -160,6 +161,32 @@ std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const Server
         << (completed ? csv_field(server_name(r.executed_on)) : std::string()) << ',' << r.cpus << ','
         << (row.source.job_number >= 0 ? std::to_string(row.source.job_number) : std::string()) << ',' << r.input_bytes
         << ',' << r.output_bytes << ',' << (completed ? seconds(r.end) : std::string()) << '\n';
+  }
+  return out.str();
+}
+
+std::string schedule_swf(std::span<const JobRow> rows, std::span<const ServerSpec> servers,
+                         const std::vector<std::string>& header_lines) {
+  const auto whole = [](Duration d) { return std::llround(to_seconds(d)); };
+  std::ostringstream out;
+  out << "; Version: 2.2\n; Computer: a simulated grid (gridpeer)\n";
+  int total_nodes = 0;
+  for (const auto& server : servers) total_nodes += server.nodes;
+  out << "; MaxNodes: " << total_nodes << "\n; MaxQueues: " << servers.size() << "\n; MaxPartitions: " << servers.size()
+      << '\n';
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    out << "; Queue: " << s + 1 << ' ' << servers[s].name << " (jobs submitted there)\n; Partition: " << s + 1 << ' '
+        << servers[s].name << " (" << servers[s].nodes << " nodes x " << servers[s].cpus_per_node << " CPUs)\n";
+  }
+  for (const std::string& line : header_lines) out << "; " << line << '\n';
+  for (const JobRow& row : rows) {
+    const JobRecord& r = row.record;
+    const bool completed = row.state == RowState::completed;
+    const int status = completed ? 1 : row.state == RowState::lost ? 0 : 5;
+    out << r.id + 1 << ' ' << whole(r.submit.time_since_epoch()) << ' ' << (completed ? whole(r.wait()) : -1) << ' '
+        << (completed ? whole(r.run()) : -1) << ' ' << (completed ? r.cpus : -1) << " -1 -1 " << r.cpus << ' '
+        << (row.requested_time.count() >= 0 ? whole(row.requested_time) : -1) << " -1 " << status << " -1 -1 -1 "
+        << r.origin + 1 << ' ' << (completed ? static_cast<long long>(r.executed_on) + 1 : -1) << " -1 -1\n";
   }
   return out.str();
 }

@@ -56,4 +56,14 @@ std::vector<JobRow> rows_for_jobs(std::span<const Job> jobs, std::span<const Job
 /// complete has success 0, its final state, and empty times.
 std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const ServerSpec> servers);
 
+/// The simulated schedule as an SWF log (Standard Workload Format 2.2), so
+/// tools that read the Parallel Workloads Archive read the schedule: job
+/// number = row id + 1 (unique; the CSV maps it to the source), submit, wait,
+/// run time, allocated and requested processors, requested time, status (1
+/// completed, 0 lost, 5 rejected or unfinished), queue = origin server and
+/// partition = the server it ran on (1-based, as listed in the header).
+/// Seconds, rounded to the nearest.
+std::string schedule_swf(std::span<const JobRow> rows, std::span<const ServerSpec> servers,
+                         const std::vector<std::string>& header_lines);
+
 }  // namespace gridpeer::report
