@@ -11,5 +11,6 @@ int run_topology_command(int argc, char** argv);
 int run_bench_awt_command(int argc, char** argv);
 int run_bench_command(int argc, char** argv);
 int run_fuzz_command(int argc, char** argv);
+int run_plot_command(int argc, char** argv);
 
 }  // namespace gridpeer::sim

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "sim/commands/commands.hpp"
+#include "sim/experiments/run_identity.hpp"
 
 namespace {
 
@@ -14,7 +15,11 @@ void print_usage(std::ostream& out) {
          "  run         simulate the grid of peers under one algorithm (Local, Centralized,\n"
          "              S-I, R-I, Sy-I) over the network model, and report the metrics\n"
          "  compare     the five algorithms side by side on one grid and workload\n"
-         "  sweep       run 002's experiment matrix in parallel: results, figures, report\n"
+         "  sweep       run an experiment file (built in: shan2004, phi-sensitivity; or your\n"
+         "              own TOML) over its axes and seeds, in parallel and resumable:\n"
+         "              results, means with 95% intervals, figures, report\n"
+         "  plot        figures from per-job CSVs (CDFs of wait and slowdown, busy nodes\n"
+         "              and queue over time, Gantt chart, per-origin bars) or a sweep\n"
          "  replay      replay a workload on one server through its local scheduler\n"
          "              (FCFS, EASY, conservative backfilling) and report the metrics\n"
          "  generate    write a seeded synthetic workload (Lublin-Feitelson, Feitelson96,\n"
@@ -25,7 +30,8 @@ void print_usage(std::ostream& out) {
          "              invariants checked after every run\n"
          "  bench       speed benchmarks: single-cluster replay, the 12-server grid,\n"
          "              the network model, growth to 1,000 peers\n\n"
-         "Every run prints its seed; pass --seed to reproduce it exactly.\n";
+         "Every run prints its seed; pass --seed to reproduce it exactly.\n"
+         "gridsim --version prints the version that every result file records.\n";
 }
 
 }  // namespace
@@ -46,6 +52,11 @@ int main(int argc, char** argv) {
     if (command == "bench-awt") return gridpeer::sim::run_bench_awt_command(argc - 1, argv + 1);
     if (command == "bench") return gridpeer::sim::run_bench_command(argc - 1, argv + 1);
     if (command == "fuzz") return gridpeer::sim::run_fuzz_command(argc - 1, argv + 1);
+    if (command == "plot") return gridpeer::sim::run_plot_command(argc - 1, argv + 1);
+    if (command == "--version" || command == "version") {
+      std::cout << "gridsim " << gridpeer::sim::gridpeer_version() << '\n';
+      return 0;
+    }
     if (command == "--help" || command == "-h" || command == "help") {
       print_usage(std::cout);
       return 0;

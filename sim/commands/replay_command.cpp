@@ -98,8 +98,9 @@ int run_replay_command(int argc, char** argv) {
       "csv", "write one summary row per policy to this CSV file", cxxopts::value<std::string>())(
       "jobs-csv", "write every job to PREFIX-<policy>.csv in Batsim's jobs.csv layout (docs/output-formats.md)",
       cxxopts::value<std::string>())("swf", "write each policy's schedule to PREFIX-<policy>.swf as SWF",
-                                     cxxopts::value<std::string>())("verbose", "more log output")("h,help",
-                                                                                                  "show this help");
+                                     cxxopts::value<std::string>())(
+      "series", "write each policy's busy nodes and queue over time to PREFIX-<policy>-series.csv",
+      cxxopts::value<std::string>())("verbose", "more log output")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -220,11 +221,15 @@ int run_replay_command(int argc, char** argv) {
   }
   for (const PolicyRun& run : runs) {
     const std::string policy(to_string(run.policy.policy));
-    if (args.count("jobs-csv") == 0U && args.count("swf") == 0U) break;
+    if (args.count("jobs-csv") == 0U && args.count("swf") == 0U && args.count("series") == 0U) break;
     const auto rows = replay_rows(workload, run.replay);
     if (args.count("jobs-csv") != 0U) {
       write_text_file(args["jobs-csv"].as<std::string>() + "-" + policy + ".csv",
                       report::batsim_jobs_csv(rows, servers));
+    }
+    if (args.count("series") != 0U) {
+      write_text_file(args["series"].as<std::string>() + "-" + policy + "-series.csv",
+                      report::time_series_csv(rows, servers));
     }
     if (args.count("swf") != 0U) {
       std::vector<std::string> header = {"Note: " + policy_label(run.policy) + " schedule simulated by gridsim replay",

@@ -25,6 +25,10 @@ int run_run_command(int argc, char** argv) {
       cxxopts::value<std::string>())(
       "swf", "write the simulated schedule to this file as SWF (submit, wait, run, processors, where it ran)",
       cxxopts::value<std::string>())(
+      "series",
+      "write each server's busy nodes, utilization, running and waiting jobs over time to this CSV file "
+      "(a line at every change)",
+      cxxopts::value<std::string>())(
       "no-timing", "write wall_seconds as 0, so the same seed gives byte-identical JSON")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -68,6 +72,9 @@ int run_run_command(int argc, char** argv) {
   }
   if (args.count("jobs-csv") != 0U) {
     write_text_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));
+  }
+  if (args.count("series") != 0U) {
+    write_text_file(args["series"].as<std::string>(), experiment_time_series(result, workload));
   }
   if (args.count("swf") != 0U) {
     std::vector<std::string> header = {"Note: simulated by gridsim " + gridpeer_version() + ", " +

@@ -120,4 +120,8 @@ std::string experiment_schedule_swf(const ExperimentResult& result, const GridWo
   return report::schedule_swf(experiment_rows(result, workload), server_specs(result.grid), header_lines);
 }
 
+std::string experiment_time_series(const ExperimentResult& result, const GridWorkload& workload) {
+  return report::time_series_csv(experiment_rows(result, workload), server_specs(result.grid));
+}
+
 }  // namespace gridpeer::sim

@@ -51,6 +51,8 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
 std::string experiment_jobs_csv(const ExperimentResult& result, const GridWorkload& workload);
 std::string experiment_schedule_swf(const ExperimentResult& result, const GridWorkload& workload,
                                     const std::vector<std::string>& header_lines);
+/// Each server's busy nodes, running and waiting jobs over time (CSV).
+std::string experiment_time_series(const ExperimentResult& result, const GridWorkload& workload);
 
 /// The run's JSON (keys documented in docs/grid-algorithms.md). With
 /// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.

@@ -9,6 +9,7 @@
 
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/plot_script.hpp"
 #include "sim/experiments/run_identity.hpp"
 #include "sim/experiments/sweep_summary.hpp"
 
@@ -188,6 +189,10 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());
+  } else if (run_plot_script({"sweep", options.out.string(), "--quiet"}) == 0) {
+    logger.info("figures (means with 95% intervals) in {}", (options.out / "figures").string());
+  } else {
+    logger.warn("figures not drawn; `gridsim plot sweep {}` says why", options.out.string());
   }
   return 0;
 }

@@ -153,7 +153,8 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
                           first["workload"].get<std::string>(), first["topology"].get<std::string>());
   }
   report << "Mean ± half-width of the 95% confidence interval over seeds (Student's t); one seed gives the value "
-            "alone. summary.csv has every metric.\n\n|";
+            "alone. summary.csv has every metric; figures/METRIC.png draws each with its intervals (gridsim plot "
+            "sweep).\n\n|";
   const std::vector<std::pair<std::string, std::string>> shown = {
       {"avg_response_s", "avg response (s)"},       {"avg_wait_s", "avg wait (s)"},
       {"avg_bounded_slowdown", "bounded slowdown"}, {"weighted_utilization", "utilization"},
@@ -166,7 +167,9 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
   for (const auto& point : summary) {
     report << '|';
     for (const auto& axis : axes) report << ' ' << point["axes"][axis].get<std::string>() << " |";
-    for (const auto& [metric, _] : shown) report << ' ' << with_interval(point[metric]) << " |";
+    for (const auto& [metric, _] : shown) {
+      report << ' ' << (point.contains(metric) ? with_interval(point[metric]) : std::string("–")) << " |";
+    }
     report << '\n';
   }
   std::size_t unfinished = 0;

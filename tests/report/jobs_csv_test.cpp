@@ -126,3 +126,22 @@ BOOST_AUTO_TEST_CASE(rows_carry_every_job_and_how_it_ended) {
   BOOST_TEST(field(3, "final_state") == "NOT_FINISHED");
   BOOST_TEST(field(3, "submission_time") == "20");
 }
+
+BOOST_AUTO_TEST_CASE(the_time_series_steps_where_the_schedule_changes) {
+  // j0: submitted at A at 0, runs there [0,10) on 2 nodes. j1: submitted at A
+  // at 2, runs on B [5,8) on both of B's 4-CPU nodes (5 CPUs).
+  auto j0 = completed(0, 0, 2, 0, 10);
+  auto j1 = completed(1, 1, 5, 5, 8);
+  j1.record.origin = 0;
+  j1.record.submit = at(2);
+  const std::vector<JobRow> rows = {j0, j1};
+  const std::string expected =
+      "time,server,busy_nodes,utilization,running_jobs,waiting_jobs\n"
+      "0,A,0,0,0,0\n0,B,0,0,0,0\n"
+      "0,A,2,0.5,1,0\n"
+      "2,A,2,0.5,1,1\n"
+      "5,A,2,0.5,1,0\n5,B,2,1,1,0\n"
+      "8,B,0,0,0,0\n"
+      "10,A,0,0,0,0\n";
+  BOOST_TEST(time_series_csv(rows, two_servers()) == expected);
+}

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 #include <iostream>
+#include <string>
 #include <utility>
 
 namespace gridpeer::cli {
@@ -25,8 +26,18 @@ void Progress::update(std::size_t done) {
   last_ = now;
   printed_ = true;
   const double percent = total_ == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total_);
-  std::cerr << '\r' << label_ << ": " << done << '/' << total_ << " (" << static_cast<int>(percent) << "%)"
-            << std::flush;
+  std::string eta;
+  if (done > 0 && done < total_) {
+    // The rate so far, carried to the end.
+    const double elapsed = std::chrono::duration<double>(now - started_).count();
+    const auto left = static_cast<long long>(elapsed * static_cast<double>(total_ - done) / static_cast<double>(done));
+    eta = left >= 60 ? ", ETA " + std::to_string(left / 60) + "m" + (left % 60 < 10 ? "0" : "") +
+                           std::to_string(left % 60) + "s"
+                     : ", ETA " + std::to_string(left) + "s";
+  }
+  // Trailing spaces wipe what a longer previous line left.
+  std::cerr << '\r' << label_ << ": " << done << '/' << total_ << " (" << static_cast<int>(percent) << "%" << eta
+            << ")   " << std::flush;
 }
 
 }  // namespace gridpeer::cli

@@ -1,5 +1,5 @@
 #pragma once
-// Progress of long work on stderr: "label: done/total (p%)" rewritten in
+// Progress of long work on stderr: "label: done/total (p%, ETA 1m05s)" rewritten in
 // place, only when stderr is a terminal and at most a few times a second.
 // Shared by gridsim and gridctl; when stderr is not a terminal callers log
 // milestones instead (a CI log must not fill with carriage returns).
@@ -26,6 +26,7 @@ class Progress {
   std::size_t total_;
   bool enabled_;
   bool printed_ = false;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
 };
 

@@ -191,4 +191,45 @@ std::string schedule_swf(std::span<const JobRow> rows, std::span<const ServerSpe
   return out.str();
 }
 
+std::string time_series_csv(std::span<const JobRow> rows, std::span<const ServerSpec> servers) {
+  struct Change {
+    TimePoint time;
+    std::size_t server;
+    int busy_nodes;
+    int running;
+    int waiting;
+  };
+  std::vector<Change> changes;
+  for (const JobRow& row : rows) {
+    const JobRecord& r = row.record;
+    if (r.origin >= servers.size()) continue;
+    changes.push_back({r.submit, r.origin, 0, 0, +1});
+    if (row.state != RowState::completed || r.executed_on >= servers.size()) continue;
+    const int nodes = servers[r.executed_on].nodes_for(r.cpus);
+    changes.push_back({r.start, r.origin, 0, 0, -1});
+    changes.push_back({r.start, r.executed_on, nodes, +1, 0});
+    changes.push_back({r.finish, r.executed_on, -nodes, -1, 0});
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return std::tie(a.time, a.server) < std::tie(b.time, b.server);
+  });
+  std::vector<Change> state(servers.size());
+  std::ostringstream out;
+  out << "time,server,busy_nodes,utilization,running_jobs,waiting_jobs\n";
+  for (std::size_t s = 0; s < servers.size(); ++s) out << "0," << servers[s].name << ",0,0,0,0\n";
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    Change& now = state[changes[i].server];
+    now.busy_nodes += changes[i].busy_nodes;
+    now.running += changes[i].running;
+    now.waiting += changes[i].waiting;
+    const bool last_of_step =
+        i + 1 == changes.size() || changes[i + 1].time != changes[i].time || changes[i + 1].server != changes[i].server;
+    if (!last_of_step) continue;  // one line per server and instant, after every change there
+    const ServerSpec& server = servers[changes[i].server];
+    out << fmt::format("{},{},{},{},{},{}\n", to_seconds(changes[i].time), server.name, now.busy_nodes,
+                       static_cast<double>(now.busy_nodes) / server.nodes, now.running, now.waiting);
+  }
+  return out.str();
+}
+
 }  // namespace gridpeer::report

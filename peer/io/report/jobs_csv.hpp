@@ -66,4 +66,12 @@ std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const Server
 std::string schedule_swf(std::span<const JobRow> rows, std::span<const ServerSpec> servers,
                          const std::vector<std::string>& header_lines);
 
+/// Each server's state over time, as a step function: a line whenever it
+/// changes, "time,server,busy_nodes,utilization,running_jobs,waiting_jobs".
+/// Busy nodes and running jobs count what runs on the server; waiting jobs
+/// count jobs submitted there and not yet started anywhere (in the grid
+/// scheduler's queue, in transit, or in a local queue), so a grid's queue is
+/// seen where its users stand. Derived from the rows, as the schedule is.
+std::string time_series_csv(std::span<const JobRow> rows, std::span<const ServerSpec> servers);
+
 }  // namespace gridpeer::report
