@@ -54,8 +54,10 @@ def check_no_node_twice(jobs, label):
 csv = os.path.join(workdir, "grid-jobs.csv")
 out = os.path.join(workdir, "grid.json")
 swf_path = os.path.join(workdir, "grid.swf")
+series_path = os.path.join(workdir, "grid-series.csv")
 subprocess.run([gridsim, "run", "--topology", "tiny-3server", "--workload", "lublin", "--jobs", "200",
-                "--algorithm", "si", "--seed", "3", "--jobs-csv", csv, "--out", out, "--swf", swf_path],
+                "--algorithm", "si", "--seed", "3", "--jobs-csv", csv, "--out", out, "--swf", swf_path,
+                "--series", series_path],
                check=True, stdout=subprocess.DEVNULL)
 jobs = pd.read_csv(csv)
 summary = json.load(open(out))
@@ -82,6 +84,26 @@ joined = done.assign(number=done.job_id + 1).merge(swf, left_on="number", right_
 check(len(joined) == len(done), "grid swf: a completed job is missing")
 check(((joined.waiting_time - joined[2]).abs() <= 0.5).all(), "grid swf: waits differ from the CSV")
 check((joined[10] == 1).all(), "grid swf: a completed job's status is not 1")
+
+# The time series: at every instant a server's busy nodes equal the nodes of the jobs running there.
+series = pd.read_csv(series_path)
+for server, nodes in (("A", 8), ("B", 8), ("C", 4)):
+    data = series[series.server == server]
+    check(data.busy_nodes.between(0, nodes).all(), f"series: {server} busy nodes outside 0..{nodes}")
+    check(data.busy_nodes.iloc[-1] == 0 and data.waiting_jobs.iloc[-1] == 0, f"series: {server} does not end idle")
+    probe = done[done.executed_on == server].starting_time.median()
+    running = done[(done.executed_on == server) & (done.starting_time <= probe) & (done.finish_time > probe)]
+    at_probe = data[data.time <= probe].iloc[-1]
+    check(at_probe.running_jobs == len(running), f"series: {server} at {probe}: {at_probe.running_jobs} running, "
+          f"the jobs say {len(running)}")
+
+# The figures: gridsim plot draws every one from these files.
+figures = os.path.join(workdir, "figures")
+subprocess.run([gridsim, "plot", "jobs", f"S-I={csv}", "--series", f"S-I={series_path}", "--out", figures],
+               check=True, stdout=subprocess.DEVNULL)
+for name in ("cdf_wait", "cdf_bounded_slowdown", "per_origin_response", "gantt", "busy_nodes", "waiting_jobs"):
+    path = os.path.join(figures, name + ".png")
+    check(os.path.exists(path) and os.path.getsize(path) > 10_000, f"plot: {path} missing or empty")
 
 # 2. A replay of a real log: job numbers and submit times are the log's.
 log = "SDSC-SP2-1998-4.2-cln.swf.gz"
