@@ -20,6 +20,7 @@
 #include "peer/client/manifest.hpp"
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
+#include "gridpeer/version.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/progress.hpp"
 #include "peer/io/grid_jobs/grid_workload.hpp"
@@ -37,7 +38,7 @@ using client::grid_from;
 using client::grid_options;
 
 constexpr const char* kUsage =
-    "gridctl COMMAND [options]   (gridctl COMMAND --help for its options)\n"
+    "gridctl COMMAND [options]   (gridctl COMMAND --help for its options; gridctl --version)\n"
     "  submit    submit one job to a peer\n"
     "  replay    replay a workload (trace windows, a synthetic model, or an SWF file) against the peers of a\n"
     "            topology at a time scale\n"
@@ -475,6 +476,10 @@ int broadcast_command(const std::string& command, const protocol::WireMessage& m
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "version")) {
+    std::cout << "gridctl " << GRIDPEER_VERSION << '\n';
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;

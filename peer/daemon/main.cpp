@@ -7,7 +7,9 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "gridpeer/version.hpp"
 #include "peer/daemon/peer_daemon.hpp"
+#include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/scheduler_options.hpp"
 #include "peer/net/peer_addresses.hpp"
 
@@ -53,14 +55,18 @@ int run(int argc, char** argv) {
                                       "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
                                       cxxopts::value<double>()->default_value("30"))(
       "log-level", "trace, debug, info, warn, error", cxxopts::value<std::string>()->default_value("info"))(
-      "h,help", "show this help");
+      "version", "print the version and exit")("h,help", "show this help");
   cli::add_scheduler_options(options);
-  const auto args = options.parse(argc, argv);
+  const auto args = cli::parse_options(options, argc, argv);
+  if (args.count("version") != 0U) {
+    std::cout << "gridpeer " << GRIDPEER_VERSION << '\n';
+    return 0;
+  }
   if (args.count("help") != 0U || argc == 1) {
     std::cout << options.help() << "\nExample (three peers of tiny-3server on loopback):\n"
-              << "  gridpeer --topology topologies/tiny-3server.toml --id A --base-port 7400 &\n"
-              << "  gridpeer --topology topologies/tiny-3server.toml --id B --base-port 7400 &\n"
-              << "  gridpeer --topology topologies/tiny-3server.toml --id C --base-port 7400 &\n";
+              << "  gridpeer --topology tiny-3server --id A --base-port 7400 &\n"
+              << "  gridpeer --topology tiny-3server --id B --base-port 7400 &\n"
+              << "  gridpeer --topology tiny-3server --id C --base-port 7400 &\n";
     return 0;
   }
   if (args.count("topology") == 0U || args.count("id") == 0U) {

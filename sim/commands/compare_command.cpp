@@ -15,39 +15,24 @@ namespace gridpeer::sim {
 int run_compare_command(int argc, char** argv) {
   cxxopts::Options options("gridsim compare",
                            "Run Local, Centralized, S-I, R-I and Sy-I on the same grid and workload (by default a\n"
-                           "seeded synthetic workload on the 12 servers of 002) and print the comparison.");
-  add_grid_options(options);
-  options.add_options()("data-blind", "also run the data-blind variants of S-I and Sy-I")
-      // --workload defaults to synthetic here (not topology): see below.
-      ("out", "write every run as JSON (an array) to this file", cxxopts::value<std::string>())(
-          "threads", "runs in parallel (default: the number of cores)", cxxopts::value<std::size_t>())(
-          "h,help", "show this help");
+                           "seeded synthetic workload, not the topology's traces, on Shan et al.'s 12 servers)\n"
+                           "and print the comparison.");
+  add_grid_options(options, "synthetic");
+  options.add_options()("data-blind", "also run the data-blind variants of S-I and Sy-I")(
+      "out", "write every run as JSON (an array) to this file", cxxopts::value<std::string>())(
+      "threads", "runs in parallel (default: the number of cores)", cxxopts::value<std::size_t>())("h,help",
+                                                                                                   "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const auto logger = make_logger("gridsim", args.count("verbose") != 0U);
   ExperimentSpec base = grid_spec_from_options(args);
-  if (args.count("workload") == 0U) base.workload.source = "synthetic";  // runs anywhere, no trace needed
   logger->info("seed {}", base.workload.seed);
-  const auto grid = topology::load_topology(base.topology_file, base.selection);
+  const auto grid = load_grid(base);  // a topology, or synthetic:N
   const GridWorkload workload = load_grid_workload(grid, base.workload);
   logger->info("{} ({} jobs) on {} ({} sites, {} network)", workload.description, workload.jobs.size(), grid.name,
                grid.split, grid.network_name);
-  std::vector<ExperimentSpec> specs;
-  for (const GridAlgorithm algorithm : {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
-                                        GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
-    ExperimentSpec spec = base;
-    spec.config.algorithm = algorithm;
-    specs.push_back(spec);
-  }
-  if (args.count("data-blind") != 0U) {
-    for (const GridAlgorithm algorithm : {GridAlgorithm::sender, GridAlgorithm::symmetric}) {
-      ExperimentSpec spec = base;
-      spec.config.algorithm = algorithm;
-      spec.config.parameters.data_blind = true;
-      specs.push_back(spec);
-    }
-  }
+  const std::vector<ExperimentSpec> specs = compare_specs(base, args.count("data-blind") != 0U);
   std::vector<ExperimentResult> results(specs.size());
   const std::size_t threads = args.count("threads") != 0U ? args["threads"].as<std::size_t>()
                                                           : std::max(1U, std::thread::hardware_concurrency());

@@ -12,36 +12,6 @@
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
-namespace {
-
-/// "1,2,5" or "1-10" into seeds.
-std::vector<std::uint64_t> parse_seeds(const std::string& text) {
-  std::vector<std::uint64_t> seeds;
-  try {
-    std::size_t dash = text.find('-');
-    if (dash != std::string::npos && text.find(',') == std::string::npos) {
-      const auto first = std::stoull(text.substr(0, dash));
-      const auto last = std::stoull(text.substr(dash + 1));
-      if (last < first || last - first >= 10000) throw std::invalid_argument("range");
-      for (auto seed = first; seed <= last; ++seed) seeds.push_back(seed);
-    } else {
-      std::size_t start = 0;
-      while (start <= text.size()) {
-        const auto comma = std::min(text.find(',', start), text.size());
-        std::size_t used = 0;
-        const std::string item = text.substr(start, comma - start);
-        seeds.push_back(std::stoull(item, &used));
-        if (used != item.size() || item.starts_with('-')) throw std::invalid_argument("item");
-        start = comma + 1;
-      }
-    }
-  } catch (const std::exception&) {
-    throw std::invalid_argument("--seeds '" + text + "' is not a list (1,2,5) or a range (1-10) of seeds");
-  }
-  return seeds;
-}
-
-}  // namespace
 
 int run_sweep_command(int argc, char** argv) {
   cxxopts::Options options(
@@ -83,7 +53,7 @@ int run_sweep_command(int argc, char** argv) {
   }
   if (args.count("out") == 0U) throw std::invalid_argument("--out DIR is required");
   ExperimentFile experiment = load_experiment(args["experiment"].as<std::string>());
-  if (args.count("seeds") != 0U) experiment.seeds = parse_seeds(args["seeds"].as<std::string>());
+  if (args.count("seeds") != 0U) experiment.seeds = parse_seed_list(args["seeds"].as<std::string>());
   SweepOptions sweep;
   sweep.out = args["out"].as<std::string>();
   sweep.command_line = command_line_of(argc, argv);

@@ -271,4 +271,30 @@ RunOption parse_run_option(const std::string& assignment) {
   return {assignment.substr(0, equals), assignment.substr(equals + 1)};
 }
 
+std::vector<std::uint64_t> parse_seed_list(const std::string& text) {
+  std::vector<std::uint64_t> seeds;
+  try {
+    std::size_t dash = text.find('-');
+    if (dash != std::string::npos && text.find(',') == std::string::npos) {
+      const auto first = std::stoull(text.substr(0, dash));
+      const auto last = std::stoull(text.substr(dash + 1));
+      if (last < first || last - first >= 10000) throw std::invalid_argument("range");
+      for (auto seed = first; seed <= last; ++seed) seeds.push_back(seed);
+    } else {
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        std::size_t used = 0;
+        const std::string item = text.substr(start, comma - start);
+        seeds.push_back(std::stoull(item, &used));
+        if (used != item.size() || item.starts_with('-')) throw std::invalid_argument("item");
+        start = comma + 1;
+      }
+    }
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--seeds '" + text + "' is not a list (1,2,5) or a range (1-10) of seeds");
+  }
+  return seeds;
+}
+
 }  // namespace gridpeer::sim

@@ -65,6 +65,9 @@ struct PlannedRun {
 /// option, or of the seed, is refused.
 std::vector<PlannedRun> plan_runs(const ExperimentFile& experiment, const std::vector<RunOption>& overrides = {});
 
+/// "1,2,5" or "1-10" (at most 10,000) into seeds; throws std::invalid_argument.
+std::vector<std::uint64_t> parse_seed_list(const std::string& text);
+
 /// "NAME=VALUE" into a RunOption; throws std::invalid_argument otherwise.
 RunOption parse_run_option(const std::string& assignment);
 

@@ -11,7 +11,7 @@ std::string default_topology_file() {
   return "shan2004";  // built in (topology::load_topology)
 }
 
-void add_grid_options(cxxopts::Options& options) {
+void add_grid_options(cxxopts::Options& options, const std::string& default_workload) {
   options.add_options()("topology",
                         "the grid: a built-in topology by name (shan2004, tiny-3server, ...: the repository's "
                         "topologies/, compiled in), a TOML file (a path with a slash or ending .toml), or "
@@ -23,7 +23,7 @@ void add_grid_options(cxxopts::Options& options) {
       "workload",
       "topology (each server's trace window), synthetic (= lublin), feitelson96, poisson, or an "
       "SWF file split across the servers",
-      cxxopts::value<std::string>()->default_value("topology"))(
+      cxxopts::value<std::string>()->default_value(default_workload))(
       "split", "how a single SWF file is split: queue (by its queue field) or round-robin",
       cxxopts::value<std::string>()->default_value("queue"))("jobs", "jobs per server of a synthetic workload",
                                                              cxxopts::value<std::size_t>()->default_value("1000"))(
@@ -58,6 +58,23 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--split '" + split + "' is not queue or round-robin");
   spec.workload.synthetic_jobs_per_server = args["jobs"].as<std::size_t>();
   spec.workload.limit_days = args["limit-days"].as<double>();
+  // Options that would be silently ignored are refused, naming the one to drop.
+  const bool synthetic = is_synthetic_model(spec.workload.source);
+  if (spec.workload.synthetic_jobs_per_server == 0) throw std::invalid_argument("--jobs must be at least 1");
+  if (!(spec.workload.limit_days >= 0)) throw std::invalid_argument("--limit-days must be >= 0 (0 = whole windows)");
+  if (synthetic && spec.workload.limit_days > 0) {
+    throw std::invalid_argument("--limit-days cuts trace windows; a synthetic workload is sized by --jobs");
+  }
+  if (!synthetic && args.count("jobs") != 0U) {
+    throw std::invalid_argument("--jobs sizes a synthetic workload; with --workload " + spec.workload.source +
+                                " use --limit-days to shorten the traces");
+  }
+  if (spec.workload.source != "topology" && !synthetic && args.count("limit-days") != 0U &&
+      spec.workload.limit_days > 0) {
+    throw std::invalid_argument(
+        "--limit-days cuts the topology's trace windows; with a single SWF file use a "
+        "shorter file");
+  }
   const std::string size = args["data-size"].as<std::string>();
   const auto data_size = workload::parse_data_size(size);
   if (!data_size) throw std::invalid_argument("--data-size '" + size + "' is not none, small, medium or large");
@@ -102,6 +119,25 @@ ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args) {
     spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());
   }
   return spec;
+}
+
+std::vector<ExperimentSpec> compare_specs(const ExperimentSpec& base, bool data_blind) {
+  std::vector<ExperimentSpec> specs;
+  for (const GridAlgorithm algorithm : {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
+                                        GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
+    ExperimentSpec spec = base;
+    spec.config.algorithm = algorithm;
+    specs.push_back(spec);
+  }
+  if (data_blind) {
+    for (const GridAlgorithm algorithm : {GridAlgorithm::sender, GridAlgorithm::symmetric}) {
+      ExperimentSpec spec = base;
+      spec.config.algorithm = algorithm;
+      spec.config.parameters.data_blind = true;
+      specs.push_back(spec);
+    }
+  }
+  return specs;
 }
 
 bool option_changes_result(const std::string& name) {

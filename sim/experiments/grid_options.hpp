@@ -9,7 +9,9 @@
 
 namespace gridpeer::sim {
 
-void add_grid_options(cxxopts::Options& options);
+/// `default_workload`: topology for run and sweep, synthetic for compare
+/// (which runs anywhere, without traces).
+void add_grid_options(cxxopts::Options& options, const std::string& default_workload = "topology");
 /// Everything but the algorithm, from parsed options; throws on bad values.
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args);
 
@@ -18,6 +20,10 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args);
 /// one run. `gridsim run` and every run of an experiment file parse these.
 void add_run_options(cxxopts::Options& options);
 ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args);
+
+/// gridsim compare's runs: Local, Centralized, S-I, R-I and Sy-I on `base`,
+/// then (with `data_blind`) the data-blind S-I and Sy-I.
+std::vector<ExperimentSpec> compare_specs(const ExperimentSpec& base, bool data_blind);
 
 /// The options that do not change a run's result (where files are, logging);
 /// left out of its identity.

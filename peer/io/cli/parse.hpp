@@ -1,20 +1,22 @@
 #pragma once
 // One way every command parses its options and answers --help.
 #include <cxxopts.hpp>
-#include <iostream>
 #include <optional>
+#include <string>
 
 namespace gridpeer::cli {
 
-/// Parses the command line; with --help, prints the help to stdout and
-/// returns nullopt (the command then exits 0).
-inline std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv) {
-  cxxopts::ParseResult args = options.parse(argc, argv);
-  if (args.count("help") != 0U) {
-    std::cout << options.help() << '\n';
-    return std::nullopt;
-  }
-  return args;
-}
+/// Parses the command line. A value of the wrong type names its option
+/// ("--limit-days: 'abc' is not a valid value"), an unknown option suggests the
+/// nearest known one; both throw std::invalid_argument.
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, const char* const* argv);
+
+/// parse_options; with --help, prints the help to stdout and returns nullopt
+/// (the command then exits 0).
+std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int argc, char** argv);
+
+/// The closest long option name to `typed` (at most two edits, or a prefix),
+/// or "" when none is close.
+std::string nearest_option(const cxxopts::Options& options, const std::string& typed);
 
 }  // namespace gridpeer::cli

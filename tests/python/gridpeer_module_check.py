@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""`import gridpeer` as a notebook would: a comparison, a replay and a sweep
+in-process, checked against the gridsim binary's own output for the same
+options (same parser, same code: the numbers must be equal).
+
+usage: gridpeer_module_check.py GRIDSIM WORKDIR   (PYTHONPATH holds the module)
+"""
+import json
+import os
+import subprocess
+import sys
+
+import gridpeer
+import pandas as pd
+
+gridsim, workdir = sys.argv[1], sys.argv[2]
+os.makedirs(workdir, exist_ok=True)
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+METRICS = ["jobs", "avg_response_s", "avg_wait_s", "avg_bounded_slowdown", "weighted_utilization", "messages",
+           "fraction_transferred"]
+
+# 1. A comparison: the same numbers as `gridsim compare --out`.
+options = dict(topology="tiny-3server", workload="lublin", jobs=80, seed=5, data_size="small")
+runs = gridpeer.compare(**options, threads=2)
+check(list(runs) == ["local", "central", "si", "ri", "syi"], f"compare labels: {list(runs)}")
+out = os.path.join(workdir, "compare.json")
+subprocess.run([gridsim, "compare", "--topology", "tiny-3server", "--workload", "lublin", "--jobs", "80", "--seed",
+                "5", "--data-size", "small", "--out", out], check=True, stdout=subprocess.DEVNULL,
+               stderr=subprocess.DEVNULL)
+cli = {run["algorithm"]: run for run in json.load(open(out))}
+for label, run in runs.items():
+    for metric in METRICS:
+        check(run.summary[metric] == cli[label][metric],
+              f"compare {label} {metric}: python {run.summary[metric]} != gridsim {cli[label][metric]}")
+    jobs = run.jobs
+    check(isinstance(jobs, pd.DataFrame) and len(jobs) == 240, f"{label}: jobs is not a 240-row DataFrame")
+    done = jobs[jobs.success == 1]
+    check(abs(done.waiting_time.mean() - run.summary["avg_wait_s"]) < 1e-6, f"{label}: jobs' mean wait differs")
+check(runs["local"].summary["fraction_transferred"] == 0, "local moved jobs")
+
+# 2. A replay: one row per policy, pandas tables, a bad option refused with its name.
+policies = gridpeer.replay(workload="lublin", jobs=300, seed=2, nodes=64)
+check(sorted(policies) == ["conservative", "easy", "fcfs"], f"replay policies: {sorted(policies)}")
+check(policies["easy"].summary["avg_wait_s"] <= policies["fcfs"].summary["avg_wait_s"], "EASY waits longer than FCFS")
+try:
+    gridpeer.run(topology="tiny-3server", workload="lublin", phi="soon")
+    check(False, "phi='soon' was accepted")
+except ValueError as error:
+    check("--phi" in str(error), f"the error does not name --phi: {error}")
+
+# 3. A sweep of a parameter outside Shan et al.'s axes, with seeds and intervals.
+experiment = os.path.join(workdir, "delta.toml")
+with open(experiment, "w") as f:
+    f.write('[experiment]\nname = "delta"\ntitle = "delta"\nseeds = [1, 2, 3]\n'
+            '[fixed]\ntopology = "tiny-3server"\nworkload = "lublin"\njobs = 40\nalgorithm = "si"\n'
+            '[[axis]]\nname = "delta"\nvalues = [0.5, 0.9]\n')
+results, summary = gridpeer.sweep(experiment, os.path.join(workdir, "sweep"), threads=2, overwrite=True)
+check(len(results) == 6 and len(summary) == 2, f"sweep: {len(results)} runs, {len(summary)} points")
+first = results[results.delta == results.delta.iloc[0]]
+check(abs(summary.avg_response_s_mean.iloc[0] - first.avg_response_s.mean()) < 1e-6 * first.avg_response_s.mean(),
+      "sweep: the summary's mean is not the mean of its runs")
+check(summary.avg_response_s_ci95.notna().all(), "sweep: no confidence interval with three seeds")
+
+print("gridpeer_module_check:", "FAILED" if failures else "ok")
+sys.exit(1 if failures else 0)
