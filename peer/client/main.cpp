@@ -15,12 +15,12 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gridpeer/version.hpp"
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
 #include "peer/client/manifest.hpp"
 #include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
-#include "gridpeer/version.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/progress.hpp"
 #include "peer/io/grid_jobs/grid_workload.hpp"
