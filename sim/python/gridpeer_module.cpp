@@ -78,7 +78,8 @@ std::vector<RunTexts> compare(const std::vector<std::string>& arguments, bool da
   const std::vector<ExperimentSpec> specs = compare_specs(base, data_blind);
   std::vector<RunTexts> results(specs.size());
   parallel_for(
-      specs.size(), std::max<std::size_t>(1, threads), [&](std::size_t i) { results[i] = run_texts(specs[i], workload); },
+      specs.size(), std::max<std::size_t>(1, threads),
+      [&](std::size_t i) { results[i] = run_texts(specs[i], workload); },
       [&](std::size_t i) { return algorithm_label(specs[i].config); });
   return results;
 }
