@@ -1,4 +1,5 @@
 // gridsim generate: a seeded synthetic workload written as SWF.
+#include <fmt/format.h>
 #include <cxxopts.hpp>
 #include <fstream>
 #include <iostream>
@@ -16,7 +17,10 @@ namespace gridpeer::sim {
 
 int run_generate_command(int argc, char** argv) {
   cxxopts::Options options("gridsim generate", "Write a seeded synthetic workload as an SWF file.");
-  options.add_options()("model", "lublin (Lublin-Feitelson 2003), feitelson96, or poisson (seeds 000/001)",
+  add_shaping_options(options);
+  options.add_options()("model",
+                        "lublin (Lublin and Feitelson 2003), feitelson96 (Feitelson 1996), or poisson (Poisson "
+                        "arrivals, exponential run times, uniform sizes, as Jones et al.'s co-allocation papers use)",
                         cxxopts::value<std::string>()->default_value("lublin"))(
       "jobs", "number of jobs", cxxopts::value<std::size_t>()->default_value("10000"))(
       "max-cpus", "largest job size (the system size of the model)", cxxopts::value<int>()->default_value("128"))(
@@ -34,11 +38,18 @@ int run_generate_command(int argc, char** argv) {
   request.max_cpus = args["max-cpus"].as<int>();
   if (request.max_cpus <= 0) throw std::invalid_argument("--max-cpus must be positive");
   request.seed = args["seed"].as<std::uint64_t>();
+  const WorkloadShaping shaping = shaping_from_options(args);
+  request.load_factor = shaping.load_factor;
+  request.arrival_factor = shaping.arrival_factor;
+  request.estimates = shaping.estimates;
   const Workload workload = load_workload(request);
   const std::vector<std::string> header{"Version: 2.2",
                                         "Computer: synthetic",
                                         "Installation: gridsim generate",
-                                        "Note: " + workload.description + ", seed " + std::to_string(request.seed),
+                                        "Note: " + workload.description + ", seed " + std::to_string(request.seed) +
+                                            ", estimates " +
+                                            (shaping.estimates ? workload::to_string(*shaping.estimates) : "exact") +
+                                            ", load factor " + fmt::format("{}", shaping.load_factor),
                                         "MaxJobs: " + std::to_string(workload.jobs.size()),
                                         "MaxRecords: " + std::to_string(workload.jobs.size()),
                                         "MaxNodes: " + std::to_string(request.max_cpus),

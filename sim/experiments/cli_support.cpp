@@ -22,6 +22,36 @@ std::shared_ptr<spdlog::logger> make_logger(const std::string& name, bool verbos
   return logger;
 }
 
+void add_shaping_options(cxxopts::Options& options) {
+  options.add_options()(
+      "load-factor",
+      "divide every inter-arrival time by this (2 = twice the offered load over half the span; job sizes and "
+      "run times unchanged): the usual way to study load with a real log",
+      cxxopts::value<double>()->default_value("1"))(
+      "arrival-factor",
+      "the Lublin model's arrival knob: multiplies the shape of its inter-arrival gamma (below 1 = more load); "
+      "--workload lublin/synthetic only",
+      cxxopts::value<double>()->default_value("1"))(
+      "estimates",
+      "users' run-time estimates of generated jobs: exact (= run time, the models' default, which flatters "
+      "backfilling), factor:F (run time x F), or f-model:F (run time x U[1,F] per job, Mu'alem and Feitelson 2001)",
+      cxxopts::value<std::string>());
+}
+
+WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args) {
+  WorkloadShaping shaping;
+  shaping.load_factor = args["load-factor"].as<double>();
+  shaping.arrival_factor = args["arrival-factor"].as<double>();
+  if (args.count("estimates") != 0U) {
+    const std::string text = args["estimates"].as<std::string>();
+    shaping.estimates = workload::parse_estimate_model(text);
+    if (!shaping.estimates) {
+      throw std::invalid_argument("--estimates '" + text + "' is not exact, factor:F or f-model:F (F >= 1)");
+    }
+  }
+  return shaping;
+}
+
 void write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");

@@ -3,6 +3,7 @@
 #include <spdlog/logger.h>
 #include <chrono>
 #include <cstddef>
+#include <cxxopts.hpp>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "peer/io/cli/progress.hpp"
+#include "peer/workload/shaping.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 namespace gridpeer::sim {
@@ -19,6 +21,16 @@ namespace gridpeer::sim {
 std::shared_ptr<spdlog::logger> make_logger(const std::string& name, bool verbose);
 
 using cli::Progress;
+
+/// --load-factor, --arrival-factor and --estimates (workload::shaping): one
+/// definition for run, compare, sweep, replay and generate.
+void add_shaping_options(cxxopts::Options& options);
+struct WorkloadShaping {
+  double load_factor = 1.0;
+  double arrival_factor = 1.0;
+  std::optional<workload::EstimateModel> estimates;
+};
+WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args);
 
 /// Writes `text` to `path`, or throws std::runtime_error saying why not.
 void write_text_file(const std::string& path, const std::string& text);

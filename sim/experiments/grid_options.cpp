@@ -1,6 +1,7 @@
 #include "sim/experiments/grid_options.hpp"
 
 #include "peer/io/cli/scheduler_options.hpp"
+#include "sim/experiments/cli_support.hpp"
 
 #include <filesystem>
 #include <sstream>
@@ -12,6 +13,7 @@ std::string default_topology_file() {
 }
 
 void add_grid_options(cxxopts::Options& options, const std::string& default_workload) {
+  add_shaping_options(options);
   options.add_options()("topology",
                         "the grid: a built-in topology by name (shan2004, tiny-3server, ...: the repository's "
                         "topologies/, compiled in), a TOML file (a path with a slash or ending .toml), or "
@@ -58,6 +60,11 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--split '" + split + "' is not queue or round-robin");
   spec.workload.synthetic_jobs_per_server = args["jobs"].as<std::size_t>();
   spec.workload.limit_days = args["limit-days"].as<double>();
+  const WorkloadShaping shaping = shaping_from_options(args);
+  spec.workload.load_factor = shaping.load_factor;
+  spec.workload.arrival_factor = shaping.arrival_factor;
+  spec.workload.estimates = shaping.estimates;
+  check_shaping(spec.workload.source, spec.workload.load_factor, spec.workload.arrival_factor, spec.workload.estimates);
   // Options that would be silently ignored are refused, naming the one to drop.
   const bool synthetic = is_synthetic_model(spec.workload.source);
   if (spec.workload.synthetic_jobs_per_server == 0) throw std::invalid_argument("--jobs must be at least 1");

@@ -9,6 +9,7 @@
 namespace gridpeer::sim {
 
 void add_replay_options(cxxopts::Options& options) {
+  add_shaping_options(options);
   options.add_options()("workload",
                         "synthetic (= lublin), lublin, feitelson96, poisson, 'topology' (the --server's trace "
                         "window from --topology), or an SWF file (.swf or .swf.gz)",
@@ -53,6 +54,10 @@ ReplayStudy replay_study_from_options(const cxxopts::ParseResult& args, spdlog::
   request.seed = args["seed"].as<std::uint64_t>();
   request.window = window_from_options(args["window-start"].as<std::string>(), args["window-days"].as<int>());
   request.skip_malformed = args.count("skip-malformed") != 0U;
+  const WorkloadShaping shaping = shaping_from_options(args);
+  request.load_factor = shaping.load_factor;
+  request.arrival_factor = shaping.arrival_factor;
+  request.estimates = shaping.estimates;
   if (args.count("trace-dir") != 0U) request.trace_dir = args["trace-dir"].as<std::string>();
 
   ServerSpec server{"server", 128, args["cpus-per-node"].as<int>(), args["mhz"].as<int>(), 0};

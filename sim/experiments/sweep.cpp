@@ -61,13 +61,9 @@ std::string saved_hash(const std::filesystem::path& path) {
 /// The workload of a run depends on the grid's servers and the workload
 /// options, not on the split or the network: runs share one per key, with
 /// data sizes drawn afresh per run.
+/// Runs with the same key share one loaded workload.
 std::string workload_key(const ExperimentSpec& spec) {
-  nlohmann::json key = {{"source", spec.workload.source},
-                        {"split", static_cast<int>(spec.workload.split)},
-                        {"jobs", spec.workload.synthetic_jobs_per_server},
-                        {"limit_days", spec.workload.limit_days},
-                        {"seed", spec.workload.seed},
-                        {"trace_dir", spec.workload.trace_dir.value_or("")}};
+  nlohmann::json key = {{"request", grid_jobs::jobs_key(spec.workload)}};
   for (const auto& server : load_grid(spec).servers) {
     key["servers"].push_back({server.spec.name, server.spec.total_cpus(),
                               server.trace ? server.trace->file : std::string(),

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
+#include "peer/io/grid_jobs/grid_workload.hpp"
 #include "peer/workload/calendar.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
@@ -105,3 +106,25 @@ BOOST_AUTO_TEST_CASE(windows_select_by_calendar_and_shift_to_zero) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(the_jobs_key_changes_with_every_field_that_changes_the_jobs) {
+  // A sweep loads jobs once per key: a field missing from the key would make
+  // runs with different workloads share one (seen: --load-factor).
+  using gridpeer::grid_jobs::GridWorkloadRequest;
+  using gridpeer::grid_jobs::jobs_key;
+  const GridWorkloadRequest base;
+  std::vector<GridWorkloadRequest> changed(9, base);
+  changed[0].source = "lublin";
+  changed[1].split = gridpeer::grid_jobs::SplitRule::round_robin;
+  changed[2].synthetic_jobs_per_server = 7;
+  changed[3].seed = 2;
+  changed[4].trace_dir = "/elsewhere";
+  changed[5].limit_days = 3;
+  changed[6].load_factor = 1.5;
+  changed[7].arrival_factor = 0.8;
+  changed[8].estimates = gridpeer::workload::EstimateModel{gridpeer::workload::EstimateModel::Kind::factor, 2.0};
+  for (const auto& request : changed) BOOST_TEST(jobs_key(request) != jobs_key(base));
+  GridWorkloadRequest other_data = base;
+  other_data.data_size = gridpeer::workload::DataSize::large;  // drawn per run: the same jobs
+  BOOST_TEST(jobs_key(other_data) == jobs_key(base));
+}

@@ -11,6 +11,7 @@
 #include "peer/workload/feitelson96.hpp"
 #include "peer/workload/lublin.hpp"
 #include "peer/workload/poisson_model.hpp"
+#include "peer/workload/shaping.hpp"
 #include "peer/workload/swf.hpp"
 #include "peer/workload/swf_jobs.hpp"
 #include "peer/workload/swf_writer.hpp"
@@ -245,3 +246,39 @@ BOOST_AUTO_TEST_CASE(generated_workloads_round_trip_through_swf) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(load_scaling_divides_every_gap_from_the_first_arrival) {
+  // Submits 100, 200, 400 s at factor 2: gaps 100 and 300 become 50 and 150.
+  std::vector<gridpeer::Job> jobs(3);
+  const std::int64_t submits[] = {100, 200, 400};
+  for (std::size_t i = 0; i < 3; ++i) jobs[i].submit = gridpeer::TimePoint{std::chrono::seconds(submits[i])};
+  gridpeer::workload::scale_load(jobs, 2.0);
+  BOOST_TEST(gridpeer::to_seconds(jobs[0].submit) == 100.0);
+  BOOST_TEST(gridpeer::to_seconds(jobs[1].submit) == 150.0);
+  BOOST_TEST(gridpeer::to_seconds(jobs[2].submit) == 250.0);
+}
+
+BOOST_AUTO_TEST_CASE(estimate_models_give_the_documented_requested_times) {
+  using gridpeer::workload::EstimateModel;
+  using gridpeer::workload::parse_estimate_model;
+  BOOST_TEST((parse_estimate_model("exact")->kind == EstimateModel::Kind::exact));
+  BOOST_TEST(parse_estimate_model("factor:1.5")->factor == 1.5);
+  BOOST_TEST(!parse_estimate_model("factor:0.5"));  // an estimate below the run time would be killed
+  BOOST_TEST(!parse_estimate_model("f-model:"));
+  BOOST_TEST(!parse_estimate_model("tsafrir"));
+  std::vector<gridpeer::Job> jobs(200);
+  for (auto& job : jobs) job.run_time = std::chrono::seconds(100);
+  gridpeer::Rng rng(7);
+  // factor:1.5 of 100 s: 150 s for every job.
+  gridpeer::workload::apply_estimates(jobs, *parse_estimate_model("factor:1.5"), rng);
+  for (const auto& job : jobs) BOOST_TEST(gridpeer::to_seconds(job.requested_time) == 150.0);
+  // f-model:5: whole seconds in [100, 500], mean near 300 (200 draws: sd of the mean ~8 s).
+  gridpeer::workload::apply_estimates(jobs, *parse_estimate_model("f-model:5"), rng);
+  double sum = 0;
+  for (const auto& job : jobs) {
+    const double s = gridpeer::to_seconds(job.requested_time);
+    BOOST_TEST((s >= 100.0 && s <= 500.0 && s == std::floor(s)));
+    sum += s;
+  }
+  BOOST_TEST(std::abs(sum / 200 - 300.0) < 40.0);
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "peer/io/grid_jobs/workload_source.hpp"
@@ -26,6 +27,7 @@ void keep_acknowledgements(const workload::SwfHeader& header, const std::string&
 }  // namespace
 
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request) {
+  check_shaping(request.source, request.load_factor, request.arrival_factor, request.estimates);
   const std::size_t n = grid.servers.size();
   std::vector<std::vector<Job>> per_server(n);
   std::vector<std::vector<JobSource>> per_server_sources(n);  // beside per_server, job by job
@@ -67,6 +69,8 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
       model.synthetic_jobs = request.synthetic_jobs_per_server;
       model.seed = root.fork(i).next_u64();
       model.max_cpus = grid.servers[i].spec.total_cpus();
+      model.arrival_factor = request.arrival_factor;
+      model.estimates = request.estimates;
       Workload drawn = load_workload(model);
       per_server[i] = std::move(drawn.jobs);
       for (Job& job : per_server[i]) job.origin = static_cast<ServerIndex>(i);
@@ -120,8 +124,21 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
     result.jobs.back().id = static_cast<JobId>(result.jobs.size() - 1);
     result.sources.push_back(std::move(per_server_sources[server][position]));
   }
+  // One time axis for the whole grid: gaps from the grid's first arrival.
+  workload::scale_load(result.jobs, request.load_factor);
   assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed);
   return result;
+}
+
+std::string jobs_key(const GridWorkloadRequest& request) {
+  std::ostringstream key;
+  key.precision(17);
+  key << "source=" << request.source << ";split=" << static_cast<int>(request.split)
+      << ";jobs=" << request.synthetic_jobs_per_server << ";seed=" << request.seed
+      << ";trace_dir=" << request.trace_dir.value_or("") << ";limit_days=" << request.limit_days
+      << ";load_factor=" << request.load_factor << ";arrival_factor=" << request.arrival_factor
+      << ";estimates=" << (request.estimates ? workload::to_string(*request.estimates) : std::string("-"));
+  return key.str();
 }
 
 void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed) {

@@ -12,6 +12,7 @@
 #include "peer/model/job.hpp"
 #include "peer/model/job_source.hpp"
 #include "peer/workload/data_sizes.hpp"
+#include "peer/workload/shaping.hpp"
 
 namespace gridpeer::grid_jobs {
 
@@ -26,6 +27,9 @@ struct GridWorkloadRequest {
   std::optional<std::string> trace_dir;
   /// Keep only jobs submitted in the first `limit_days` of every window (0 = all).
   double limit_days = 0;
+  double load_factor = 1.0;                          ///< inter-arrival times divided by this, across the grid
+  double arrival_factor = 1.0;                       ///< Lublin's arrival-gap shape multiplier (lublin only)
+  std::optional<workload::EstimateModel> estimates;  ///< generated jobs' requested times
 };
 
 struct GridWorkload {
@@ -37,6 +41,12 @@ struct GridWorkload {
 };
 
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request);
+
+/// Every field of a request that changes the jobs, data sizes apart (they are
+/// drawn per run), as text: two requests with the same key give the same jobs
+/// on the same grid, so a sweep can load the jobs once. A field added to
+/// GridWorkloadRequest must be added here (tests/workload checks each one).
+std::string jobs_key(const GridWorkloadRequest& request);
 
 /// (Re)draws every job's data sizes (002 §4.2): one stream per origin server,
 /// derived from `seed`, consumed in submit order.

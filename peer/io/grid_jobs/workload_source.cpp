@@ -1,5 +1,8 @@
 #include "peer/io/grid_jobs/workload_source.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
 #include "peer/io/traces/trace_file.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/workload/feitelson96.hpp"
@@ -12,7 +15,9 @@ bool is_synthetic_model(const std::string& source) {
   return source == "synthetic" || source == "lublin" || source == "feitelson96" || source == "poisson";
 }
 
-Workload load_workload(const WorkloadRequest& request) {
+namespace {
+
+Workload load_unshaped(const WorkloadRequest& request) {
   Workload result;
   if (is_synthetic_model(request.source)) {
     Rng rng(request.seed);
@@ -32,6 +37,7 @@ Workload load_workload(const WorkloadRequest& request) {
     } else {
       workload::LublinConfig config;
       config.max_nodes = request.max_cpus;
+      config.arrival_shape_factor = request.arrival_factor;
       result.jobs = workload::LublinGenerator(config, rng).generate(request.synthetic_jobs);
       result.description =
           "Lublin-Feitelson 2003 model, " + n + " jobs, up to " + std::to_string(request.max_cpus) + " CPUs";
@@ -57,6 +63,35 @@ Workload load_workload(const WorkloadRequest& request) {
   result.provenance = trace.header.lines;
   result.skipped_lines = trace.skipped_lines;
   result.max_procs = trace.header.max_procs;
+  return result;
+}
+
+}  // namespace
+
+void check_shaping(const std::string& source, double load_factor, double arrival_factor,
+                   const std::optional<workload::EstimateModel>& estimates) {
+  if (!(load_factor > 0) || !std::isfinite(load_factor)) throw std::invalid_argument("--load-factor must be > 0");
+  if (!(arrival_factor > 0) || !std::isfinite(arrival_factor)) {
+    throw std::invalid_argument("--arrival-factor must be > 0");
+  }
+  if (arrival_factor != 1.0 && source != "lublin" && source != "synthetic") {
+    throw std::invalid_argument("--arrival-factor is the Lublin model's; for --workload " + source +
+                                " scale the load with --load-factor");
+  }
+  if (estimates && !is_synthetic_model(source)) {
+    throw std::invalid_argument("--estimates is for generated jobs; --workload " + source +
+                                " carries its users' own estimates");
+  }
+}
+
+Workload load_workload(const WorkloadRequest& request) {
+  check_shaping(request.source, request.load_factor, request.arrival_factor, request.estimates);
+  Workload result = load_unshaped(request);
+  if (request.estimates) {
+    Rng rng = Rng(request.seed).fork(0x657374696d617465ULL);  // "estimate": apart from the model's own draws
+    workload::apply_estimates(result.jobs, *request.estimates, rng);
+  }
+  workload::scale_load(result.jobs, request.load_factor);
   return result;
 }
 

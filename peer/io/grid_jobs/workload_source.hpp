@@ -9,6 +9,7 @@
 
 #include "peer/model/job.hpp"
 #include "peer/model/job_source.hpp"
+#include "peer/workload/shaping.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 namespace gridpeer::grid_jobs {
@@ -21,7 +22,18 @@ struct WorkloadRequest {
   std::optional<workload::TraceWindow> window;
   bool skip_malformed = false;
   std::optional<std::string> trace_dir;
+  /// Inter-arrival times divided by this (workload::scale_load).
+  double load_factor = 1.0;
+  /// Lublin's arrival-gap shape multiplier (below 1: more load); lublin only.
+  double arrival_factor = 1.0;
+  /// Requested times of generated jobs; traces keep their users' estimates.
+  std::optional<workload::EstimateModel> estimates;
 };
+
+/// Refuses shaping a workload cannot take (an estimate model for a trace, an
+/// arrival factor for a model other than Lublin's), naming the option.
+void check_shaping(const std::string& source, double load_factor, double arrival_factor,
+                   const std::optional<workload::EstimateModel>& estimates);
 
 struct Workload {
   std::vector<Job> jobs;           ///< sorted by submit, ids 0..n-1
