@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <cxxopts.hpp>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "sim/commands/commands.hpp"
@@ -36,9 +37,18 @@ int run_compare_command(int argc, char** argv) {
   std::vector<ExperimentResult> results(specs.size());
   const std::size_t threads = args.count("threads") != 0U ? args["threads"].as<std::size_t>()
                                                           : std::max(1U, std::thread::hardware_concurrency());
+  Progress progress("compare: runs", specs.size());
+  std::mutex done_mutex;
+  std::size_t done = 0;
   parallel_for(
-      specs.size(), threads, [&](std::size_t i) { results[i] = run_experiment(specs[i], workload); },
+      specs.size(), threads,
+      [&](std::size_t i) {
+        results[i] = run_experiment(specs[i], workload);
+        const std::lock_guard lock(done_mutex);
+        progress.update(++done);
+      },
       [&](std::size_t i) { return algorithm_label(specs[i].config); });
+  progress.finish();
 
   std::cout << fmt::format("{:<10} {:>14} {:>12} {:>8} {:>8} {:>11} {:>11} {:>10} {:>8}\n", "algorithm", "avg resp (s)",
                            "avg wait (s)", "bsld", "w.util", "transferred", "data MB/job", "messages", "wall (s)");

@@ -41,11 +41,9 @@ std::optional<std::filesystem::path> resolve_trace_dir(const std::optional<std::
   if (flag) return fs::path(*flag);
   if (const char* env = std::getenv("GRIDPEER_TRACE_DIR"); env != nullptr && *env != '\0') return fs::path(env);
   std::error_code error;
+  // The documented rules only (README, Traces): nothing found through the
+  // path the binary was built from, which would differ on another machine.
   if (fs::is_directory("../shared/traces", error)) return fs::path("../shared/traces");
-#ifdef GRIDPEER_SOURCE_DIR
-  const fs::path beside_source = fs::path(GRIDPEER_SOURCE_DIR) / ".." / "shared" / "traces";
-  if (fs::is_directory(beside_source, error)) return beside_source.lexically_normal();
-#endif
   return std::nullopt;
 }
 
