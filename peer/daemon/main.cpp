@@ -20,7 +20,7 @@ using namespace gridpeer;
 int run(int argc, char** argv) {
   cxxopts::Options options(
       "gridpeer",
-      "One grid-scheduler peer (002's S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
+      "One grid-scheduler peer (Shan et al.'s S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
       "emulator, on a real network. Peers and their servers come from a topology file.");
   options.add_options()("topology", "topology file (servers, sites, network)", cxxopts::value<std::string>())(
       "sites", "site split of the topology", cxxopts::value<std::string>())(

@@ -56,7 +56,7 @@ std::vector<CaseSpec> all_cases(bool quick) {
   };
   const std::string window = quick ? "first 30 days of each window" : "whole windows, 141,394 jobs";
   for (const char* algorithm : {"local", "central", "si", "ri", "syi"}) {
-    cases.push_back({std::string("grid12-") + algorithm, std::string("002's 12 servers, ") + window, true});
+    cases.push_back({std::string("grid12-") + algorithm, std::string("Shan et al.'s 12 servers, ") + window, true});
   }
   cases.push_back({"network-10k", "10,000 concurrent flows on a 100-server grid, equal share", false});
   const std::string per = quick ? "100" : "1,000";
@@ -230,7 +230,7 @@ Measured run_child(const std::string& name, bool quick, const std::optional<std:
 int run_bench_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim bench",
-      "Speed benchmarks: the SDSC-SP2 single-cluster replay (the Batsim comparison), 002's 12-server grid per\n"
+      "Speed benchmarks: the SDSC-SP2 single-cluster replay (the Batsim comparison), Shan et al.'s 12-server grid per\n"
       "algorithm, the network model under 10,000 concurrent flows, and growth in peers (12, 100, 1,000) and in\n"
       "jobs per peer. Each case runs in a process of its own; reports wall seconds (loading included), simulation\n"
       "seconds, jobs/s, events/s, microseconds per job and peak RSS.");

@@ -15,7 +15,7 @@ namespace gridpeer::sim {
 
 int run_run_command(int argc, char** argv) {
   cxxopts::Options options("gridsim run",
-                           "Simulate a grid of peers (002): each server's grid scheduler and local scheduler, "
+                           "Simulate a grid of peers (Shan et al. 2004): each server's grid scheduler and local scheduler, "
                            "the\nnetwork, and one of the grid algorithms; print and write the metrics.");
   add_run_options(options);
   options.add_options()("out", "write the result as JSON to this file", cxxopts::value<std::string>())(

@@ -11,7 +11,7 @@ topology::Topology synthetic_grid(std::size_t servers, std::size_t servers_per_s
   topology::Topology grid;
   grid.name = "synthetic:" + std::to_string(servers);
   grid.description = std::to_string(servers) + " servers of 128 CPUs, " + std::to_string(servers_per_site) +
-                     " to a site, 002's fast network";
+                     " to a site, Shan et al.'s fast network";
   grid.source = grid.name;
   grid.split = "default";
   grid.network_name = "fast";

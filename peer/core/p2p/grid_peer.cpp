@@ -22,7 +22,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       ran_here_(config_.parameters.handoff_memory) {
   if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
     throw std::invalid_argument(
-        "a peer runs Centralized only over messages, with a central peer; 002's instant-knowledge reference is "
+        "a peer runs Centralized only over messages, with a central peer; Shan et al.'s instant-knowledge reference is "
         "the meta-scheduler's");
   }
   std::sort(partners_.begin(), partners_.end());

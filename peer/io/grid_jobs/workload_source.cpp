@@ -33,7 +33,7 @@ Workload load_unshaped(const WorkloadRequest& request) {
       config.max_cpus = std::min(config.max_cpus, request.max_cpus);
       config.min_cpus = std::min(config.min_cpus, config.max_cpus);
       result.jobs = workload::generate_poisson_jobs(config, request.synthetic_jobs, rng);
-      result.description = "Poisson/exponential/uniform model (seeds 000/001), " + n + " jobs";
+      result.description = "Poisson/exponential/uniform model (Jones et al.), " + n + " jobs";
     } else {
       workload::LublinConfig config;
       config.max_nodes = request.max_cpus;
