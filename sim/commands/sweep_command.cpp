@@ -24,7 +24,7 @@ int run_sweep_command(int argc, char** argv) {
       "every input file and the code's version. A re-run reuses a saved run only if its identity is the same, and\n"
       "refuses a folder holding runs of other options or code unless --overwrite. --shard I/N lets N machines\n"
       "(e.g. a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) share OUT.");
-  options.positional_help("EXPERIMENT");
+  options.positional_help("EXPERIMENT").show_positional_help();
   options.add_options()("experiment", "the experiment file, or a built-in name (also the first positional argument)",
                         cxxopts::value<std::string>())("out", "output directory (created)",
                                                        cxxopts::value<std::string>())(
