@@ -85,10 +85,13 @@ AxisValue read_axis_value(const Reader& reader, const toml::node& node, const st
   AxisValue value;
   if (const auto* table = node.as_table()) {
     // { label = "si-blind", algorithm = "si", data-blind = true }
+    value.options.reserve(table->size());
     for (const auto& [key, item] : *table) {
       const std::string name(key.str());
       if (name == "label") continue;
-      value.options.emplace_back(name, resolve_path(name, reader.scalar(item, axis + "." + name), base_dir));
+      std::string where = axis;
+      where.append(".").append(name);
+      value.options.emplace_back(name, resolve_path(name, reader.scalar(item, where), base_dir));
     }
     if (value.options.empty()) reader.fail(&node, "axis '" + axis + "': a value sets no option");
     value.label = reader.string_or(*table, "label", "");
@@ -183,6 +186,7 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
 
 std::vector<std::string> builtin_experiments() {
   std::vector<std::string> names;
+  names.reserve(kBuiltinExperiments.size());
   for (const auto& builtin : kBuiltinExperiments) names.emplace_back(builtin.name);
   return names;
 }

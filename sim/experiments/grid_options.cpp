@@ -34,14 +34,15 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
-      cxxopts::value<std::uint64_t>()->default_value("1"))("sharing", "bandwidth sharing: equal-share (as Shan et al.) or max-min",
+      cxxopts::value<std::uint64_t>()->default_value("1"))("sharing",
+                                                           "bandwidth sharing: equal-share (as Shan et al.) or max-min",
                                                            cxxopts::value<std::string>()->default_value("equal-share"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
-      cxxopts::value<std::string>())(
-      "partners",
-      "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K drawn from the seed), best:K (K with the "
-      "highest bandwidth, then lowest latency)",
-      cxxopts::value<std::string>()->default_value("all"))("verbose", "more log output");
+      cxxopts::value<std::string>())("partners",
+                                     "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K "
+                                     "drawn from the seed), best:K (K with the "
+                                     "highest bandwidth, then lowest latency)",
+                                     cxxopts::value<std::string>()->default_value("all"))("verbose", "more log output");
   cli::add_scheduler_options(options);
 }
 

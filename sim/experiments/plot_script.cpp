@@ -37,6 +37,7 @@ int run_plot_script(const std::vector<std::string>& arguments) {
   std::vector<std::string> words = {python, path.string()};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
   pid_t child = 0;

@@ -27,8 +27,11 @@ struct ResolvedRun {
 
 ResolvedRun resolve(const ExperimentFile& experiment, PlannedRun plan, FileHashes& hashes) {
   std::vector<std::string> arguments{"gridsim sweep"};
-  for (const auto& [name, value] : plan.options) arguments.push_back("--" + name + "=" + value);
+  arguments.reserve(plan.options.size() + 1);
+  for (const auto& [name, value] : plan.options)
+    arguments.push_back(std::string("--").append(name).append("=").append(value));
   std::vector<char*> argv;
+  argv.reserve(arguments.size());
   for (auto& argument : arguments) argv.push_back(argument.data());
   cxxopts::Options options("gridsim sweep", "");
   add_run_options(options);
@@ -180,6 +183,7 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
     logger.info("{} runs in {:.1f} s", todo.size(), seconds_since(started));
   }
   std::vector<std::string> names;
+  names.reserve(runs.size());
   for (const auto& run : runs) names.push_back(run.plan.name);
   SweepMeta meta{experiment, options.command_line, gridpeer_version()};
   if (!assemble_sweep(options.out, names, meta, logger)) {

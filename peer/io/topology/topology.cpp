@@ -275,6 +275,7 @@ Topology load_topology_file(const std::filesystem::path& path, const TopologySel
 
 std::vector<std::string> builtin_topologies() {
   std::vector<std::string> names;
+  names.reserve(kBuiltinTopologies.size());
   for (const auto& file : kBuiltinTopologies) names.emplace_back(file.name);
   return names;
 }
