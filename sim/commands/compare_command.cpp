@@ -8,6 +8,7 @@
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 
@@ -59,7 +60,9 @@ int run_compare_command(int argc, char** argv) {
                              algorithm_label(specs[i].config), s.avg_response_s, s.avg_wait_s, s.avg_bounded_slowdown,
                              s.weighted_utilization, 100 * s.fraction_transferred, s.data_volume_mb_per_job,
                              results[i].run.messages, results[i].wall_seconds);
-    all.push_back(experiment_json(specs[i], results[i], true));
+    nlohmann::json json = experiment_json(specs[i], results[i], true);
+    json["command_line"] = command_line_of(argc, argv);
+    all.push_back(json);
   }
   std::cout << "seed " << base.workload.seed << '\n';
   if (args.count("out") != 0U) write_json_file(args["out"].as<std::string>(), all);

@@ -9,6 +9,7 @@
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/replay_study.hpp"
+#include "sim/experiments/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 
@@ -51,6 +52,8 @@ int run_replay_command(int argc, char** argv) {
   for (const PolicyRun& run : runs) results.push_back(to_json(run));
   if (args.count("out") != 0U) {
     nlohmann::json document = {{"command", "replay"},
+                               {"command_line", command_line_of(argc, argv)},
+                               {"gridpeer_version", gridpeer_version()},
                                {"seed", request.seed},
                                {"workload",
                                 {{"source", request.source},

@@ -14,9 +14,10 @@
 namespace gridpeer::sim {
 
 int run_run_command(int argc, char** argv) {
-  cxxopts::Options options("gridsim run",
-                           "Simulate a grid of peers (Shan et al. 2004): each server's grid scheduler and local scheduler, "
-                           "the\nnetwork, and one of the grid algorithms; print and write the metrics.");
+  cxxopts::Options options(
+      "gridsim run",
+      "Simulate a grid of peers (Shan et al. 2004): each server's grid scheduler and local scheduler, "
+      "the\nnetwork, and one of the grid algorithms; print and write the metrics.");
   add_run_options(options);
   options.add_options()("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "jobs-csv",
@@ -68,7 +69,9 @@ int run_run_command(int argc, char** argv) {
   }
   std::cout << "seed " << spec.workload.seed << '\n';
   if (args.count("out") != 0U) {
-    write_json_file(args["out"].as<std::string>(), experiment_json(spec, result, args.count("no-timing") == 0U));
+    nlohmann::json json = experiment_json(spec, result, args.count("no-timing") == 0U);
+    json["command_line"] = command_line_of(argc, argv);
+    write_json_file(args["out"].as<std::string>(), json);
   }
   if (args.count("jobs-csv") != 0U) {
     write_text_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));

@@ -6,6 +6,7 @@
 #include "peer/io/report/metrics_json.hpp"
 
 #include "sim/experiments/cli_support.hpp"
+#include "sim/experiments/run_identity.hpp"
 #include "sim/experiments/synthetic_grid.hpp"
 
 namespace gridpeer::sim {
@@ -72,6 +73,16 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                         {"local_policy", to_string(spec.config.local_policy.policy)},
                         {"data_size", workload::to_string(spec.workload.data_size)},
                         {"workload", result.workload_description},
+                        {"workload_options",
+                         {{"source", spec.workload.source},
+                          {"jobs_per_server", spec.workload.synthetic_jobs_per_server},
+                          {"split", spec.workload.split == SplitRule::queue ? "queue" : "round-robin"},
+                          {"limit_days", spec.workload.limit_days},
+                          {"load_factor", spec.workload.load_factor},
+                          {"arrival_factor", spec.workload.arrival_factor},
+                          {"estimates", spec.workload.estimates ? workload::to_string(*spec.workload.estimates)
+                                                                : std::string("as given")}}},
+                        {"gridpeer_version", gridpeer_version()},
                         {"parameters",
                          {{"phi_s", to_seconds(p.phi)},
                           {"sigma_s", to_seconds(p.sigma)},
