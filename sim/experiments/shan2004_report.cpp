@@ -10,7 +10,7 @@
 namespace gridpeer::sim {
 namespace {
 
-const char* kAlgorithms[] = {"local", "central", "si", "ri", "syi"};
+const char* kAlgorithms[] = {"local", "central", "si", "ri", "syi", "si-blind", "syi-blind"};
 
 /// Relative change of `to` against `from`, in percent.
 double change(double from, double to) {
@@ -67,20 +67,20 @@ set grid ytics
 set yrange [0:*]
 set multiplot layout 2,2 title "Grid algorithms, 12 servers (mean over data sizes and site splits)"
 set title "Average response time (s)"
-plot 'fig2-algorithms.dat' using 2:xtic(1) title '800/40 Mb/s', '' using 3 title '80/4 Mb/s'
+plot 'fig2-algorithms.dat' using 2:xtic(1) title 'fast (800/40 Mb/s)', '' using 3 title 'slow (80/4 Mb/s)'
 set title "Average wait time (s)"
-plot 'fig2-algorithms.dat' using 4:xtic(1) title '800/40 Mb/s', '' using 5 title '80/4 Mb/s'
+plot 'fig2-algorithms.dat' using 4:xtic(1) title 'fast (800/40 Mb/s)', '' using 5 title 'slow (80/4 Mb/s)'
 set title "Data moved per job (MB)"
-plot 'fig2-algorithms.dat' using 6:xtic(1) title '800/40 Mb/s', '' using 7 title '80/4 Mb/s'
+plot 'fig2-algorithms.dat' using 6:xtic(1) title 'fast (800/40 Mb/s)', '' using 7 title 'slow (80/4 Mb/s)'
 set title "Weighted utilization"
 set yrange [0:1]
-plot 'fig2-algorithms.dat' using 8:xtic(1) title '800/40 Mb/s', '' using 9 title '80/4 Mb/s'
+plot 'fig2-algorithms.dat' using 8:xtic(1) title 'fast (800/40 Mb/s)', '' using 9 title 'slow (80/4 Mb/s)'
 unset multiplot
 set yrange [0:*]
 )gp";
   const std::string fig3_plot = R"gp(set title "Sender-initiated: average response time by data size (3 sites)"
 set ylabel "seconds"
-plot 'fig3-si-data-size.dat' using 2:xtic(1) title '800/40 Mb/s', '' using 3 title '80/4 Mb/s'
+plot 'fig3-si-data-size.dat' using 2:xtic(1) title 'fast (800/40 Mb/s)', '' using 3 title 'slow (80/4 Mb/s)'
 )gp";
   std::ostringstream script;
   for (const auto& [terminal, extension] :

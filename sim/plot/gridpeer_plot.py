@@ -169,29 +169,30 @@ def plot_sweep(args):
     axes = [c for c in summary.columns if c not in ("n",) and not c.endswith("_mean") and not c.endswith("_ci95")]
     out = args.out or os.path.join(args.folder, "figures")
     os.makedirs(out, exist_ok=True)
-    group_axis = axes[0]
-    others = axes[1:]
-    groups = list(dict.fromkeys(summary[group_axis].astype(str)))
-    series_keys = list(dict.fromkeys(tuple(row) for row in summary[others].astype(str).itertuples(index=False)))
+    # Bars of one colour per value of the last axis (usually what is compared),
+    # grouped along x by the combinations of the other axes.
+    series_axis, group_axes = axes[-1], axes[:-1]
+    text = summary[axes].astype(str)
+    group_of = text[group_axes].agg(" ".join, axis=1) if group_axes else pd.Series([""] * len(summary))
+    groups = list(dict.fromkeys(group_of))
+    series = list(dict.fromkeys(text[series_axis]))
+    width = 0.8 / max(1, len(series))
     for metric in [c[: -len("_mean")] for c in summary.columns if c.endswith("_mean")]:
-        figure, ax = plt.subplots(figsize=(max(6.4, 0.35 * len(groups) * max(1, len(series_keys))), 4.4))
-        width = 0.8 / max(1, len(series_keys))
-        for k, key in enumerate(series_keys):
-            rows = summary
-            for axis, value in zip(others, key):
-                rows = rows[rows[axis].astype(str) == value]
-            means = [rows[rows[group_axis].astype(str) == g][metric + "_mean"].mean() for g in groups]
-            errors = [rows[rows[group_axis].astype(str) == g][metric + "_ci95"].mean() for g in groups]
+        figure, ax = plt.subplots(figsize=(min(40.0, max(6.4, 0.16 * len(groups) * len(series) + 2.5)), 4.6))
+        for k, value in enumerate(series):
+            rows = summary[text[series_axis] == value]
+            groups_here = group_of[text[series_axis] == value]
+            means = [rows[groups_here == g][metric + "_mean"].mean() for g in groups]
+            errors = [rows[groups_here == g][metric + "_ci95"].mean() for g in groups]
             ax.bar([i + k * width for i in range(len(groups))], means, width,
-                   yerr=[0 if pd.isna(e) else e for e in errors], capsize=2,
-                   label=" ".join(key) if key else metric)
-        ax.set_xticks([i + width * (len(series_keys) - 1) / 2 for i in range(len(groups))], groups)
-        ax.set_xlabel(group_axis)
+                   yerr=[0 if pd.isna(e) else e for e in errors], capsize=2, label=value)
+        ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(groups))], groups,
+                      rotation=45 if len(groups) > 6 else 0, ha="right" if len(groups) > 6 else "center")
+        ax.set_xlabel(" / ".join(group_axes))
         ax.set_ylabel(METRIC_TITLES.get(metric, metric))
         ax.set_title(METRIC_TITLES.get(metric, metric) + " (mean, 95% CI over seeds)")
         ax.grid(axis="y", alpha=0.3)
-        if series_keys and series_keys[0]:
-            ax.legend(title=" ".join(others), fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.legend(title=series_axis, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
         save(figure, out, f"{metric}.png")
 
 
