@@ -61,6 +61,17 @@ subprocess.run([gridsim, "run", "--topology", "tiny-3server", "--workload", "lub
                check=True, stdout=subprocess.DEVNULL)
 jobs = pd.read_csv(csv)
 summary = json.load(open(out))
+# Batsim's jobs.csv contract (its docs/output-jobs.rst): these names, this order, seconds, first.
+BATSIM = ["job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources", "requested_time",
+          "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
+          "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata"]
+check(list(jobs.columns[:len(BATSIM)]) == BATSIM, f"columns differ from Batsim's: {list(jobs.columns[:17])}")
+for column in ("submission_time", "requested_time", "starting_time", "execution_time", "finish_time", "waiting_time",
+               "turnaround_time", "stretch", "requested_number_of_resources", "success"):
+    check(pd.api.types.is_numeric_dtype(jobs[column]), f"{column} is not numeric")
+check(((jobs.turnaround_time - (jobs.finish_time - jobs.submission_time)).abs() < 1e-6).all(),
+      "turnaround_time is not finish_time - submission_time")
+check(((jobs.stretch - jobs.turnaround_time / jobs.execution_time).abs() < 1e-6).all(), "stretch is not turnaround / execution")
 check(len(jobs) == 600, f"grid: {len(jobs)} rows, expected 600 (3 servers x 200)")
 done = jobs[jobs.success == 1]
 check(len(done) == summary["jobs"], f"grid: {len(done)} completed rows, summary says {summary['jobs']}")
