@@ -83,6 +83,7 @@ class LocalScheduler {
   [[nodiscard]] TimePoint next_deadline() const;
   /// Events since the last call, in the order they happened.
   std::vector<LocalEvent> take_events();
+  [[nodiscard]] bool has_events() const { return !events_.empty(); }
 
   // ---- queries (at now(): advance first; they change nothing) -------------
   /// AWT (002 §3.1): how long a job of `cpus` CPUs planned for `planned`,

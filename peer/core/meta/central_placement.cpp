@@ -4,14 +4,14 @@
 
 namespace gridpeer {
 
-std::optional<ServerIndex> CentralPlacement::place(const Job& job, const SiteView& sites) {
+std::optional<JobPlacement> CentralPlacement::place(const Job& job, const SiteView& sites) {
   const protocol::JobRequirements requirements = requirements_of(job, sites.server(job.origin).mhz);
   candidates_.clear();
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     candidates_.push_back(estimate_candidate(requirements, site, sites.local(site), sites.network(), data_blind_));
   }
   const auto chosen = selection_->choose(candidates_, requirements);
-  return chosen ? candidates_[*chosen].server : job.origin;
+  return JobPlacement::on(chosen ? candidates_[*chosen].server : job.origin, job.cpus);
 }
 
 std::unique_ptr<MetaScheduler> make_central_reference(std::vector<ServerSpec> servers, const GridConfig& config,
@@ -19,8 +19,10 @@ std::unique_ptr<MetaScheduler> make_central_reference(std::vector<ServerSpec> se
   std::vector<std::unique_ptr<PlacementModule>> chain;
   chain.push_back(
       std::make_unique<CentralPlacement>(make_site_selection(config.site_selection), config.parameters.data_blind));
-  return std::make_unique<MetaScheduler>(std::move(servers), config.local_policy, std::move(chain),
-                                         QueueDiscipline::blocking, network, start);
+  MetaSchedulerOptions options;
+  options.discipline = QueueDiscipline::blocking;
+  return std::make_unique<MetaScheduler>(std::move(servers), config.local_policy, std::move(chain), std::move(options),
+                                         network, start);
 }
 
 }  // namespace gridpeer

@@ -19,7 +19,7 @@ class CentralPlacement final : public PlacementModule {
   CentralPlacement(std::unique_ptr<SiteSelection> selection, bool data_blind)
       : selection_(std::move(selection)), data_blind_(data_blind) {}
   [[nodiscard]] std::string_view name() const override { return "central"; }
-  [[nodiscard]] std::optional<ServerIndex> place(const Job& job, const SiteView& sites) override;
+  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
 
  private:
   std::unique_ptr<SiteSelection> selection_;

@@ -9,15 +9,21 @@
 namespace gridpeer {
 
 MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig policy,
-                             std::vector<std::unique_ptr<PlacementModule>> chain, QueueDiscipline discipline,
+                             std::vector<std::unique_ptr<PlacementModule>> chain, MetaSchedulerOptions options,
                              const network::NetworkView& network, TimePoint start)
-    : chain_(std::move(chain)), discipline_(discipline), network_(network), now_(start) {
+    : chain_(std::move(chain)),
+      discipline_(options.discipline),
+      stage_data_(options.stage_data),
+      links_(std::move(options.links)),
+      network_(network),
+      now_(start) {
   if (servers.empty()) throw std::invalid_argument("a meta-scheduler needs at least one site");
   if (chain_.empty()) throw std::invalid_argument("a meta-scheduler needs at least one placement module");
   locals_.reserve(servers.size());
   for (ServerSpec& server : servers) locals_.emplace_back(std::move(server), policy, start);
   for (ServerIndex i = 0; i < locals_.size(); ++i) server_indices_.push_back(i);
   counters_.resize(locals_.size());
+  if (links_ && links_->links() != locals_.size()) throw std::invalid_argument("one link per site is needed");
 }
 
 void MetaScheduler::submit(const Job& job, TimePoint now) {
@@ -30,7 +36,7 @@ void MetaScheduler::submit(const Job& job, TimePoint now) {
     return;
   }
   queue_.push_back(job);
-  pass(now);
+  pass(now, freed_ ? 0 : queue_.size() - 1);
   checked();
 }
 
@@ -52,7 +58,8 @@ void MetaScheduler::on_transfer_done(const DataTransfer& transfer, TimePoint now
       assert(transfer.to == placed.site && !placed.input_here);
       placed.input_here = true;
       locals_[placed.site].input_arrived(transfer.job, now);
-      collect(placed.site);
+      freed_ = true;
+      collect_all();
       break;
     case DataTransfer::Kind::output:
       // The end of the job (002 §3: end = output home).
@@ -74,13 +81,13 @@ void MetaScheduler::advance(TimePoint now) {
     for (ServerIndex site = 0; site < locals_.size(); ++site) {
       if (locals_[site].next_deadline() != next) continue;
       locals_[site].advance(next);
-      collect(site);
+      collect_all();
     }
-    if (!queue_.empty()) pass(next);
+    if (!queue_.empty() && freed_) pass(next);
   }
   for (ServerIndex site = 0; site < locals_.size(); ++site) {
     locals_[site].advance(now);
-    collect(site);
+    collect_all();
   }
   now_ = now;
 }
@@ -105,29 +112,53 @@ ServerLoad MetaScheduler::load(ServerIndex server) const {
           local.resource_utilization()};
 }
 
-void MetaScheduler::pass(TimePoint now) {
-  const SiteView sites(locals_, network_, now);
-  for (std::size_t i = 0; i < queue_.size();) {
-    std::optional<ServerIndex> site;
+std::vector<SplitRun> MetaScheduler::take_split_runs() {
+  std::vector<SplitRun> taken;
+  taken.swap(split_runs_);
+  return taken;
+}
+
+void MetaScheduler::pass(TimePoint now, std::size_t first) {
+  // Nothing freed since the last pass: the jobs before `first` were left then
+  // and would be left again (placement_module.hpp); under strict FCFS the
+  // head holds everything back.
+  if (discipline_ == QueueDiscipline::blocking && first > 0) return;
+  freed_ = false;
+  const SiteView sites(locals_, network_, now, links_.get());
+  for (std::size_t i = first; i < queue_.size();) {
+    std::optional<JobPlacement> placement;
     for (const auto& module : chain_) {
-      site = module->place(queue_[i], sites);
-      if (site) break;
+      placement = module->place(queue_[i], sites);
+      if (placement) break;
     }
-    if (!site) {
+    if (!placement) {
       if (discipline_ == QueueDiscipline::blocking) return;
       ++i;
       continue;
     }
-    if (*site >= locals_.size()) throw std::logic_error("a placement module chose a site that does not exist");
+    int nodes = 0;
+    for (const SitePart& part : placement->parts) {
+      if (part.site >= locals_.size()) throw std::logic_error("a placement module chose a site that does not exist");
+      nodes += part.nodes;
+    }
+    if (placement->parts.empty() || (placement->split() && nodes != queue_[i].cpus)) {
+      throw std::logic_error("a placement module split job " + std::to_string(queue_[i].id) +
+                             " into parts that do not add up to its nodes");
+    }
     const Job job = queue_[i];
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
-    dispatch(job, *site, now);
+    dispatch(job, std::move(*placement), now);
   }
 }
 
-void MetaScheduler::dispatch(const Job& job, ServerIndex site, TimePoint now) {
-  placed_[job.id] = Placed{job, site, kNever, site == job.origin};
-  if (site == job.origin) {
+void MetaScheduler::dispatch(const Job& job, JobPlacement placement, TimePoint now) {
+  if (placement.split()) {
+    dispatch_split(job, std::move(placement), now);
+    return;
+  }
+  const ServerIndex site = placement.parts.front().site;
+  placed_[job.id] = Placed{job, site, std::move(placement.parts), 0, kNever, site == job.origin || !stage_data_};
+  if (site == job.origin || !stage_data_) {
     if (!locals_[site].submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_[site].rejected;
   } else {
     // Placed away from home: the input is staged first, and run times scale
@@ -142,7 +173,79 @@ void MetaScheduler::dispatch(const Job& job, ServerIndex site, TimePoint now) {
     outputs_.emplace_back(StartTransfer{DataTransfer::input_of(job, site, 1)});
     if (!locals_[site].submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_[site].rejected;
   }
-  collect(site);
+  collect_all();
+}
+
+void MetaScheduler::dispatch_split(const Job& job, JobPlacement placement, TimePoint now) {
+  if (!links_) throw std::logic_error("a job split over sites needs the clusters' links (MetaSchedulerOptions::links)");
+  // The largest part names the job's site in its record (lowest index on ties).
+  const auto main = std::max_element(placement.parts.begin(), placement.parts.end(),
+                                     [](const SitePart& a, const SitePart& b) { return a.nodes < b.nodes; });
+  Placed placed{job, main->site, placement.parts, static_cast<int>(placement.parts.size()), kNever, true};
+  for (const SitePart& part : placement.parts) {
+    if (part.site != job.origin) {
+      ++counters_[job.origin].jobs_sent;
+      ++counters_[part.site].jobs_received;
+    }
+  }
+  placed_[job.id] = std::move(placed);
+  // Every part starts now, pinned, and runs until the links say when it ends.
+  for (const SitePart& part : placement.parts) {
+    LocalJobRequest request{job.id, part.nodes, job.requested_time, std::nullopt, std::nullopt, now};
+    if (!locals_[part.site].submit(request, now)) {
+      throw std::logic_error("a placement module split job " + std::to_string(job.id) + " onto " +
+                             std::to_string(part.nodes) + " nodes that site " + std::to_string(part.site) +
+                             " does not have free");
+    }
+  }
+  retimed_.clear();
+  links_->start(job.id, placement.parts, job.run_time, now, retimed_);
+  apply(retimed_, now);
+}
+
+void MetaScheduler::apply(const std::vector<Retimed>& changed, TimePoint now) {
+  for (const Retimed& r : changed) {
+    const auto it = placed_.find(r.id);
+    assert(it != placed_.end());
+    for (const SitePart& part : it->second.parts) locals_[part.site].set_finish(r.id, r.end, now);
+  }
+  collect_all();
+}
+
+void MetaScheduler::collect_all() {
+  // A part's end can move another site's parts (set_finish lets that site's
+  // time pass): take events until no site has any.
+  for (bool any = true; any;) {
+    any = false;
+    for (ServerIndex site = 0; site < locals_.size(); ++site) {
+      if (locals_[site].has_events()) {
+        any = true;
+        collect(site);
+      }
+    }
+  }
+}
+
+void MetaScheduler::split_part_finished(std::map<JobId, Placed>::iterator it, const LocalEvent& event) {
+  Placed& placed = it->second;
+  if (!links_->holds(event.id)) {
+    // Another part of a job that has already left the links: all end now.
+    if (--placed.parts_running > 0) return;
+    outputs_.emplace_back(
+        JobEnded{JobRecord::of(placed.job, placed.site, event.start, event.at, event.at), JobOutcome::completed, {}});
+    placed_.erase(it);
+    return;
+  }
+  // Its first part to finish (it has two or more): every part ends now, and
+  // the link capacity it frees re-times the others. Moving their ends lets
+  // other sites' time pass, which may finish this job's remaining parts
+  // there: `it` is not touched after apply().
+  --placed.parts_running;
+  split_runs_.push_back({event.id, placed.parts, links_->lowest_slowdown(event.id)});
+  retimed_.clear();
+  links_->end(event.id, event.at, retimed_);
+  const std::vector<Retimed> changed = retimed_;
+  apply(changed, event.at);
 }
 
 void MetaScheduler::collect(ServerIndex site) {
@@ -150,6 +253,17 @@ void MetaScheduler::collect(ServerIndex site) {
     const auto it = placed_.find(event.id);
     assert(it != placed_.end());
     Placed& placed = it->second;
+    if (event.kind == LocalEvent::Kind::finished) freed_ = true;
+    if (placed.parts.size() > 1) {
+      if (event.kind == LocalEvent::Kind::started) {
+        placed.start = event.at;
+      } else if (event.kind == LocalEvent::Kind::finished) {
+        split_part_finished(it, event);
+      } else {
+        throw std::logic_error("a part of split job " + std::to_string(event.id) + " was rejected");
+      }
+      continue;
+    }
     switch (event.kind) {
       case LocalEvent::Kind::started:
         placed.start = event.at;
@@ -161,7 +275,7 @@ void MetaScheduler::collect(ServerIndex site) {
         break;
       }
       case LocalEvent::Kind::finished:
-        if (site != placed.job.origin) {
+        if (site != placed.job.origin && stage_data_) {
           outputs_.emplace_back(StartTransfer{DataTransfer::output_of(placed.job, site, event.start, event.at)});
           continue;  // it ends once its output is home
         }
@@ -180,12 +294,21 @@ void MetaScheduler::check_invariants() const {
     local.check_invariants();
     hosted += local.queued_jobs() + local.running_jobs();
   }
-  require(hosted <= placed_.size(), "the sites run placed jobs only");
+  std::size_t parts = 0;
+  for (const auto& [id, placed] : placed_) parts += placed.parts.size() > 1 ? placed.parts.size() : 1;
+  require(hosted <= parts, "the sites run placed jobs only");
   for (const Job& job : queue_) require(placed_.count(job.id) == 0U, "a queued job is not placed yet");
   for (const auto& [id, placed] : placed_) {
     require(placed.site < locals_.size() && placed.job.id == id, "a placed job is on a site");
     require(placed.site != placed.job.origin || placed.input_here, "a job at home waits for no input");
+    if (placed.parts.size() > 1) {
+      int nodes = 0;
+      for (const SitePart& part : placed.parts) nodes += part.nodes;
+      require(nodes == placed.job.cpus, "a split job's parts add up to its nodes");
+      require(links_ != nullptr && (links_->holds(id) || placed.parts_running > 0), "a split job is on the links");
+    }
   }
+  if (links_) links_->check_invariants();
 }
 
 }  // namespace gridpeer

@@ -7,8 +7,11 @@
 // (placement_module.hpp): the first module that places a job sends it to
 // that site's local scheduler. A job placed away from its origin has its
 // input staged there first, and its output sent home; its run time scales
-// with the speeds (ERT). A sans-I/O Scheduler like GridPeer; it exchanges no
-// messages.
+// with the speeds (ERT). With the clusters' links (000's co-allocation,
+// star_links.hpp), a job may also be split over several sites: its parts
+// start together, pinned, and end together when the links say, their ends
+// moved in every local scheduler as other split jobs start and end. A
+// sans-I/O Scheduler like GridPeer; it exchanges no messages.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,11 +33,29 @@ enum class QueueDiscipline : std::uint8_t {
   skipping,  ///< jobs behind an unplaced one are still tried (first fit over the queue)
 };
 
+struct MetaSchedulerOptions {
+  QueueDiscipline discipline = QueueDiscipline::blocking;
+  /// Stage a job's input to a site away from its origin, and its output
+  /// home (002). Off: jobs carry no data and run away from home at once (000).
+  bool stage_data = true;
+  /// The clusters' links, when jobs may be split over sites (000); null:
+  /// every placement is one site.
+  std::unique_ptr<StarLinks> links;
+};
+
+/// A co-allocated job as it ended (for results: where its parts ran, and
+/// the lowest slowdown its links gave it).
+struct SplitRun {
+  JobId id = 0;
+  std::vector<SitePart> parts;
+  double lowest_slowdown = 1;
+};
+
 class MetaScheduler final : public Scheduler {
  public:
   /// Site i is `servers[i]`; every site's local scheduler runs `policy`.
   MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig policy,
-                std::vector<std::unique_ptr<PlacementModule>> chain, QueueDiscipline discipline,
+                std::vector<std::unique_ptr<PlacementModule>> chain, MetaSchedulerOptions options,
                 const network::NetworkView& network, TimePoint start = TimePoint{});
 
   // ---- Scheduler ----------------------------------------------------------
@@ -56,21 +77,33 @@ class MetaScheduler final : public Scheduler {
   void check_invariants() const override;
 
   [[nodiscard]] const LocalScheduler& local(ServerIndex site) const { return locals_.at(site); }
+  /// The clusters' links (null without co-allocation).
+  [[nodiscard]] const StarLinks* links() const { return links_.get(); }
+  /// Co-allocated jobs that ended since the last call, in the order they ended.
+  std::vector<SplitRun> take_split_runs();
 
  private:
-  /// A placed job until it ends: in a local scheduler, or its output on its way home.
+  /// A placed job until it ends: in a local scheduler (one part, or several
+  /// when split), or its output on its way home.
   struct Placed {
     Job job;
-    ServerIndex site = 0;
+    ServerIndex site = 0;  // the site of its largest part (lowest index on ties)
+    std::vector<SitePart> parts;
+    int parts_running = 0;  // split: parts not yet finished
     TimePoint start = kNever;
     bool input_here = false;
   };
 
-  /// Offers the global queue to the chain, as the discipline says.
-  void pass(TimePoint now);
-  void dispatch(const Job& job, ServerIndex site, TimePoint now);
-  /// Takes every site's local events (starts, finishes, rejections).
+  /// Offers the global queue, from `first` on, to the chain, as the discipline says.
+  void pass(TimePoint now, std::size_t first = 0);
+  void dispatch(const Job& job, JobPlacement placement, TimePoint now);
+  void dispatch_split(const Job& job, JobPlacement placement, TimePoint now);
+  /// Moves the ends of re-timed split jobs in their sites' local schedulers.
+  void apply(const std::vector<Retimed>& changed, TimePoint now);
+  /// Takes every site's local events (starts, finishes, rejections) until none are left.
+  void collect_all();
   void collect(ServerIndex site);
+  void split_part_finished(std::map<JobId, Placed>::iterator it, const LocalEvent& event);
   void checked() const {
     if constexpr (kCheckInvariants) check_invariants();
   }
@@ -79,7 +112,14 @@ class MetaScheduler final : public Scheduler {
   std::vector<ServerIndex> server_indices_;
   std::vector<std::unique_ptr<PlacementModule>> chain_;
   QueueDiscipline discipline_;
+  bool stage_data_;
+  std::unique_ptr<StarLinks> links_;
   const network::NetworkView& network_;
+  // Capacity came free since the last pass (a job ended, an input arrived):
+  // without it, a newly submitted job is the only one that could be placed.
+  bool freed_ = true;
+  std::vector<Retimed> retimed_;  // scratch
+  std::vector<SplitRun> split_runs_;
   std::vector<Job> queue_;          // the global queue, in arrival order
   std::map<JobId, Placed> placed_;  // placed, not ended
   std::vector<SchedulerCounters> counters_;

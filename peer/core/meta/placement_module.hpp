@@ -1,15 +1,18 @@
 #pragma once
-// The meta-scheduler's placement modules: each looks at a job from the head
-// of the global queue and the state of every site, and either places it on a
-// site or leaves it to the next module of the chain (000's LA, MIG and the
-// co-allocation modules; 004's site-selection rules; 002's Centralized
-// reference, central_placement.hpp).
+// The meta-scheduler's placement modules: each looks at a job from the
+// global queue and the state of every site, and either places it -- on one
+// site, or split over several that start it together (co-allocation) -- or
+// leaves it to the next module of the chain (000's LA, MIG and the
+// co-allocation modules, coallocation_modules.hpp; 004's site-selection
+// rules; 002's Centralized reference, central_placement.hpp).
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "peer/core/local/local_scheduler.hpp"
+#include "peer/core/meta/star_links.hpp"
 #include "peer/model/job.hpp"
 #include "peer/network/network_view.hpp"
 
@@ -19,26 +22,47 @@ namespace gridpeer {
 /// scheduler advanced to now.
 class SiteView {
  public:
-  SiteView(std::span<const LocalScheduler> locals, const network::NetworkView& network, TimePoint now)
-      : locals_(locals), network_(network), now_(now) {}
+  SiteView(std::span<const LocalScheduler> locals, const network::NetworkView& network, TimePoint now,
+           const StarLinks* links = nullptr)
+      : locals_(locals), network_(network), now_(now), links_(links) {}
   [[nodiscard]] std::size_t size() const { return locals_.size(); }
   [[nodiscard]] const LocalScheduler& local(ServerIndex site) const { return locals_[site]; }
   [[nodiscard]] const ServerSpec& server(ServerIndex site) const { return locals_[site].server(); }
   [[nodiscard]] const network::NetworkView& network() const { return network_; }
   [[nodiscard]] TimePoint now() const { return now_; }
+  /// Nodes no running job holds now (what 000's modules place on).
+  [[nodiscard]] int free_nodes(ServerIndex site) const {
+    return locals_[site].server().nodes - locals_[site].busy_nodes();
+  }
+  /// The clusters' links when the meta-scheduler co-allocates (000), else null.
+  [[nodiscard]] const StarLinks* links() const { return links_; }
 
  private:
   std::span<const LocalScheduler> locals_;
   const network::NetworkView& network_;
   TimePoint now_;
+  const StarLinks* links_;
+};
+
+/// Where a job runs: one part (the whole job on one site), or several that
+/// start at once and end as one (a co-allocated job).
+struct JobPlacement {
+  std::vector<SitePart> parts;
+
+  [[nodiscard]] static JobPlacement on(ServerIndex site, int nodes) { return {{SitePart{site, nodes}}}; }
+  [[nodiscard]] bool split() const { return parts.size() > 1; }
 };
 
 class PlacementModule {
  public:
   virtual ~PlacementModule() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
-  /// The site to run `job` on now, or nullopt to leave it to the next module.
-  [[nodiscard]] virtual std::optional<ServerIndex> place(const Job& job, const SiteView& sites) = 0;
+  /// Where to run `job` from now, or nullopt to leave it to the next module.
+  /// A module that leaves a job must leave it again until something frees
+  /// capacity (a job ends, an input arrives): the meta-scheduler offers a
+  /// newly submitted job alone when nothing has been freed since its last
+  /// pass.
+  [[nodiscard]] virtual std::optional<JobPlacement> place(const Job& job, const SiteView& sites) = 0;
 };
 
 }  // namespace gridpeer

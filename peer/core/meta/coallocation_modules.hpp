@@ -1,0 +1,152 @@
+#pragma once
+// The placement modules of Jones et al. 2004 ("000"): a job goes to its own
+// cluster when it fits (LA), else to the cluster it fits best (MIG), else it
+// is split across clusters -- bandwidth-aware (A1, eqs. 7-9) or by one of the
+// class B orderings (B1-B4), which know the links' saturation but not the
+// job's own demand. Every module places only on nodes free now (000 has no
+// reservations). The chains of 000's methods and baselines are built by
+// make_coallocation_scheduler (coallocation.hpp).
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "peer/core/meta/placement_module.hpp"
+
+namespace gridpeer {
+
+/// LA: start on the origin when it has n_T free nodes.
+class LocalFirst final : public PlacementModule {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "LA"; }
+  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+};
+
+/// MIG: among clusters with n_T free nodes, the one with the fewest (best
+/// fit; ties lowest index).
+class BestFitMigration final : public PlacementModule {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "MIG"; }
+  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+};
+
+/// In which order A1's branch and bound visits the clusters.
+enum class SplitOrder : std::uint8_t {
+  index,            ///< cluster 1, 2, ... (the reading we default to)
+  most_free_first,  ///< by free nodes, most first (ties lowest index)
+};
+std::string_view to_string(SplitOrder order);
+
+/// A1: a split whose demand keeps every link within LSLT of its capacity.
+/// Headroom on link i is LSLT BWmax_i minus the current demand (not the
+/// allotment: that is what makes "never beyond LSLT" hold). Eq. 7 bounds
+/// the nodes X_i a cluster may take, eq. 8 makes them sets S_i, and eq. 9's
+/// search takes the first X (clusters in `order`, values largest first)
+/// with sum X_i = n_T.
+class BandwidthAwareSplit final : public PlacementModule {
+ public:
+  BandwidthAwareSplit(double lslt, SplitOrder order) : lslt_(lslt), order_(order) {}
+  [[nodiscard]] std::string_view name() const override { return "A1"; }
+  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+
+  /// Eq. 8's set for one cluster as at most two ranges [lo, hi] of node
+  /// counts (0 always included), given the link's headroom (Mb/s), the
+  /// job's size and PPBW, and the cluster's free nodes.
+  struct Allowed {
+    int low_max = 0;   ///< [0, low_max]
+    int high_min = 1;  ///< [high_min, high_max] (empty when high_min > high_max)
+    int high_max = 0;
+    [[nodiscard]] bool contains(int x) const { return (x >= 0 && x <= low_max) || (x >= high_min && x <= high_max); }
+  };
+  [[nodiscard]] static Allowed allowed_nodes(double headroom_mbps, int total, double ppbw_mbps, int free_nodes);
+
+ private:
+  double lslt_;
+  SplitOrder order_;
+  std::vector<ServerIndex> visit_;        // scratch, kept between jobs
+  std::vector<Allowed> allowed_;          //
+  std::vector<std::vector<bool>> reach_;  // reach_[k][s]: clusters visit_[k..] can hold s nodes
+};
+
+/// Class B: split over the clusters whose link saturation is at most LSLT
+/// (eligible: a free node and L_i <= LSLT, counting jobs placed earlier in
+/// the pass); fail when they hold fewer than n_T free nodes. The job's own
+/// demand is not checked. Subclasses say how the nodes are taken.
+class SaturationBoundSplit : public PlacementModule {
+ public:
+  /// `lslt` = infinity: every cluster with a free node is eligible (000's
+  /// Initial Strategy and Ideal).
+  explicit SaturationBoundSplit(double lslt) : lslt_(lslt) {}
+  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) final;
+
+ protected:
+  struct Eligible {
+    ServerIndex site = 0;
+    int free = 0;
+    double saturation = 0;
+  };
+  /// Takes n_T nodes from `eligible` (index order, with at least n_T free
+  /// among them), or fails.
+  [[nodiscard]] virtual std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const = 0;
+  /// Takes min(free, what is left) from each cluster in turn.
+  [[nodiscard]] static JobPlacement take_in_order(int total, const std::vector<Eligible>& ordered);
+  /// Orders by free nodes, most first (ties lowest index).
+  static void most_free_first(std::vector<Eligible>& eligible);
+
+ private:
+  double lslt_;
+  std::vector<Eligible> eligible_;  // scratch
+};
+
+/// B1: clusters by free nodes, most first. With no LSLT it is 000's Initial
+/// Strategy, and on unlimited links its Ideal.
+class LargestFreeFirst final : public SaturationBoundSplit {
+ public:
+  explicit LargestFreeFirst(double lslt, std::string name = "B1")
+      : SaturationBoundSplit(lslt), name_(std::move(name)) {}
+  [[nodiscard]] std::string_view name() const override { return name_; }
+
+ private:
+  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+  std::string name_;
+};
+
+/// B2: clusters by link saturation, least first (ties: most free nodes, then index).
+class LeastSaturatedFirst final : public SaturationBoundSplit {
+ public:
+  using SaturationBoundSplit::SaturationBoundSplit;
+  [[nodiscard]] std::string_view name() const override { return "B2"; }
+
+ private:
+  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+};
+
+/// B3(c): as B1, but only when the cluster with the most free nodes takes a
+/// chunk of at least ceil(c n_T) (fewer pieces, less traffic); else fail.
+class LargeChunkFirst final : public SaturationBoundSplit {
+ public:
+  LargeChunkFirst(double lslt, double chunk);
+  [[nodiscard]] std::string_view name() const override { return name_; }
+
+ private:
+  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+  double chunk_;
+  std::string name_;
+};
+
+/// B4: one node at a time, round robin over the eligible clusters in index
+/// order, skipping those with none left.
+class RoundRobinSplit final : public SaturationBoundSplit {
+ public:
+  using SaturationBoundSplit::SaturationBoundSplit;
+  [[nodiscard]] std::string_view name() const override { return "B4"; }
+
+ private:
+  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+};
+
+inline constexpr double kNoSaturationLimit = std::numeric_limits<double>::infinity();
+
+}  // namespace gridpeer
