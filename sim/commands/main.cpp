@@ -15,7 +15,10 @@ void print_usage(std::ostream& out) {
          "  run         simulate the grid of peers under one algorithm (Local, Centralized,\n"
          "              S-I, R-I, Sy-I) over the network model, and report the metrics\n"
          "  compare     the five algorithms side by side on one grid and workload\n"
-         "  sweep       run an experiment file (built in: shan2004, phi-sensitivity; or your\n"
+         "  coalloc     simulate clusters on a star of links under one co-allocating\n"
+         "              meta-scheduler (Jones et al. 2004: A1, B1-B4, Migration Only,\n"
+         "              Ideal, Initial) and report turnaround, splits, link saturation\n"
+         "  sweep       run an experiment file (built in: shan2004, jones2004, ...; or your\n"
          "              own TOML) over its axes and seeds, in parallel and resumable:\n"
          "              results, means with 95% intervals, figures, report\n"
          "  plot        figures from per-job CSVs (CDFs of wait and slowdown, busy nodes\n"
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "replay") return gridpeer::sim::run_replay_command(argc - 1, argv + 1);
     if (command == "run") return gridpeer::sim::run_run_command(argc - 1, argv + 1);
+    if (command == "coalloc") return gridpeer::sim::run_coalloc_command(argc - 1, argv + 1);
     if (command == "sweep") return gridpeer::sim::run_sweep_command(argc - 1, argv + 1);
     if (command == "compare") return gridpeer::sim::run_compare_command(argc - 1, argv + 1);
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);

@@ -126,9 +126,10 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   const toml::table* head = root["experiment"].as_table();
   if (head == nullptr) reader.fail(&root, "missing [experiment] with its name");
   for (const auto& [key, node] : *head) {
-    static const std::set<std::string, std::less<>> known = {"name", "title", "seeds", "report"};
+    static const std::set<std::string, std::less<>> known = {"name", "title", "seeds", "report", "model"};
     if (!known.contains(key.str())) {
-      reader.fail(&node, "[experiment]: unknown key '" + std::string(key.str()) + "' (name, title, seeds, report)");
+      reader.fail(&node,
+                  "[experiment]: unknown key '" + std::string(key.str()) + "' (name, title, seeds, report, model)");
     }
   }
   experiment.name = reader.string_or(*head, "name", "");
@@ -136,9 +137,15 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
     reader.fail(head, "[experiment]: name must be set, without spaces or slashes");
   }
   experiment.title = reader.string_or(*head, "title", experiment.name);
+  experiment.model = reader.string_or(*head, "model", "grid");
+  if (experiment.model != "grid" && experiment.model != "coalloc") {
+    reader.fail(head, "[experiment]: model '" + experiment.model +
+                          "' is not grid (gridsim run's peers) or coalloc (gridsim coalloc's clusters)");
+  }
   experiment.report = reader.string_or(*head, "report", "");
-  if (!experiment.report.empty() && experiment.report != "shan2004") {
-    reader.fail(head, "[experiment]: report '" + experiment.report + "' is not shan2004 (or leave it out)");
+  if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004") {
+    reader.fail(head,
+                "[experiment]: report '" + experiment.report + "' is not shan2004 or jones2004 (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
   if (const toml::node* fixed = root.get("fixed")) {

@@ -31,7 +31,10 @@ struct ExperimentFile {
   std::string name;
   std::string title;
   std::string source;  ///< the file, or "built-in NAME"
-  std::string report;  ///< "" or a paper's own report ("shan2004")
+  std::string report;  ///< "" or a paper's own report ("shan2004", "jones2004")
+  /// Which runs the options describe: "grid" (`gridsim run`, the peers of
+  /// Shan et al.) or "coalloc" (`gridsim coalloc`, Jones et al.'s clusters).
+  std::string model = "grid";
   std::vector<RunOption> fixed;
   std::vector<Axis> axes;
   std::vector<std::uint64_t> seeds;

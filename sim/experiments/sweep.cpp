@@ -11,6 +11,7 @@
 #include "sim/experiments/grid_options.hpp"
 #include "sim/experiments/plot_script.hpp"
 #include "sim/experiments/run_identity.hpp"
+#include "sim/experiments/sweep_model.hpp"
 #include "sim/experiments/sweep_summary.hpp"
 
 namespace gridpeer::sim {
@@ -20,12 +21,11 @@ namespace {
 /// in run 57 is reported before run 1 starts.
 struct ResolvedRun {
   PlannedRun plan;
-  ExperimentSpec spec;
-  nlohmann::json identity;
+  std::unique_ptr<SweepRun> run;
   std::string hash;
 };
 
-ResolvedRun resolve(const ExperimentFile& experiment, PlannedRun plan, FileHashes& hashes) {
+ResolvedRun resolve(const ExperimentFile& experiment, const SweepModel& model, PlannedRun plan, FileHashes& hashes) {
   std::vector<std::string> arguments{"gridsim sweep"};
   arguments.reserve(plan.options.size() + 1);
   for (const auto& [name, value] : plan.options)
@@ -34,17 +34,16 @@ ResolvedRun resolve(const ExperimentFile& experiment, PlannedRun plan, FileHashe
   argv.reserve(arguments.size());
   for (auto& argument : arguments) argv.push_back(argument.data());
   cxxopts::Options options("gridsim sweep", "");
-  add_run_options(options);
+  model.add_options(options);
   try {
     const auto args = options.parse(static_cast<int>(argv.size()), argv.data());
     if (!args.unmatched().empty()) throw std::invalid_argument("unexpected value '" + args.unmatched().front() + "'");
-    ExperimentSpec spec = run_spec_from_options(args);
-    nlohmann::json identity = run_identity(args, spec, hashes);
-    std::string hash = identity_hash(identity);
-    return {std::move(plan), std::move(spec), std::move(identity), std::move(hash)};
+    std::unique_ptr<SweepRun> run = model.resolve(args, hashes);
+    std::string hash = identity_hash(run->identity());
+    return {std::move(plan), std::move(run), std::move(hash)};
   } catch (const std::exception& error) {
-    throw ExperimentError(experiment.source + ": run " + plan.name + ": " + error.what() +
-                          " (options are those of `gridsim run --help`)");
+    throw ExperimentError(experiment.source + ": run " + plan.name + ": " + error.what() + " (options are those of `" +
+                          std::string(model.command()) + " --help`)");
   }
 }
 
@@ -59,21 +58,6 @@ std::string saved_hash(const std::filesystem::path& path) {
   const auto json = nlohmann::json::parse(in, nullptr, false);
   if (json.is_discarded() || !json.contains("identity_hash")) return "";
   return json["identity_hash"].get<std::string>();
-}
-
-/// The workload of a run depends on the grid's servers and the workload
-/// options, not on the split or the network: runs share one per key, with
-/// data sizes drawn afresh per run.
-/// Runs with the same key share one loaded workload.
-std::string workload_key(const ExperimentSpec& spec) {
-  nlohmann::json key = {{"request", grid_jobs::jobs_key(spec.workload)}};
-  for (const auto& server : load_grid(spec).servers) {
-    key["servers"].push_back({server.spec.name, server.spec.total_cpus(),
-                              server.trace ? server.trace->file : std::string(),
-                              server.trace ? server.trace->window().start_unix : 0,
-                              server.trace ? server.trace->window().length_seconds : 0});
-  }
-  return key.dump();
 }
 
 /// Refuses a folder that holds another experiment's runs, unless told.
@@ -111,9 +95,10 @@ void check_folder(const ExperimentFile& experiment, const std::vector<ResolvedRu
 }  // namespace
 
 int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spdlog::logger& logger) {
+  const std::unique_ptr<SweepModel> model = make_sweep_model(experiment.model);
   FileHashes hashes;
   std::vector<ResolvedRun> runs;
-  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, plan, hashes));
+  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, *model, plan, hashes));
   std::filesystem::create_directories(options.out / "runs");
   check_folder(experiment, runs, options, logger);
   if (!options.report_only) {
@@ -133,49 +118,58 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
                 experiment.name, experiment.source, options.shard_index, options.shard_count, mine, runs.size(), reused,
                 todo.size(), options.threads);
     const auto started = std::chrono::steady_clock::now();
-    std::map<std::string, GridWorkload> workloads;  // by workload_key, data sizes not drawn
-    std::vector<const GridWorkload*> workload_of(todo.size());
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-      const ExperimentSpec& spec = todo[i]->spec;
-      const std::string key = workload_key(spec);
-      auto it = workloads.find(key);
-      if (it == workloads.end()) {
-        GridWorkloadRequest request = spec.workload;
-        request.data_size = workload::DataSize::none;
-        it = workloads.emplace(key, load_grid_workload(load_grid(spec), request)).first;
-      }
-      workload_of[i] = &it->second;
+    // Runs of equal identity (a baseline on an axis it does not read) run
+    // once; each name gets the result.
+    std::map<std::string, std::vector<const ResolvedRun*>> same;  // by identity hash
+    std::vector<std::string> distinct;
+    for (const ResolvedRun* run : todo) {
+      auto& names = same[run->hash];
+      if (names.empty()) distinct.push_back(run->hash);
+      names.push_back(run);
     }
-    if (!todo.empty()) logger.info("{} workloads ready in {:.1f} s", workloads.size(), seconds_since(started));
+    std::map<std::string, std::shared_ptr<const void>> workloads;  // by workload key
+    std::vector<const void*> workload_of(distinct.size());
+    for (std::size_t i = 0; i < distinct.size(); ++i) {
+      const SweepRun& run = *same[distinct[i]].front()->run;
+      const std::string key = run.workload_key();
+      auto it = workloads.find(key);
+      if (it == workloads.end()) it = workloads.emplace(key, run.load_workload()).first;
+      workload_of[i] = it->second.get();
+    }
+    if (!todo.empty()) {
+      logger.info("{} distinct runs, {} workloads ready in {:.1f} s", distinct.size(), workloads.size(),
+                  seconds_since(started));
+    }
     std::mutex report;
     std::size_t done = 0;
-    Progress progress("sweep", todo.size());
+    Progress progress("sweep", distinct.size());
     try {
       parallel_for(
-          todo.size(), options.threads,
+          distinct.size(), options.threads,
           [&](std::size_t i) {
-            const ResolvedRun& run = *todo[i];
-            GridWorkload sized = *workload_of[i];
-            assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), run.spec.workload.data_size,
-                                   run.spec.workload.seed);
-            const ExperimentResult result = run_experiment(run.spec, sized);
-            nlohmann::json json = experiment_json(run.spec, result, true);
-            json["run"] = run.plan.name;
-            json["experiment"] = experiment.name;
-            json["axes"] = run.plan.labels;
-            json["identity"] = run.identity;
-            json["identity_hash"] = run.hash;
-            json["gridpeer_version"] = gridpeer_version();
-            json["command_line"] = options.command_line;
-            write_json_file(run_file(options.out, run.plan.name).string(), json);
+            const auto& named = same.at(distinct[i]);
+            const auto run_started = std::chrono::steady_clock::now();
+            const nlohmann::json result = named.front()->run->run(workload_of[i]);
+            const double wall = seconds_since(run_started);
+            for (const ResolvedRun* run : named) {
+              nlohmann::json json = result;
+              json["run"] = run->plan.name;
+              json["experiment"] = experiment.name;
+              json["axes"] = run->plan.labels;
+              json["identity"] = run->run->identity();
+              json["identity_hash"] = run->hash;
+              json["gridpeer_version"] = gridpeer_version();
+              json["command_line"] = options.command_line;
+              write_json_file(run_file(options.out, run->plan.name).string(), json);
+            }
             const std::lock_guard lock(report);
             ++done;
             progress.update(done);
             if (!progress.enabled()) {
-              logger.info("run {}/{} done: {} ({:.1f} s)", done, todo.size(), run.plan.name, result.wall_seconds);
+              logger.info("run {}/{} done: {} ({:.1f} s)", done, distinct.size(), named.front()->plan.name, wall);
             }
           },
-          [&](std::size_t i) { return todo[i]->plan.name; });
+          [&](std::size_t i) { return same.at(distinct[i]).front()->plan.name; });
     } catch (const std::exception& error) {
       logger.error("run failed: {} (the runs that ended are saved; run the sweep again to resume)", error.what());
       return 1;
@@ -185,7 +179,7 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   std::vector<std::string> names;
   names.reserve(runs.size());
   for (const auto& run : runs) names.push_back(run.plan.name);
-  SweepMeta meta{experiment, options.command_line, gridpeer_version()};
+  SweepMeta meta{experiment, options.command_line, gridpeer_version(), model->metrics(), model->report_columns()};
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());

@@ -47,7 +47,8 @@ const std::vector<std::string>& summary_metrics() {
   return metrics;
 }
 
-nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes) {
+nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
+                              const std::vector<std::string>& metrics) {
   std::vector<nlohmann::json> keys;
   std::vector<std::vector<const nlohmann::json*>> groups;
   for (const auto& run : results) {
@@ -65,7 +66,7 @@ nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<s
   for (std::size_t g = 0; g < keys.size(); ++g) {
     nlohmann::json point = {{"axes", keys[g]}, {"n", groups[g].size()}};
     for (const auto* run : groups[g]) point["seeds"].push_back((*run)["seed"]);
-    for (const auto& metric : summary_metrics()) {
+    for (const auto& metric : metrics) {
       std::vector<double> values;  // a metric a run does not give (an older file) is left out
       for (const auto* run : groups[g]) {
         const auto found = run->find(metric);
@@ -84,33 +85,35 @@ nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<s
   return summary;
 }
 
-std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes) {
+std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes,
+                        const std::vector<std::string>& metrics) {
   std::ostringstream out;
   out << "run";
   for (const auto& axis : axes) out << ',' << axis;
   out << ",seed,jobs";
-  for (const auto& metric : summary_metrics()) out << ',' << metric;
+  for (const auto& metric : metrics) out << ',' << metric;
   out << ",events,wall_seconds,identity_hash\n";
   for (const auto& run : results) {
     out << cell(run["run"]);
     for (const auto& axis : axes) out << ',' << cell(run["axes"][axis]);
     out << ',' << cell(run["seed"]) << ',' << cell(run["jobs"]);
-    for (const auto& metric : summary_metrics()) out << ',' << cell(run[metric]);
+    for (const auto& metric : metrics) out << ',' << cell(run[metric]);
     out << ',' << cell(run["events"]) << ',' << cell(run["wall_seconds"]) << ',' << cell(run["identity_hash"]) << '\n';
   }
   return out.str();
 }
 
-std::string summary_csv(const nlohmann::json& summary, const std::vector<std::string>& axes) {
+std::string summary_csv(const nlohmann::json& summary, const std::vector<std::string>& axes,
+                        const std::vector<std::string>& metrics) {
   std::ostringstream out;
   for (const auto& axis : axes) out << axis << ',';
   out << "n";
-  for (const auto& metric : summary_metrics()) out << ',' << metric << "_mean," << metric << "_ci95";
+  for (const auto& metric : metrics) out << ',' << metric << "_mean," << metric << "_ci95";
   out << '\n';
   for (const auto& point : summary) {
     for (const auto& axis : axes) out << cell(point["axes"][axis]) << ',';
     out << point["n"].get<std::size_t>();
-    for (const auto& metric : summary_metrics()) {
+    for (const auto& metric : metrics) {
       out << ',' << cell(point[metric]["mean"]) << ',' << cell(point[metric]["ci95"]);
     }
     out << '\n';
@@ -129,9 +132,9 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
   }
   const ExperimentFile& experiment = meta.experiment;
   const auto axes = axis_names(experiment);
-  const nlohmann::json summary = summarize_runs(results, axes);
+  const nlohmann::json summary = summarize_runs(results, axes, meta.metrics);
   write_json_file((out / "results.json").string(), results);
-  write_text_file((out / "results.csv").string(), results_csv(results, axes));
+  write_text_file((out / "results.csv").string(), results_csv(results, axes, meta.metrics));
   write_json_file((out / "summary.json").string(), {{"experiment", experiment.name},
                                                     {"title", experiment.title},
                                                     {"source", experiment.source},
@@ -140,7 +143,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
                                                     {"seeds", experiment.seeds},
                                                     {"axes", axes},
                                                     {"points", summary}});
-  write_text_file((out / "summary.csv").string(), summary_csv(summary, axes));
+  write_text_file((out / "summary.csv").string(), summary_csv(summary, axes, meta.metrics));
 
   std::ostringstream report;
   report << "# " << experiment.title << "\n\n"
@@ -155,10 +158,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
   report << "Mean ± half-width of the 95% confidence interval over seeds (Student's t); one seed gives the value "
             "alone. summary.csv has every metric; figures/METRIC.png draws each with its intervals (gridsim plot "
             "sweep).\n\n|";
-  const std::vector<std::pair<std::string, std::string>> shown = {
-      {"avg_response_s", "avg response (s)"},       {"avg_wait_s", "avg wait (s)"},
-      {"avg_bounded_slowdown", "bounded slowdown"}, {"weighted_utilization", "utilization"},
-      {"fraction_transferred", "transferred"},      {"data_volume_mb_per_job", "data (MB/job)"}};
+  const auto& shown = meta.columns;
   for (const auto& axis : axes) report << ' ' << axis << " |";
   for (const auto& [_, title] : shown) report << ' ' << title << " |";
   report << "\n|";

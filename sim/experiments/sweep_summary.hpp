@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/experiments/experiment_file.hpp"
@@ -17,18 +18,23 @@ struct SweepMeta {
   const ExperimentFile& experiment;
   std::string command_line;
   std::string version;
+  std::vector<std::string> metrics;                          ///< summarised (the model's)
+  std::vector<std::pair<std::string, std::string>> columns;  ///< shown in report.md: (metric, title)
 };
 
-/// The metrics every summary gives, as experiment_json names them.
+/// The metrics a summary of grid runs (gridsim run) gives, as experiment_json names them.
 const std::vector<std::string>& summary_metrics();
 
 /// Groups runs by their axes (every seed of a point together), in the order
 /// the runs come: [{"axes": {...}, "n", "seeds": [...], "<metric>": {"mean",
 /// "ci95", "min", "max"}}]. ci95 is null with one seed.
-nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes);
+nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
+                              const std::vector<std::string>& metrics = summary_metrics());
 
-std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes);
-std::string summary_csv(const nlohmann::json& summary, const std::vector<std::string>& axes);
+std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes,
+                        const std::vector<std::string>& metrics);
+std::string summary_csv(const nlohmann::json& summary, const std::vector<std::string>& axes,
+                        const std::vector<std::string>& metrics);
 
 /// Reads OUT/runs/NAME.json of every name and writes the files above; false
 /// (writing nothing) if a run is missing.

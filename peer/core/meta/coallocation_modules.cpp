@@ -71,6 +71,9 @@ std::optional<JobPlacement> BandwidthAwareSplit::place(const Job& job, const Sit
   const StarLinks* links = sites.links();
   if (links == nullptr) throw std::logic_error("A1 needs the clusters' links (a co-allocating meta-scheduler)");
   const int total = job.cpus;
+  int free_total = 0;
+  for (ServerIndex site = 0; site < sites.size(); ++site) free_total += sites.free_nodes(site);
+  if (free_total < total) return std::nullopt;  // the usual case in a long queue: no need for eq. 7
   const double ppbw = links->traffic().per_process_mbps(total);
   visit_.clear();
   for (ServerIndex site = 0; site < sites.size(); ++site) visit_.push_back(site);

@@ -1,0 +1,96 @@
+#pragma once
+// One run of Jones et al. 2004's cluster grid ("gridsim coalloc"): clusters of
+// single-CPU nodes on a star of links, each fed by its own Poisson stream
+// (exponential run times, UNIF node counts), placed by one co-allocating
+// meta-scheduler (peer/core/meta/coallocation.hpp). Shared by the command,
+// the sweep and the benchmark.
+#include <cstddef>
+#include <cstdint>
+#include <cxxopts.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "peer/core/meta/coallocation.hpp"
+#include "peer/model/job.hpp"
+#include "peer/model/job_record.hpp"
+#include "peer/workload/poisson_model.hpp"
+
+namespace gridpeer::sim {
+
+struct CoallocSpec {
+  std::vector<int> nodes{100, 100, 100, 100};  ///< nodes per cluster
+  double link_mbps = 1000;                     ///< every cluster's link to the central switch
+  std::size_t jobs_per_cluster = 400'000;
+  workload::PoissonModelConfig workload;  ///< 000: gap 150 s, run 450 s, UNIF[10, 50] nodes
+  std::uint64_t seed = 1;
+  CoallocationConfig config;
+};
+
+/// --clusters, --nodes, --link-mbps, --jobs-per-cluster, --mean-gap,
+/// --mean-run, --min-nodes, --max-nodes, --seed, --method, --lslt, --bsbw,
+/// --chunk, --k, --allotment, --split-order.
+void add_coalloc_options(cxxopts::Options& options);
+/// Throws std::invalid_argument naming the option and what it accepts.
+CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args);
+
+/// What makes two runs the same: every value the run reads (a method that
+/// does not read LSLT, BSBW or the chunk has them as null, so its runs at
+/// other values are one run), and the version.
+nlohmann::json coalloc_identity(const CoallocSpec& spec);
+/// Identifies the job stream alone (shared by every method of a seed).
+std::string coalloc_workload_key(const CoallocSpec& spec);
+
+/// Every cluster's stream (cluster c draws from the seed's fork c), merged
+/// by submit time (ties: cluster, then order). Ids are unique; origin is the
+/// cluster.
+std::vector<Job> coalloc_workload(const CoallocSpec& spec);
+
+/// A job as it ended, for the per-job CSV.
+struct CoallocJobRow {
+  JobRecord record;
+  Duration run_time{};          ///< T_E: its run time on one cluster
+  std::vector<SitePart> parts;  ///< empty: it ran whole on record.executed_on
+  double lowest_slowdown = 1;
+};
+
+struct CoallocResult {
+  std::size_t jobs = 0;
+  double avg_turnaround_s = 0;
+  double avg_wait_s = 0;
+  double fraction_local = 0;
+  double fraction_migrated = 0;
+  double fraction_coallocated = 0;
+  double mean_link_saturation = 0;  ///< time-weighted L_i, averaged over links
+  double peak_link_saturation = 0;
+  /// Over co-allocated jobs: the slowdown that, held all along, gives the
+  /// run time they had ((1-K) T_E / (run - K T_E)), and run / T_E.
+  double mean_coalloc_slowdown = 1;
+  double mean_coalloc_stretch = 1;
+  double lowest_slowdown = 1;
+  double utilization = 0;  ///< node-seconds used / (nodes x (last end - first arrival))
+  double offered_load = 0;
+  double makespan_s = 0;
+  std::uint64_t events = 0;  ///< scheduler inputs (submissions and wake-ups)
+  std::uint64_t retimings = 0;
+  double wall_seconds = 0;
+  std::vector<CoallocJobRow> rows;  ///< with keep_rows, in the order jobs ended
+};
+
+/// Runs the jobs (sorted by submit) through the meta-scheduler of `spec`.
+/// `progress(done, total)` now and then.
+CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                          const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+/// The run's JSON: identity values, metrics, and (include_timing) wall time.
+nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result, bool include_timing);
+/// One line per job: id, origin, submit, nodes, T_E, start, end, wait,
+/// turnaround, placement (local, migrated, split), parts, lowest sd.
+std::string coalloc_jobs_csv(const CoallocResult& result);
+
+/// The metrics a sweep of co-allocation runs summarises, as coalloc_json names them.
+const std::vector<std::string>& coalloc_summary_metrics();
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,112 @@
+#include "sim/experiments/sweep_model.hpp"
+
+#include <stdexcept>
+
+#include "sim/experiments/coalloc_study.hpp"
+#include "sim/experiments/grid_experiment.hpp"
+#include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/sweep_summary.hpp"
+
+namespace gridpeer::sim {
+namespace {
+
+// ---- grid: gridsim run ------------------------------------------------------
+
+class GridRun final : public SweepRun {
+ public:
+  GridRun(ExperimentSpec spec, nlohmann::json identity) : spec_(std::move(spec)), identity_(std::move(identity)) {}
+  [[nodiscard]] const nlohmann::json& identity() const override { return identity_; }
+
+  /// The workload depends on the grid's servers and the workload options, not
+  /// on the split or the network; data sizes are drawn afresh per run.
+  [[nodiscard]] std::string workload_key() const override {
+    nlohmann::json key = {{"request", grid_jobs::jobs_key(spec_.workload)}};
+    for (const auto& server : load_grid(spec_).servers) {
+      key["servers"].push_back({server.spec.name, server.spec.total_cpus(),
+                                server.trace ? server.trace->file : std::string(),
+                                server.trace ? server.trace->window().start_unix : 0,
+                                server.trace ? server.trace->window().length_seconds : 0});
+    }
+    return key.dump();
+  }
+
+  [[nodiscard]] std::shared_ptr<const void> load_workload() const override {
+    GridWorkloadRequest request = spec_.workload;
+    request.data_size = workload::DataSize::none;
+    return std::make_shared<const GridWorkload>(load_grid_workload(load_grid(spec_), request));
+  }
+
+  [[nodiscard]] nlohmann::json run(const void* workload) const override {
+    GridWorkload sized = *static_cast<const GridWorkload*>(workload);
+    assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), spec_.workload.data_size, spec_.workload.seed);
+    const ExperimentResult result = run_experiment(spec_, sized);
+    return experiment_json(spec_, result, true);
+  }
+
+ private:
+  ExperimentSpec spec_;
+  nlohmann::json identity_;
+};
+
+class GridModel final : public SweepModel {
+ public:
+  [[nodiscard]] std::string_view command() const override { return "gridsim run"; }
+  void add_options(cxxopts::Options& options) const override { add_run_options(options); }
+  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args, FileHashes& hashes) const override {
+    ExperimentSpec spec = run_spec_from_options(args);
+    nlohmann::json identity = run_identity(args, spec, hashes);
+    return std::make_unique<GridRun>(std::move(spec), std::move(identity));
+  }
+  [[nodiscard]] const std::vector<std::string>& metrics() const override { return summary_metrics(); }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
+    return {{"avg_response_s", "avg response (s)"},       {"avg_wait_s", "avg wait (s)"},
+            {"avg_bounded_slowdown", "bounded slowdown"}, {"weighted_utilization", "utilization"},
+            {"fraction_transferred", "transferred"},      {"data_volume_mb_per_job", "data (MB/job)"}};
+  }
+};
+
+// ---- coalloc: gridsim coalloc -------------------------------------------------
+
+class CoallocRun final : public SweepRun {
+ public:
+  explicit CoallocRun(CoallocSpec spec) : spec_(std::move(spec)), identity_(coalloc_identity(spec_)) {}
+  [[nodiscard]] const nlohmann::json& identity() const override { return identity_; }
+  [[nodiscard]] std::string workload_key() const override { return coalloc_workload_key(spec_); }
+  [[nodiscard]] std::shared_ptr<const void> load_workload() const override {
+    return std::make_shared<const std::vector<Job>>(coalloc_workload(spec_));
+  }
+  [[nodiscard]] nlohmann::json run(const void* workload) const override {
+    const auto& jobs = *static_cast<const std::vector<Job>*>(workload);
+    return coalloc_json(spec_, run_coalloc(spec_, jobs, false), true);
+  }
+
+ private:
+  CoallocSpec spec_;
+  nlohmann::json identity_;
+};
+
+class CoallocModel final : public SweepModel {
+ public:
+  [[nodiscard]] std::string_view command() const override { return "gridsim coalloc"; }
+  void add_options(cxxopts::Options& options) const override { add_coalloc_options(options); }
+  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args,
+                                                  FileHashes& /*hashes*/) const override {
+    return std::make_unique<CoallocRun>(coalloc_spec_from_options(args));
+  }
+  [[nodiscard]] const std::vector<std::string>& metrics() const override { return coalloc_summary_metrics(); }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
+    return {{"avg_turnaround_s", "avg turnaround (s)"},  {"avg_wait_s", "avg wait (s)"},
+            {"fraction_migrated", "migrated"},           {"fraction_coallocated", "co-allocated"},
+            {"mean_link_saturation", "link saturation"}, {"mean_coalloc_slowdown", "split jobs' sd"}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SweepModel> make_sweep_model(const std::string& name) {
+  if (name == "grid") return std::make_unique<GridModel>();
+  if (name == "coalloc") return std::make_unique<CoallocModel>();
+  throw std::invalid_argument("no sweep model '" + name + "' (grid, coalloc)");
+}
+
+}  // namespace gridpeer::sim
