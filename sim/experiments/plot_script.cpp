@@ -26,13 +26,16 @@ int run_plot_script(const std::vector<std::string>& arguments) {
   const auto* script = std::find_if(kBuiltinScripts.begin(), kBuiltinScripts.end(),
                                     [](const EmbeddedFile& file) { return file.name == "gridpeer_plot"; });
   if (script == kBuiltinScripts.end()) throw std::logic_error("gridpeer_plot.py is not built in");
-  // A file of its own per process, removed when done.
-  const auto path = std::filesystem::temp_directory_path() / ("gridpeer_plot-" + std::to_string(::getpid()) + ".py");
-  {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path.string() + ": is the temporary directory writable?");
-    out << script->text;
+  // A folder of its own per process, with every built-in module beside the
+  // main script (a paper's figures import from it), removed when done.
+  const auto folder = std::filesystem::temp_directory_path() / ("gridpeer_plot-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  for (const EmbeddedFile& file : kBuiltinScripts) {
+    std::ofstream out(folder / (std::string(file.name) + ".py"));
+    if (!out) throw std::runtime_error("cannot write in " + folder.string() + ": is the temporary directory writable?");
+    out << file.text;
   }
+  const auto path = folder / "gridpeer_plot.py";
   const std::string python = plot_python();
   std::vector<std::string> words = {python, path.string()};
   words.insert(words.end(), arguments.begin(), arguments.end());
@@ -47,7 +50,7 @@ int run_plot_script(const std::vector<std::string>& arguments) {
     status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   }
   std::error_code ignored;
-  std::filesystem::remove(path, ignored);
+  std::filesystem::remove_all(folder, ignored);
   return status;
 }
 

@@ -12,6 +12,10 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
   sweep DIR [--out DIR]
       a sweep folder (gridsim sweep): one bar chart per metric of summary.csv,
       mean and 95% confidence interval over seeds, in DIR/figures/.
+  jones2004 DIR [--out DIR]
+      a `gridsim sweep jones2004` folder: Jones et al. 2004's figures 7-18 and
+      link saturation in DIR/figures/, and DIR/reproduction.md (the baselines
+      beside the paper's and each of its claims checked on the data).
 """
 import argparse
 import os
@@ -209,9 +213,17 @@ def main():
     sweep.add_argument("folder")
     sweep.add_argument("--out", help="default: FOLDER/figures")
     sweep.add_argument("--quiet", action="store_true", help="do not list the files written")
+    paper = commands.add_parser("jones2004", help="Jones et al. 2004's figures and claims from a jones2004 sweep")
+    paper.add_argument("folder")
+    paper.add_argument("--out", help="default: FOLDER/figures")
+    paper.add_argument("--quiet", action="store_true", help="do not list the files written")
     args = parser.parse_args()
     if args.command == "jobs":
         plot_jobs(args)
+    elif args.command == "jones2004":
+        import jones2004_figures  # built in beside this script
+
+        jones2004_figures.plot(args.folder, args.out, args.quiet)
     else:
         global QUIET
         QUIET = args.quiet

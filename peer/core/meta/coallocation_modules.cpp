@@ -29,6 +29,34 @@ std::optional<JobPlacement> LocalFirst::place(const Job& job, const SiteView& si
   return std::nullopt;
 }
 
+namespace {
+
+int most_free(const SiteView& sites) {
+  int most = 0;
+  for (ServerIndex site = 0; site < sites.size(); ++site) most = std::max(most, sites.free_nodes(site));
+  return most;
+}
+
+int all_free(const SiteView& sites) {
+  int total = 0;
+  for (ServerIndex site = 0; site < sites.size(); ++site) total += sites.free_nodes(site);
+  return total;
+}
+
+}  // namespace
+
+std::optional<int> LocalFirst::widest_placeable(const SiteView& sites) const {
+  return most_free(sites);
+}
+
+std::optional<int> BestFitMigration::widest_placeable(const SiteView& sites) const {
+  return most_free(sites);
+}
+
+std::optional<int> BandwidthAwareSplit::widest_placeable(const SiteView& sites) const {
+  return all_free(sites);
+}
+
 std::optional<JobPlacement> BestFitMigration::place(const Job& job, const SiteView& sites) {
   std::optional<ServerIndex> best;
   int best_free = 0;
@@ -71,9 +99,7 @@ std::optional<JobPlacement> BandwidthAwareSplit::place(const Job& job, const Sit
   const StarLinks* links = sites.links();
   if (links == nullptr) throw std::logic_error("A1 needs the clusters' links (a co-allocating meta-scheduler)");
   const int total = job.cpus;
-  int free_total = 0;
-  for (ServerIndex site = 0; site < sites.size(); ++site) free_total += sites.free_nodes(site);
-  if (free_total < total) return std::nullopt;  // the usual case in a long queue: no need for eq. 7
+  if (all_free(sites) < total) return std::nullopt;  // no need for eq. 7
   const double ppbw = links->traffic().per_process_mbps(total);
   visit_.clear();
   for (ServerIndex site = 0; site < sites.size(); ++site) visit_.push_back(site);
@@ -151,6 +177,20 @@ std::optional<JobPlacement> SaturationBoundSplit::place(const Job& job, const Si
   return placement;
 }
 
+std::optional<int> SaturationBoundSplit::widest_placeable(const SiteView& sites) const {
+  const StarLinks* links = sites.links();
+  int free_total = 0;
+  int most = 0;
+  for (ServerIndex site = 0; site < sites.size(); ++site) {
+    const int free = sites.free_nodes(site);
+    const double saturation = links == nullptr ? 0.0 : links->saturation(site);
+    if (free <= 0 || saturation > lslt_ + 1e-12) continue;
+    free_total += free;
+    most = std::max(most, free);
+  }
+  return widest_given(free_total, most);
+}
+
 JobPlacement SaturationBoundSplit::take_in_order(int total, const std::vector<Eligible>& ordered) {
   JobPlacement placement;
   int left = total;
@@ -184,6 +224,13 @@ std::optional<JobPlacement> LeastSaturatedFirst::split(int total, std::vector<El
 LargeChunkFirst::LargeChunkFirst(double lslt, double chunk)
     : SaturationBoundSplit(lslt), chunk_(chunk), name_("B3-" + std::to_string(std::lround(chunk * 100))) {
   if (!(chunk > 0 && chunk <= 1)) throw std::invalid_argument("B3's chunk must be within (0, 1]");
+}
+
+int LargeChunkFirst::widest_given(int free_total, int most_free) const {
+  // ceil(c n) <= most_free holds for every n up to floor(most_free / c).
+  int widest = static_cast<int>(std::floor(most_free / chunk_ + kEpsilon));
+  while (widest > 0 && static_cast<int>(std::ceil(chunk_ * widest - kEpsilon)) > most_free) --widest;
+  return std::min(free_total, widest);
 }
 
 std::optional<JobPlacement> LargeChunkFirst::split(int total, std::vector<Eligible>& eligible) const {

@@ -22,6 +22,7 @@ class LocalFirst final : public PlacementModule {
  public:
   [[nodiscard]] std::string_view name() const override { return "LA"; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
 };
 
 /// MIG: among clusters with n_T free nodes, the one with the fewest (best
@@ -30,6 +31,7 @@ class BestFitMigration final : public PlacementModule {
  public:
   [[nodiscard]] std::string_view name() const override { return "MIG"; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
 };
 
 /// In which order A1's branch and bound visits the clusters.
@@ -50,6 +52,8 @@ class BandwidthAwareSplit final : public PlacementModule {
   BandwidthAwareSplit(double lslt, SplitOrder order) : lslt_(lslt), order_(order) {}
   [[nodiscard]] std::string_view name() const override { return "A1"; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
+  /// All free nodes: the links may still refuse.
+  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
 
   /// Eq. 8's set for one cluster as at most two ranges [lo, hi] of node
   /// counts (0 always included), given the link's headroom (Mb/s), the
@@ -80,6 +84,9 @@ class SaturationBoundSplit : public PlacementModule {
   /// Initial Strategy and Ideal).
   explicit SaturationBoundSplit(double lslt) : lslt_(lslt) {}
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) final;
+  /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
+  /// it is no wider), or less when the ordering asks more (B3).
+  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const final;
 
  protected:
   struct Eligible {
@@ -94,6 +101,12 @@ class SaturationBoundSplit : public PlacementModule {
   [[nodiscard]] static JobPlacement take_in_order(int total, const std::vector<Eligible>& ordered);
   /// Orders by free nodes, most first (ties lowest index).
   static void most_free_first(std::vector<Eligible>& eligible);
+  /// The widest job the ordering could place given the eligible clusters'
+  /// total and largest free nodes (the total, unless it asks more).
+  [[nodiscard]] virtual int widest_given(int free_total, int most_free) const {
+    (void)most_free;
+    return free_total;
+  }
 
  private:
   double lslt_;
@@ -132,6 +145,7 @@ class LargeChunkFirst final : public SaturationBoundSplit {
 
  private:
   [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] int widest_given(int free_total, int most_free) const override;
   double chunk_;
   std::string name_;
 };

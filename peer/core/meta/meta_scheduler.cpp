@@ -16,6 +16,7 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
       stage_data_(options.stage_data),
       links_(std::move(options.links)),
       network_(network),
+      queue_(servers.size()),
       now_(start) {
   if (servers.empty()) throw std::invalid_argument("a meta-scheduler needs at least one site");
   if (chain_.empty()) throw std::invalid_argument("a meta-scheduler needs at least one placement module");
@@ -29,14 +30,13 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
 void MetaScheduler::submit(const Job& job, TimePoint now) {
   advance(now);
   if (job.origin >= locals_.size()) throw std::invalid_argument("job " + std::to_string(job.id) + ": no such origin");
-  if (placed_.count(job.id) != 0U ||
-      std::any_of(queue_.begin(), queue_.end(), [&](const Job& queued) { return queued.id == job.id; })) {
+  if (placed_.count(job.id) != 0U || queue_.contains(job.id)) {
     outputs_.emplace_back(JobEnded{JobRecord::of(job, job.origin, now, now, now), JobOutcome::rejected,
                                    "job id " + std::to_string(job.id) + " is already in use"});
     return;
   }
-  queue_.push_back(job);
-  pass(now, freed_ ? 0 : queue_.size() - 1);
+  const GlobalQueue::Position position = queue_.push(job);
+  pass(now, freed_ ? 0 : position);
   checked();
 }
 
@@ -106,8 +106,7 @@ std::vector<SchedulerOutput> MetaScheduler::take_outputs() {
 
 ServerLoad MetaScheduler::load(ServerIndex server) const {
   const LocalScheduler& local = locals_.at(server);
-  const auto waiting = static_cast<std::size_t>(
-      std::count_if(queue_.begin(), queue_.end(), [&](const Job& job) { return job.origin == server; }));
+  const std::size_t waiting = queue_.waiting_from(server);
   return {waiting, local.queued_jobs(), local.running_jobs(), local.jobs_awaiting_input(),
           local.resource_utilization()};
 }
@@ -118,22 +117,39 @@ std::vector<SplitRun> MetaScheduler::take_split_runs() {
   return taken;
 }
 
-void MetaScheduler::pass(TimePoint now, std::size_t first) {
+std::optional<int> MetaScheduler::widest_placeable(const SiteView& sites) const {
+  std::optional<int> widest = 0;
+  for (const auto& module : chain_) {
+    const auto bound = module->widest_placeable(sites);
+    if (!bound) return std::nullopt;
+    widest = std::max(*widest, *bound);
+  }
+  return widest;
+}
+
+void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first) {
   // Nothing freed since the last pass: the jobs before `first` were left then
   // and would be left again (placement_module.hpp); under strict FCFS the
   // head holds everything back.
-  if (discipline_ == QueueDiscipline::blocking && first > 0) return;
+  const auto head = queue_.first(0);
+  if (!head || (discipline_ == QueueDiscipline::blocking && first > *head)) return;
   freed_ = false;
   const SiteView sites(locals_, network_, now, links_.get());
-  for (std::size_t i = first; i < queue_.size();) {
+  GlobalQueue::Position cursor = first;
+  for (;;) {
+    // Under first fit, only jobs narrow enough for some module are offered.
+    const std::optional<int> widest = discipline_ == QueueDiscipline::skipping ? widest_placeable(sites) : std::nullopt;
+    const auto position = queue_.first(cursor, widest);
+    if (!position) return;
+    cursor = *position + 1;
+    const Job& waiting = queue_.at(*position);
     std::optional<JobPlacement> placement;
     for (const auto& module : chain_) {
-      placement = module->place(queue_[i], sites);
+      placement = module->place(waiting, sites);
       if (placement) break;
     }
     if (!placement) {
       if (discipline_ == QueueDiscipline::blocking) return;
-      ++i;
       continue;
     }
     int nodes = 0;
@@ -141,12 +157,15 @@ void MetaScheduler::pass(TimePoint now, std::size_t first) {
       if (part.site >= locals_.size()) throw std::logic_error("a placement module chose a site that does not exist");
       nodes += part.nodes;
     }
-    if (placement->parts.empty() || (placement->split() && nodes != queue_[i].cpus)) {
-      throw std::logic_error("a placement module split job " + std::to_string(queue_[i].id) +
+    if (placement->parts.empty() || (placement->split() && nodes != waiting.cpus)) {
+      throw std::logic_error("a placement module split job " + std::to_string(waiting.id) +
                              " into parts that do not add up to its nodes");
     }
-    const Job job = queue_[i];
-    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (widest && waiting.cpus > *widest) {
+      throw std::logic_error("job " + std::to_string(waiting.id) + " was placed though wider than its modules said");
+    }
+    const Job job = waiting;
+    queue_.erase(*position);
     dispatch(job, std::move(*placement), now);
   }
 }
@@ -297,7 +316,7 @@ void MetaScheduler::check_invariants() const {
   std::size_t parts = 0;
   for (const auto& [id, placed] : placed_) parts += placed.parts.size() > 1 ? placed.parts.size() : 1;
   require(hosted <= parts, "the sites run placed jobs only");
-  for (const Job& job : queue_) require(placed_.count(job.id) == 0U, "a queued job is not placed yet");
+  queue_.for_each([&](const Job& job) { require(placed_.count(job.id) == 0U, "a queued job is not placed yet"); });
   for (const auto& [id, placed] : placed_) {
     require(placed.site < locals_.size() && placed.job.id == id, "a placed job is on a site");
     require(placed.site != placed.job.origin || placed.input_here, "a job at home waits for no input");

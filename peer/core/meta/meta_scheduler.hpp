@@ -20,6 +20,7 @@
 
 #include "peer/core/local/local_policy.hpp"
 #include "peer/core/local/local_scheduler.hpp"
+#include "peer/core/meta/global_queue.hpp"
 #include "peer/core/meta/placement_module.hpp"
 #include "peer/core/scheduler.hpp"
 #include "peer/model/job.hpp"
@@ -95,7 +96,9 @@ class MetaScheduler final : public Scheduler {
   };
 
   /// Offers the global queue, from `first` on, to the chain, as the discipline says.
-  void pass(TimePoint now, std::size_t first = 0);
+  void pass(TimePoint now, GlobalQueue::Position first = 0);
+  /// The widest job some module of the chain could place now (none: unbounded).
+  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const;
   void dispatch(const Job& job, JobPlacement placement, TimePoint now);
   void dispatch_split(const Job& job, JobPlacement placement, TimePoint now);
   /// Moves the ends of re-timed split jobs in their sites' local schedulers.
@@ -120,7 +123,7 @@ class MetaScheduler final : public Scheduler {
   bool freed_ = true;
   std::vector<Retimed> retimed_;  // scratch
   std::vector<SplitRun> split_runs_;
-  std::vector<Job> queue_;          // the global queue, in arrival order
+  GlobalQueue queue_;               // the global queue, in arrival order
   std::map<JobId, Placed> placed_;  // placed, not ended
   std::vector<SchedulerCounters> counters_;
   std::vector<SchedulerOutput> outputs_;

@@ -63,6 +63,11 @@ class PlacementModule {
   /// newly submitted job alone when nothing has been freed since its last
   /// pass.
   [[nodiscard]] virtual std::optional<JobPlacement> place(const Job& job, const SiteView& sites) = 0;
+  /// The most CPUs a job this module could place now may have, or nullopt
+  /// when it cannot say (it queues jobs, say). When every module of a chain
+  /// says, a first-fit pass offers only jobs within the widest: a module must
+  /// never place a job wider than it said.
+  [[nodiscard]] virtual std::optional<int> widest_placeable(const SiteView& /*sites*/) const { return std::nullopt; }
 };
 
 }  // namespace gridpeer

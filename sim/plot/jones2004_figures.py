@@ -1,0 +1,280 @@
+"""Jones et al. 2004's figures and claims, from a `gridsim sweep jones2004` folder.
+
+Figures 7-12 (turnaround over BSBW x LSLT per method, as surfaces and as
+annotated heat maps), 13-14 (every method, and B3's chunks, at LSLT 100% against
+BSBW), 15-18 (against LSLT at BSBW 300 and 800), link saturation against LSLT,
+and reproduction.md: the baselines beside the paper's 1087 s and 735 s and each
+of the paper's claims checked on the data, holds or not, with its numbers.
+"""
+import os
+import re
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+PUBLISHED = {"migration-only": 1087.0, "ideal": 735.0}
+SURFACES = ["a1", "b1", "b2", "b4", "b3-70", "b3-90"]  # Figs. 7-12 (Fig. 9 is B2)
+CHUNKS = ["b3-70", "b3-75", "b3-80", "b3-85", "b3-90"]
+COMPARED = ["a1", "b1", "b2", "b3-85", "b4", "initial"]
+NAMES = {"a1": "A1", "b1": "B1", "b2": "B2", "b4": "B4", "initial": "Initial", "ideal": "Ideal",
+         "migration-only": "Migration Only"}
+
+
+def name(method):
+    return NAMES.get(method, method.upper().replace("B3-", "B3 ") + ("%" if method.startswith("b3-") else ""))
+
+
+def number(label):
+    found = re.search(r"(\d+(?:\.\d+)?)", str(label))
+    return float(found.group(1)) if found else float("nan")
+
+
+def load(folder):
+    path = os.path.join(folder, "summary.csv")
+    if not os.path.exists(path):
+        raise SystemExit(f"gridpeer_plot: {path} not found: run `gridsim sweep jones2004 --out {folder}` first")
+    summary = pd.read_csv(path)
+    for axis in ("method", "bsbw", "lslt"):
+        if axis not in summary.columns:
+            raise SystemExit(f"gridpeer_plot: {path} has no '{axis}' axis: is it a jones2004 sweep?")
+    summary["bsbw_mbps"] = summary["bsbw"].map(number)
+    summary["lslt_pct"] = summary["lslt"].map(number)
+    return summary
+
+
+def value(summary, method, bsbw, lslt, metric="avg_turnaround_s"):
+    rows = summary[(summary["method"] == method) & (summary["bsbw_mbps"] == bsbw) & (summary["lslt_pct"] == lslt)]
+    return rows[metric + "_mean"].mean() if len(rows) else float("nan")
+
+
+def baseline(summary, method):
+    rows = summary[summary["method"] == method]
+    return rows["avg_turnaround_s_mean"].mean(), rows["avg_turnaround_s_ci95"].mean()
+
+
+def grid(summary, method, metric="avg_turnaround_s"):
+    rows = summary[summary["method"] == method]
+    return rows.pivot_table(index="lslt_pct", columns="bsbw_mbps", values=metric + "_mean")
+
+
+def save(figure, out, file, quiet):
+    path = os.path.join(out, file)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    if not quiet:
+        print(path)
+
+
+def baselines_on(ax, summary):
+    for method, style in (("migration-only", "--"), ("ideal", ":")):
+        mean, _ = baseline(summary, method)
+        if mean == mean:
+            ax.axhline(mean, color="black", linestyle=style, linewidth=1, label=name(method))
+
+
+def clip(ax, summary):
+    """Keeps the methods readable: Initial's runaway turnaround leaves the chart."""
+    migration, _ = baseline(summary, "migration-only")
+    ideal, _ = baseline(summary, "ideal")
+    if migration == migration and ideal == ideal:
+        low, high = ax.get_ylim()
+        if high > 1.6 * migration:
+            ax.set_ylim(max(low, 0.8 * ideal), 1.6 * migration)
+            ax.text(0.99, 0.99, "clipped at 1.6 x Migration Only", transform=ax.transAxes, ha="right", va="top",
+                    fontsize="x-small", color="grey")
+
+
+def line(ax, summary, method, x_axis, fixed_axis, fixed):
+    rows = summary[(summary["method"] == method) & (summary[fixed_axis] == fixed)].sort_values(x_axis)
+    if len(rows) == 0:
+        return
+    errors = rows["avg_turnaround_s_ci95"].fillna(0)
+    ax.errorbar(rows[x_axis], rows["avg_turnaround_s_mean"], yerr=errors, marker="o", markersize=3, capsize=2,
+                label=name(method))
+
+
+def figures(summary, out, quiet):
+    methods = [m for m in SURFACES if m in set(summary["method"])]
+    # Figs. 7-12 as the paper draws them: surfaces.
+    figure = plt.figure(figsize=(15, 9))
+    for i, method in enumerate(methods):
+        table = grid(summary, method)
+        ax = figure.add_subplot(2, 3, i + 1, projection="3d")
+        x, y = [a.flatten() for a in __import__("numpy").meshgrid(table.columns, table.index)]
+        ax.plot_trisurf(x, y, table.values.flatten(), cmap="viridis", linewidth=0.2)
+        ax.set_xlabel("job BSBW (Mb/s)")
+        ax.set_ylabel("LSLT (%)")
+        ax.set_zlabel("turnaround (s)")
+        ax.set_title(name(method))
+    save(figure, out, "fig07-12_surfaces.png", quiet)
+    # The same data as heat maps with their values (easier to read off).
+    all_methods = [m for m in SURFACES + [c for c in CHUNKS if c not in SURFACES] if m in set(summary["method"])]
+    tables = {m: grid(summary, m) for m in all_methods}
+    low = min(t.values.min() for t in tables.values())
+    high = max(t.values.max() for t in tables.values())
+    cols = 3
+    rows_n = (len(all_methods) + cols - 1) // cols
+    figure, axes = plt.subplots(rows_n, cols, figsize=(6 * cols, 4.2 * rows_n), squeeze=False)
+    for ax, method in zip(axes.flat, all_methods):
+        table = tables[method]
+        image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis", vmin=low, vmax=high)
+        ax.set_xticks(range(len(table.columns)), [f"{c:g}" for c in table.columns])
+        ax.set_yticks(range(len(table.index)), [f"{r:g}" for r in table.index])
+        for (r, c), v in __import__("numpy").ndenumerate(table.values):
+            ax.text(c, r, f"{v:.0f}", ha="center", va="center", fontsize=6,
+                    color="white" if v < (low + high) / 2 else "black")
+        ax.set_xlabel("job BSBW (Mb/s)")
+        ax.set_ylabel("LSLT (%)")
+        ax.set_title(f"{name(method)}: mean turnaround (s)")
+        figure.colorbar(image, ax=ax)
+    for ax in list(axes.flat)[len(all_methods):]:
+        ax.axis("off")
+    save(figure, out, "heatmaps_turnaround.png", quiet)
+    # Figs. 13-14: LSLT 100% against BSBW.
+    for file, title, chosen in (("fig13_lslt100.png", "All methods at LSLT 100%", COMPARED),
+                                ("fig14_b3_lslt100.png", "B3 chunk sizes at LSLT 100%", ["a1"] + CHUNKS)):
+        figure, ax = plt.subplots(figsize=(7, 4.6))
+        for method in chosen:
+            line(ax, summary, method, "bsbw_mbps", "lslt_pct", 100)
+        baselines_on(ax, summary)
+        clip(ax, summary)
+        ax.set_xlabel("job BSBW (Mb/s)")
+        ax.set_ylabel("average turnaround (s)")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small", loc="upper left")
+        save(figure, out, file, quiet)
+    # Figs. 15-18: against LSLT at BSBW 300 and 800.
+    for file, title, chosen, bsbw in (("fig15_bsbw300.png", "All methods at BSBW 300 Mb/s", COMPARED, 300),
+                                      ("fig16_bsbw800.png", "All methods at BSBW 800 Mb/s", COMPARED, 800),
+                                      ("fig17_b3_bsbw300.png", "B3 chunk sizes at BSBW 300 Mb/s", ["a1"] + CHUNKS, 300),
+                                      ("fig18_b3_bsbw800.png", "B3 chunk sizes at BSBW 800 Mb/s", ["a1"] + CHUNKS, 800)):
+        figure, ax = plt.subplots(figsize=(7, 4.6))
+        for method in chosen:
+            line(ax, summary, method, "lslt_pct", "bsbw_mbps", bsbw)
+        baselines_on(ax, summary)
+        clip(ax, summary)
+        ax.set_xlabel("LSLT (%)")
+        ax.set_ylabel("average turnaround (s)")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small", loc="upper left")
+        save(figure, out, file, quiet)
+    # What A1 guarantees and class B only attempts: the links' saturation.
+    figure, ax = plt.subplots(figsize=(7, 4.6))
+    for method in ("a1", "b1", "b2", "b3-85", "b4"):
+        rows = summary[(summary["method"] == method) & (summary["bsbw_mbps"] == 800)].sort_values("lslt_pct")
+        if len(rows):
+            ax.plot(rows["lslt_pct"], rows["mean_link_saturation_mean"], marker="o", markersize=3, label=name(method))
+    ax.plot([40, 120], [0.4, 1.2], color="grey", linewidth=0.8, linestyle="--", label="LSLT")
+    ax.set_xlabel("LSLT (%)")
+    ax.set_ylabel("mean link saturation (demand / capacity)")
+    ax.set_title("Link saturation at BSBW 800 Mb/s")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    save(figure, out, "link_saturation_bsbw800.png", quiet)
+
+
+def spread(summary, method, lslt=100):
+    rows = summary[(summary["method"] == method) & (summary["lslt_pct"] == lslt)]["avg_turnaround_s_mean"]
+    return (rows.max() - rows.min()) / rows.mean() if len(rows) else float("nan")
+
+
+def claims(summary):
+    """(claim, holds, evidence, figure) for each of 000's qualitative claims."""
+    result = []
+    methods = set(summary["method"])
+    bsbws = sorted(summary["bsbw_mbps"].unique())
+    lslts = sorted(summary["lslt_pct"].unique())
+    migration, _ = baseline(summary, "migration-only")
+    ideal, _ = baseline(summary, "ideal")
+    if "initial" in methods:
+        initial = {b: value(summary, "initial", b, lslts[0]) for b in bsbws}
+        worse = [b for b in bsbws if initial[b] > migration]
+        soon = bool(worse) and all(initial[b] > migration for b in bsbws if b >= worse[0])
+        result.append(("Initial Strategy is soon worse than Migration Only", soon,
+                       f"Initial exceeds Migration Only ({migration:.0f} s) from BSBW {worse[0]:g} Mb/s on "
+                       f"({', '.join(f'{b:g}: {initial[b]:.0f}' for b in bsbws)})" if worse else
+                       f"Initial stays below Migration Only ({migration:.0f} s) over the whole range", "fig13"))
+        for method in ("a1", "b1"):
+            if method not in methods:
+                continue
+            points = [(b, l) for b in bsbws for l in lslts]
+            better = [(b, l) for b, l in points if value(summary, method, b, l) < initial[b]]
+            result.append((f"{name(method)} beats Initial everywhere", len(better) == len(points),
+                           f"{len(better)} of {len(points)} (BSBW, LSLT) points", "heatmaps"))
+    if "a1" in methods:
+        others = {m: spread(summary, m) for m in ("b1", "b2", "b4") if m in methods}
+        a1 = spread(summary, "a1")
+        result.append(("A1 is stable in BSBW (at LSLT 100%)", all(a1 < s for s in others.values()),
+                       f"spread (max-min)/mean over BSBW: A1 {a1:.1%}; " +
+                       ", ".join(f"{name(m)} {s:.1%}" for m, s in others.items()), "fig13"))
+        over = [(b, value(summary, "a1", b, 100) - min(value(summary, "a1", b, 110), value(summary, "a1", b, 120)))
+                for b in bsbws]
+        pays = [b for b, gain in over if gain > 0]
+        result.append(("Slight over-saturation can pay (A1 at LSLT 110-120% beats A1 at 100%)", bool(pays),
+                       f"at BSBW {', '.join(f'{b:g}' for b in pays)} Mb/s" if pays else "at no BSBW", "fig16"))
+    chunks = [c for c in CHUNKS if c in methods]
+    if chunks and "a1" in methods:
+        best = {c: sum(value(summary, c, b, 100) < value(summary, "a1", b, 100) for b in bsbws) for c in chunks}
+        top = max(best, key=best.get)
+        result.append(("B3 beats A1 even at LSLT 100%", best[top] == len(bsbws),
+                       "BSBW values where B3 is below A1 at LSLT 100%: " +
+                       ", ".join(f"{name(c)} {n}/{len(bsbws)}" for c, n in best.items()), "fig14"))
+        b3_spread = {c: spread(summary, c) for c in chunks}
+        b_spreads = {m: spread(summary, m) for m in ("b1", "b2", "b4") if m in methods}
+        result.append(("B3 is very stable in BSBW, more than the other class B methods",
+                       all(max(b3_spread.values()) < s for s in b_spreads.values()),
+                       "spread over BSBW at LSLT 100%: " + ", ".join(f"{name(c)} {s:.1%}" for c, s in b3_spread.items())
+                       + "; " + ", ".join(f"{name(m)} {s:.1%}" for m, s in b_spreads.items()), "fig14"))
+        mean_of = {c: summary[summary["method"] == c]["avg_turnaround_s_mean"].mean() for c in chunks}
+        best_chunk = min(mean_of, key=mean_of.get)
+        result.append(("An 85% chunk is best", best_chunk == "b3-85",
+                       "mean over the BSBW x LSLT surface: " +
+                       ", ".join(f"{name(c)} {v:.0f}" for c, v in mean_of.items()), "fig17-18"))
+        toward = mean_of[chunks[-1]] <= migration + 1e-9 or abs(mean_of[chunks[-1]] - migration) < abs(
+            mean_of[chunks[0]] - migration)
+        result.append(("B3 tends to Migration Only as the chunk grows", toward,
+                       f"surface means from {name(chunks[0])} {mean_of[chunks[0]]:.0f} to {name(chunks[-1])} "
+                       f"{mean_of[chunks[-1]]:.0f}; Migration Only {migration:.0f}", "fig14"))
+    surface = [m for m in ("a1", "b1", "b2", "b4") + tuple(chunks) if m in methods]
+    if "b4" in surface:
+        means = {m: summary[summary["method"] == m]["avg_turnaround_s_mean"].mean() for m in surface}
+        worst = max(means, key=means.get)
+        result.append(("B4 is the worst", worst == "b4",
+                       "mean over the surface: " + ", ".join(f"{name(m)} {v:.0f}" for m, v in means.items()),
+                       "heatmaps"))
+    result.append(("Trends are stronger with more clusters", None,
+                   "not examined by this experiment (4 clusters only); `--set clusters=8` runs it", "-"))
+    return result, migration, ideal
+
+
+def report(summary, folder):
+    found, migration, ideal = claims(summary)
+    lines = ["# Jones et al. 2004 reproduced: baselines and claims", "",
+             "Written by `gridsim plot jones2004` from this folder's summary.csv (means over seeds; "
+             "± is the 95% interval).", "", "| baseline | paper | ours | difference |", "|---|---|---|---|"]
+    for method in ("migration-only", "ideal"):
+        mean, ci = baseline(summary, method)
+        if mean == mean:
+            ci_text = f" ± {ci:.1f}" if ci == ci else ""
+            lines.append(f"| {name(method)} | {PUBLISHED[method]:.0f} s | {mean:.1f}{ci_text} s | "
+                         f"{(mean - PUBLISHED[method]) / PUBLISHED[method]:+.1%} |")
+    lines += ["", "| claim of the paper | holds? | evidence | figure |", "|---|---|---|---|"]
+    for claim, holds, evidence, figure in found:
+        verdict = "not examined" if holds is None else ("holds" if holds else "does not hold")
+        lines.append(f"| {claim} | {verdict} | {evidence} | {figure} |")
+    with open(os.path.join(folder, "reproduction.md"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+    return os.path.join(folder, "reproduction.md")
+
+
+def plot(folder, out, quiet):
+    summary = load(folder)
+    out = out or os.path.join(folder, "figures")
+    os.makedirs(out, exist_ok=True)
+    figures(summary, out, quiet)
+    path = report(summary, folder)
+    if not quiet:
+        print(path)
