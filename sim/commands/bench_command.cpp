@@ -21,6 +21,7 @@
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
 #include "sim/commands/commands.hpp"
+#include "sim/experiments/coalloc_study.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
 #include "sim/experiments/local_replay.hpp"
@@ -69,6 +70,10 @@ std::vector<CaseSpec> all_cases(bool quick) {
     cases.push_back({std::string("jobs-") + jobs,
                      std::string("synthetic:100, ") + jobs + " jobs per server, S-I, random:8 partners", false});
   }
+  const std::string coalloc = quick ? "4 x 100 nodes, 160,000 jobs" : "4 x 100 nodes, 1.6 million jobs";
+  cases.push_back({"coalloc-migration", "Jones et al. 2004, Migration Only, " + coalloc, false});
+  cases.push_back(
+      {"coalloc-a1", "Jones et al. 2004, A1 at BSBW 800, LSLT 120% (links over-saturate), " + coalloc, false});
   return cases;
 }
 
@@ -146,6 +151,23 @@ ExperimentSpec synthetic_spec(std::size_t servers, std::size_t jobs_per_server) 
   return spec;
 }
 
+CaseResult run_coalloc_case(CoallocationMethod method, bool quick) {
+  CoallocSpec spec;  // 000's grid and workload
+  spec.jobs_per_cluster = quick ? 40'000 : 400'000;
+  spec.config.method = method;
+  spec.config.traffic.bisection_mbps = 800;
+  spec.config.lslt = 1.2;
+  const std::vector<Job> jobs = coalloc_workload(spec);
+  const auto start = Clock::now();
+  const CoallocResult result = run_coalloc(spec, jobs, false);
+  CaseResult r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.jobs = result.jobs;
+  r.events = result.events;
+  r.extra = {{"avg_turnaround_s", result.avg_turnaround_s}, {"retimings", result.retimings}};
+  return r;
+}
+
 CaseResult run_case(const std::string& name, bool quick, const std::optional<std::string>& trace_dir) {
   if (name == "replay-fcfs") return run_replay_case(LocalPolicy::fcfs, trace_dir);
   if (name == "replay-easy") return run_replay_case(LocalPolicy::easy, trace_dir);
@@ -161,6 +183,8 @@ CaseResult run_case(const std::string& name, bool quick, const std::optional<std
     return run_grid_case(spec);
   }
   if (name == "network-10k") return run_network_case();
+  if (name == "coalloc-migration") return run_coalloc_case(CoallocationMethod::migration_only, quick);
+  if (name == "coalloc-a1") return run_coalloc_case(CoallocationMethod::a1, quick);
   const std::size_t per = quick ? 100 : 1000;
   if (name == "scale-12") return run_grid_case(synthetic_spec(12, per));
   if (name == "scale-100") return run_grid_case(synthetic_spec(100, per));

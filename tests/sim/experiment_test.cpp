@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -213,6 +214,48 @@ BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_fo
   BOOST_REQUIRE_EQUAL(gridsim("sweep " + experiment + " --out " + out.string() + " --set jobs=16 --overwrite"), 0);
   BOOST_TEST(read_text(out / "runs" / "si_seed1.json").find("\"jobs\": \"16\"") != std::string::npos);
   fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(a_coalloc_sweep_runs_each_distinct_run_once_and_checks_the_papers_claims) {
+  // Jones et al.'s experiment, scaled down: Migration Only reads neither
+  // BSBW nor LSLT, so its four names are one run; A1 at two LSLTs is two.
+  const fs::path dir = fs::temp_directory_path() / "gridpeer_coalloc_sweep_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream file(dir / "tiny.toml");
+    file << "[experiment]\nname = \"tiny\"\nmodel = \"coalloc\"\nseeds = [1, 2]\n"
+            "[fixed]\njobs-per-cluster = 300\nbsbw = 800\n"
+            "[[axis]]\nname = \"method\"\nvalues = [\"migration-only\", \"a1\"]\n"
+            "[[axis]]\nname = \"lslt\"\nvalues = [80, 120]\nlabel = \"lslt{}\"\n";
+  }
+  const fs::path out = dir / "out";
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (dir / "tiny.toml").string() + " --out " + out.string()), 0);
+  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
+  BOOST_REQUIRE_EQUAL(results.size(), 8U);
+  std::map<std::string, double> turnaround;
+  for (const auto& run : results) turnaround[run["run"].get<std::string>()] = run["avg_turnaround_s"].get<double>();
+  BOOST_TEST(turnaround["migration-only_lslt80_seed1"] == turnaround["migration-only_lslt120_seed1"]);
+  BOOST_TEST(turnaround["a1_lslt80_seed1"] != turnaround["a1_lslt120_seed1"]);
+  const auto saved = nlohmann::json::parse(read_text(out / "runs" / "migration-only_lslt80_seed1.json"));
+  BOOST_TEST(saved["identity"]["options"]["lslt"].is_null());  // not read, so not part of the run
+  BOOST_TEST(read_text(out / "summary.csv").find("avg_turnaround_s_mean") != std::string::npos);
+  // A typo names the run, the option and the command whose options apply.
+  {
+    std::ofstream file(dir / "typo.toml");
+    file << "[experiment]\nname = \"typo\"\nmodel = \"coalloc\"\n[fixed]\nlsl = 80\n";
+  }
+  BOOST_TEST(gridsim("sweep " + (dir / "typo.toml").string() + " --out " + (dir / "typo").string()) == 1);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(the_built_in_jones2004_experiment_plans_the_papers_grid) {
+  const auto experiment = gridpeer::sim::load_experiment("jones2004");
+  BOOST_TEST(experiment.model == "coalloc");
+  BOOST_TEST(experiment.report == "jones2004");
+  const auto runs = plan_runs(experiment);
+  BOOST_TEST(runs.size() == 12U * 8U * 9U * experiment.seeds.size());
+  BOOST_TEST(value_of(runs.front().options, "jobs-per-cluster") == "400000");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
