@@ -201,6 +201,7 @@ def plot_sweep(args):
 
 
 def main():
+    global QUIET
     parser = argparse.ArgumentParser(prog="gridsim plot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     jobs = commands.add_parser("jobs", help="figures from per-job CSVs")
@@ -223,9 +224,9 @@ def main():
     elif args.command == "jones2004":
         import jones2004_figures  # built in beside this script
 
-        jones2004_figures.plot(args.folder, args.out, args.quiet)
+        QUIET = args.quiet
+        jones2004_figures.plot(args.folder, args.out, save, args.quiet)
     else:
-        global QUIET
         QUIET = args.quiet
         plot_sweep(args)
 

@@ -57,15 +57,6 @@ def grid(summary, method, metric="avg_turnaround_s"):
     return rows.pivot_table(index="lslt_pct", columns="bsbw_mbps", values=metric + "_mean")
 
 
-def save(figure, out, file, quiet):
-    path = os.path.join(out, file)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    if not quiet:
-        print(path)
-
-
 def baselines_on(ax, summary):
     for method, style in (("migration-only", "--"), ("ideal", ":")):
         mean, _ = baseline(summary, method)
@@ -94,7 +85,7 @@ def line(ax, summary, method, x_axis, fixed_axis, fixed):
                 label=name(method))
 
 
-def figures(summary, out, quiet):
+def figures(summary, out, save):
     methods = [m for m in SURFACES if m in set(summary["method"])]
     # Figs. 7-12 as the paper draws them: surfaces.
     figure = plt.figure(figsize=(15, 9))
@@ -107,7 +98,7 @@ def figures(summary, out, quiet):
         ax.set_ylabel("LSLT (%)")
         ax.set_zlabel("turnaround (s)")
         ax.set_title(name(method))
-    save(figure, out, "fig07-12_surfaces.png", quiet)
+    save(figure, out, "fig07-12_surfaces.png")
     # The same data as heat maps with their values (easier to read off).
     all_methods = [m for m in SURFACES + [c for c in CHUNKS if c not in SURFACES] if m in set(summary["method"])]
     tables = {m: grid(summary, m) for m in all_methods}
@@ -130,37 +121,29 @@ def figures(summary, out, quiet):
         figure.colorbar(image, ax=ax)
     for ax in list(axes.flat)[len(all_methods):]:
         ax.axis("off")
-    save(figure, out, "heatmaps_turnaround.png", quiet)
-    # Figs. 13-14: LSLT 100% against BSBW.
-    for file, title, chosen in (("fig13_lslt100.png", "All methods at LSLT 100%", COMPARED),
-                                ("fig14_b3_lslt100.png", "B3 chunk sizes at LSLT 100%", ["a1"] + CHUNKS)):
+    save(figure, out, "heatmaps_turnaround.png")
+    # Figs. 13-14 (LSLT 100% against BSBW) and 15-18 (against LSLT at BSBW 300 and 800).
+    b3 = ["a1"] + CHUNKS
+    by_bsbw = ("bsbw_mbps", "lslt_pct", "job BSBW (Mb/s)")
+    by_lslt = ("lslt_pct", "bsbw_mbps", "LSLT (%)")
+    for file, title, chosen, (x_axis, fixed_axis, x_label), fixed in (
+            ("fig13_lslt100.png", "All methods at LSLT 100%", COMPARED, by_bsbw, 100),
+            ("fig14_b3_lslt100.png", "B3 chunk sizes at LSLT 100%", b3, by_bsbw, 100),
+            ("fig15_bsbw300.png", "All methods at BSBW 300 Mb/s", COMPARED, by_lslt, 300),
+            ("fig16_bsbw800.png", "All methods at BSBW 800 Mb/s", COMPARED, by_lslt, 800),
+            ("fig17_b3_bsbw300.png", "B3 chunk sizes at BSBW 300 Mb/s", b3, by_lslt, 300),
+            ("fig18_b3_bsbw800.png", "B3 chunk sizes at BSBW 800 Mb/s", b3, by_lslt, 800)):
         figure, ax = plt.subplots(figsize=(7, 4.6))
         for method in chosen:
-            line(ax, summary, method, "bsbw_mbps", "lslt_pct", 100)
+            line(ax, summary, method, x_axis, fixed_axis, fixed)
         baselines_on(ax, summary)
         clip(ax, summary)
-        ax.set_xlabel("job BSBW (Mb/s)")
+        ax.set_xlabel(x_label)
         ax.set_ylabel("average turnaround (s)")
         ax.set_title(title)
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small", loc="upper left")
-        save(figure, out, file, quiet)
-    # Figs. 15-18: against LSLT at BSBW 300 and 800.
-    for file, title, chosen, bsbw in (("fig15_bsbw300.png", "All methods at BSBW 300 Mb/s", COMPARED, 300),
-                                      ("fig16_bsbw800.png", "All methods at BSBW 800 Mb/s", COMPARED, 800),
-                                      ("fig17_b3_bsbw300.png", "B3 chunk sizes at BSBW 300 Mb/s", ["a1"] + CHUNKS, 300),
-                                      ("fig18_b3_bsbw800.png", "B3 chunk sizes at BSBW 800 Mb/s", ["a1"] + CHUNKS, 800)):
-        figure, ax = plt.subplots(figsize=(7, 4.6))
-        for method in chosen:
-            line(ax, summary, method, "lslt_pct", "bsbw_mbps", bsbw)
-        baselines_on(ax, summary)
-        clip(ax, summary)
-        ax.set_xlabel("LSLT (%)")
-        ax.set_ylabel("average turnaround (s)")
-        ax.set_title(title)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small", loc="upper left")
-        save(figure, out, file, quiet)
+        save(figure, out, file)
     # What A1 guarantees and class B only attempts: the links' saturation.
     figure, ax = plt.subplots(figsize=(7, 4.6))
     for method in ("a1", "b1", "b2", "b3-85", "b4"):
@@ -173,7 +156,7 @@ def figures(summary, out, quiet):
     ax.set_title("Link saturation at BSBW 800 Mb/s")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    save(figure, out, "link_saturation_bsbw800.png", quiet)
+    save(figure, out, "link_saturation_bsbw800.png")
 
 
 def spread(summary, method, lslt=100):
@@ -270,11 +253,12 @@ def report(summary, folder):
     return os.path.join(folder, "reproduction.md")
 
 
-def plot(folder, out, quiet):
+def plot(folder, out, save, quiet):
+    """`save(figure, out, file)` writes and closes a figure (gridpeer_plot's)."""
     summary = load(folder)
     out = out or os.path.join(folder, "figures")
     os.makedirs(out, exist_ok=True)
-    figures(summary, out, quiet)
+    figures(summary, out, save)
     path = report(summary, folder)
     if not quiet:
         print(path)
