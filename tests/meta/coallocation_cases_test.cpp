@@ -382,4 +382,31 @@ BOOST_AUTO_TEST_CASE(t2_through_the_meta_scheduler) {
   BOOST_TEST(scheduler->links()->retimings() == 3U);  // A at 100 and 315, B at its start
 }
 
+BOOST_AUTO_TEST_CASE(two_split_jobs_ending_at_one_instant_end_together) {
+  // Fillers leave 30 free nodes on each of two clusters. X (31 nodes) and Y
+  // (29), both 1000 s, arrive at 0; neither fits one cluster, so B4 splits X
+  // 16/15 and Y 14/15. At BSBW 800 each link carries d_X + d_Y > 1000 Mb/s:
+  // both get sd = 1000 / (d_X + d_Y) and end at the same instant. When X's
+  // end frees the links, Y -- ending at that very instant, its part on the
+  // first cluster already finished -- must not be re-timed.
+  const NoNetwork network;
+  CoallocationConfig config;
+  config.method = CoallocationMethod::b4;
+  config.lslt = 2.0;
+  config.traffic = {0.7, 800};
+  auto scheduler = make_coallocation_scheduler({ServerSpec{"C1", 100, 1, 1000, 0}, ServerSpec{"C2", 100, 1, 1000, 1}},
+                                               {1000, 1000}, config, network);
+  const std::vector<Job> jobs{job(1, 70, 0, 0, 5000), job(2, 70, 1, 0, 5000), job(3, 31, 0, 0, 1000),
+                              job(4, 29, 1, 0, 1000)};
+  const double demand = config.traffic.demand_mbps(16, 31) + config.traffic.demand_mbps(14, 29);
+  const double end = 700 + 300 * demand / 1000;
+  const auto ended = run(*scheduler, jobs);
+  BOOST_TEST(at(ended.at(3).end, end));
+  BOOST_TEST(at(ended.at(4).end, end));
+  const auto runs = scheduler->take_split_runs();
+  BOOST_REQUIRE(runs.size() == 2U);
+  BOOST_TEST((runs[0].parts == std::vector<SitePart>{{0, 16}, {1, 15}}));
+  BOOST_TEST((runs[1].parts == std::vector<SitePart>{{0, 14}, {1, 15}}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -165,6 +165,12 @@ void StarLinks::reallot(TimePoint now, std::vector<Retimed>& changed) {
     Running& job = jobs_[k];
     const double sd = allotted_sd_[k];
     if (std::abs(sd - job.sd) <= kSameSlowdown) continue;
+    if (job.end <= now) {
+      // It ends at this very instant (its parts may have finished already):
+      // its work is done, and no share changes that.
+      job.sd = sd;
+      continue;
+    }
     // Drift-free re-timing: the work done since the last change at the old
     // rate, then what is left at the new one.
     const double elapsed = static_cast<double>((now - job.since).count());
