@@ -50,7 +50,9 @@ double percent(const cxxopts::ParseResult& args, const char* name, double low, d
 void add_coalloc_options(cxxopts::Options& options) {
   options.add_options("grid")("clusters", "number of clusters (each with its own arrivals)",
                               cxxopts::value<int>()->default_value("4"))(
-      "nodes", "single-CPU nodes per cluster: one number, or one per cluster (200,100,100,50)",
+      "nodes",
+      "single-CPU nodes per cluster: one number, or one per cluster (200,100,100,50; a list sets the number of "
+      "clusters)",
       cxxopts::value<std::string>()->default_value("100"))(
       "link-mbps", "capacity of every cluster's link to the central switch (Mb/s)",
       cxxopts::value<double>()->default_value("1000"));
