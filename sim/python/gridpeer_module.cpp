@@ -18,6 +18,7 @@
 
 #include "peer/io/cli/parse.hpp"
 #include "sim/experiments/cli_support.hpp"
+#include "sim/experiments/coalloc_study.hpp"
 #include "sim/experiments/experiment_file.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
@@ -102,6 +103,19 @@ std::vector<RunTexts> replay(const std::vector<std::string>& arguments, bool ver
   return results;
 }
 
+/// (result JSON, jobs CSV) of one co-allocation run (gridsim coalloc).
+std::tuple<std::string, std::string> coalloc(const std::vector<std::string>& arguments) {
+  cxxopts::Options options("gridpeer.coalloc");
+  add_coalloc_options(options);
+  const auto args = parse(options, "gridpeer.coalloc", arguments);
+  const CoallocSpec spec = coalloc_spec_from_options(args);
+  const py::gil_scoped_release unlocked;
+  const CoallocResult result = run_coalloc(spec, coalloc_workload(spec), true);
+  nlohmann::json json = coalloc_json(spec, result, true);
+  json["identity"] = coalloc_identity(spec);
+  return {json.dump(), coalloc_jobs_csv(result)};
+}
+
 int sweep(const std::string& experiment, const std::string& out, const std::vector<std::string>& sets,
           const std::string& seeds, std::size_t threads, bool force, bool overwrite, bool verbose) {
   ExperimentFile file = load_experiment(experiment);
@@ -126,6 +140,7 @@ PYBIND11_MODULE(_gridpeer, module) {
   module.def("builtin_experiments", &builtin_experiments);
   module.def("run", &run, py::arg("arguments"));
   module.def("compare", &compare, py::arg("arguments"), py::arg("data_blind"), py::arg("threads"));
+  module.def("coalloc", &coalloc, py::arg("arguments"));
   module.def("replay", &replay, py::arg("arguments"), py::arg("verbose"));
   module.def("sweep", &sweep, py::arg("experiment"), py::arg("out"), py::arg("sets"), py::arg("seeds"),
              py::arg("threads"), py::arg("force"), py::arg("overwrite"), py::arg("verbose"));

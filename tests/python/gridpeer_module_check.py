@@ -70,4 +70,21 @@ check(abs(summary.avg_response_s_mean.iloc[0] - first.avg_response_s.mean()) < 1
 check(summary.avg_response_s_ci95.notna().all(), "sweep: no confidence interval with three seeds")
 
 print("gridpeer_module_check:", "FAILED" if failures else "ok")
+# 4. Jones et al.'s clusters: the same numbers as `gridsim coalloc --out`, and a jobs table.
+split = gridpeer.coalloc(method="b3", chunk=80, bsbw=700, jobs_per_cluster=3000, seed=2)
+out = os.path.join(workdir, "coalloc.json")
+subprocess.run([gridsim, "coalloc", "--method", "b3", "--chunk", "80", "--bsbw", "700", "--jobs-per-cluster", "3000",
+                "--seed", "2", "--out", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+cli = json.load(open(out))
+for metric in ("jobs", "avg_turnaround_s", "fraction_coallocated", "mean_link_saturation", "mean_coalloc_slowdown"):
+    check(split.summary[metric] == cli[metric], f"coalloc {metric}: {split.summary[metric]} != {cli[metric]}")
+check(len(split.jobs) == 12000, f"coalloc jobs table: {len(split.jobs)} rows")
+check(set(split.jobs.placement) == {"local", "migrated", "split"}, f"placements: {set(split.jobs.placement)}")
+check((split.jobs.turnaround_s.mean() - cli["avg_turnaround_s"]) < 1e-3, "the jobs table gives the mean turnaround")
+try:
+    gridpeer.coalloc(method="b5")
+    check(False, "a bad method is refused")
+except ValueError as error:
+    check("--method" in str(error), f"the refusal names the option: {error}")
+
 sys.exit(1 if failures else 0)

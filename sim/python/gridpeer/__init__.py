@@ -19,7 +19,7 @@ import os
 
 from . import _gridpeer
 
-__all__ = ["Run", "run", "compare", "replay", "sweep", "version", "builtin_experiments"]
+__all__ = ["Run", "run", "compare", "coalloc", "replay", "sweep", "version", "builtin_experiments"]
 
 ExperimentError = _gridpeer.ExperimentError
 
@@ -59,13 +59,13 @@ class Run:
     """One run's results: summary (dict), jobs and series (DataFrames)."""
 
     def __init__(self, texts):
-        summary, jobs, series = texts
+        summary, jobs, series = texts if len(texts) == 3 else (*texts, None)
         self.summary = json.loads(summary)
         self.jobs = _table(jobs)
-        self.series = _table(series)
+        self.series = _table(series) if series is not None else None
 
     def __repr__(self):
-        label = self.summary.get("algorithm") or self.summary.get("policy")
+        label = self.summary.get("algorithm") or self.summary.get("policy") or self.summary.get("method")
         return f"<gridpeer.Run {label}: {self.summary.get('jobs')} jobs>"
 
 
@@ -80,6 +80,14 @@ def compare(data_blind=False, threads=None, **options):
     Returns {label: Run}, labels as gridsim prints them."""
     runs = [Run(texts) for texts in _gridpeer.compare(_arguments(options), data_blind, threads or os.cpu_count() or 1)]
     return {r.summary["algorithm"]: r for r in runs}
+
+
+def coalloc(**options):
+    """One run of Jones et al. 2004's clusters, as ``gridsim coalloc`` (options
+    of ``gridsim coalloc --help``: method, lslt, bsbw, chunk, ...). Returns a
+    Run: summary, and jobs (where each ran: local, migrated or split, its parts
+    and lowest slowdown; docs/coallocation.md); series is None."""
+    return Run(_gridpeer.coalloc(_arguments(options)))
 
 
 def replay(verbose=False, **options):
