@@ -89,7 +89,12 @@ void add_coalloc_options(cxxopts::Options& options) {
       "the rest is redistributed) or simple (each job at its worst link's ratio)",
       cxxopts::value<std::string>()->default_value("bottleneck-filling"))(
       "split-order", "order in which a1 tries the clusters: index or most-free",
-      cxxopts::value<std::string>()->default_value("index"));
+      cxxopts::value<std::string>()->default_value("index"))(
+      "bsbw-reading",
+      "what BSBW says of a job's per-process bandwidth PPBW: half-split (BSBW is eq. 1's demand at a half-and-half "
+      "split, PPBW = 4(n-1)BSBW/n^2) or half-processes (BSBW is what one half's n/2 processes send across, "
+      "PPBW = 2 BSBW/n)",
+      cxxopts::value<std::string>()->default_value("half-split"));
 }
 
 CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
@@ -144,6 +149,14 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
   } else {
     throw std::invalid_argument("--allotment: '" + allotment + "' is not bottleneck-filling or simple");
   }
+  const std::string reading = args["bsbw-reading"].as<std::string>();
+  if (reading == "half-split") {
+    spec.config.traffic.reading = BisectionReading::half_split;
+  } else if (reading == "half-processes") {
+    spec.config.traffic.reading = BisectionReading::half_of_processes;
+  } else {
+    throw std::invalid_argument("--bsbw-reading: '" + reading + "' is not half-split or half-processes");
+  }
   const std::string order = args["split-order"].as<std::string>();
   if (order == "index") {
     spec.config.split_order = SplitOrder::index;
@@ -181,6 +194,7 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
       {"k", uses_bandwidth(c.method) ? nlohmann::json(c.traffic.compute_fraction) : null},
       {"chunk", c.method == CoallocationMethod::b3 ? nlohmann::json(c.chunk) : null},
       {"allotment", uses_bandwidth(c.method) ? nlohmann::json(to_string(c.allotment)) : null},
+      {"bsbw_reading", uses_bandwidth(c.method) ? nlohmann::json(to_string(c.traffic.reading)) : null},
       {"split_order", c.method == CoallocationMethod::a1 ? nlohmann::json(to_string(c.split_order)) : null},
   };
   return {{"version", gridpeer_version()}, {"model", "coalloc"}, {"options", options}};
@@ -333,6 +347,7 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
       {"bsbw_mbps", c.traffic.bisection_mbps},
       {"k", c.traffic.compute_fraction},
       {"allotment", to_string(c.allotment)},
+      {"bsbw_reading", to_string(c.traffic.reading)},
       {"split_order", to_string(c.split_order)},
       {"seed", spec.seed},
       {"topology", grid},

@@ -93,6 +93,12 @@ BOOST_AUTO_TEST_CASE(t1_eq1_demand_per_link) {
   BOOST_TEST(std::abs(forty.demand_mbps(30, 40) - 375) < kMbpsTolerance);
   BOOST_TEST(std::abs(forty.demand_mbps(10, 40) - 375) < kMbpsTolerance);
   BOOST_TEST(std::abs(forty.demand_mbps(20, 40) - 500) < kMbpsTolerance);
+  // The other reading: BSBW is n_T/2 processes sending PPBW across, so
+  // PPBW = 2 BSBW / n_T = 25 and a 20/20 split demands 20 x 25 x 20 / 39.
+  CommunicationModel halves_send = forty;
+  halves_send.reading = BisectionReading::half_of_processes;
+  BOOST_TEST(std::abs(halves_send.per_process_mbps(40) - 25) < kMbpsTolerance);
+  BOOST_TEST(std::abs(halves_send.demand_mbps(20, 40) - 20.0 * 25 * 20 / 39) < kMbpsTolerance);
   // An 85/15 split needs 4 x 0.85 x 0.15 = 0.51 BSBW.
   BOOST_TEST(std::abs(CommunicationModel{0.7, 900}.demand_mbps(34, 40) - 0.51 * 900) < kMbpsTolerance);
 }

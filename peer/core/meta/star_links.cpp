@@ -27,10 +27,26 @@ std::string_view to_string(AllotmentRule rule) {
   return "?";
 }
 
+std::string_view to_string(BisectionReading reading) {
+  switch (reading) {
+    case BisectionReading::half_split:
+      return "half-split";
+    case BisectionReading::half_of_processes:
+      return "half-processes";
+  }
+  return "?";
+}
+
 double CommunicationModel::per_process_mbps(int total) const {
   if (total <= 1) return 0;
   const double n = total;
-  return 4.0 * (n - 1.0) * bisection_mbps / (n * n);
+  switch (reading) {
+    case BisectionReading::half_split:
+      return 4.0 * (n - 1.0) * bisection_mbps / (n * n);
+    case BisectionReading::half_of_processes:
+      return 2.0 * bisection_mbps / n;
+  }
+  return 0;
 }
 
 double CommunicationModel::demand_mbps(int here, int total) const {

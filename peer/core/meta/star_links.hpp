@@ -33,6 +33,17 @@ enum class AllotmentRule : std::uint8_t {
 };
 std::string_view to_string(AllotmentRule rule);
 
+/// What a job's BSBW says about its per-process bandwidth PPBW.
+enum class BisectionReading : std::uint8_t {
+  /// BSBW is eq. 1's demand at a half-and-half split (the reading we default
+  /// to): PPBW = 4 (n_T - 1) BSBW / n_T^2.
+  half_split,
+  /// BSBW is what the n_T/2 processes of one half send across, each at
+  /// PPBW: PPBW = 2 BSBW / n_T (about half the demand of the default).
+  half_of_processes,
+};
+std::string_view to_string(BisectionReading reading);
+
 /// 000's traffic of a job split over clusters (eqs. 1-2).
 struct CommunicationModel {
   /// K: the part of the run time that is computation (T_P = K T_E).
@@ -40,9 +51,9 @@ struct CommunicationModel {
   /// BSBW (Mb/s): what a job split half and half demands on each link; the
   /// same for every job of a run. PPBW follows from it (per_process_mbps).
   double bisection_mbps = 500;
+  BisectionReading reading = BisectionReading::half_split;
 
-  /// PPBW of a job of `total` nodes: eq. 1 at n_i = n_T/2 equals BSBW, so
-  /// PPBW = 4 (n_T - 1) BSBW / n_T^2 (0 for a one-node job).
+  /// PPBW of a job of `total` nodes (0 for a one-node job), as `reading` says.
   [[nodiscard]] double per_process_mbps(int total) const;
   /// Eq. 1: demand on the link of a cluster holding `here` of `total` nodes,
   /// (here PPBW)(total - here)/(total - 1): 4x(1-x) BSBW with x = here/total.
