@@ -117,14 +117,12 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
   if (spec.workload.min_cpus < 1 || spec.workload.min_cpus > spec.workload.max_cpus) {
     throw std::invalid_argument("--min-nodes/--max-nodes: need 1 <= min <= max");
   }
-  const int widest = *std::max_element(spec.nodes.begin(), spec.nodes.end());
   int total = 0;
   for (const int n : spec.nodes) total += n;
   if (spec.workload.max_cpus > total) {
     throw std::invalid_argument(
         fmt::format("--max-nodes: {} is more than the grid's {} nodes", spec.workload.max_cpus, total));
   }
-  (void)widest;
   spec.seed = args["seed"].as<std::uint64_t>();
   const std::string method = args["method"].as<std::string>();
   const auto parsed = parse_coallocation_method(method);
@@ -224,10 +222,9 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
   for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
     clusters.push_back(ServerSpec{"C" + std::to_string(c + 1), spec.nodes[c], 1, 1000, static_cast<int>(c)});
     total_nodes += spec.nodes[c];
-    if (spec.workload.max_cpus > total_nodes && c + 1 == spec.nodes.size()) {
-      throw std::invalid_argument("jobs wider than the whole grid could never run");
-    }
   }
+  if (spec.workload.max_cpus > total_nodes)
+    throw std::invalid_argument("jobs wider than the whole grid could never run");
   const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
   const network::StaticNetworkView network(network::star_graph(links));
   const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);

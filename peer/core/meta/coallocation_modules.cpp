@@ -124,7 +124,8 @@ std::optional<JobPlacement> BandwidthAwareSplit::place(const Job& job, const Sit
   reach_.resize(m + 1);
   reach_[m].assign(static_cast<std::size_t>(total) + 1, false);
   reach_[m][0] = true;
-  std::vector<int> prefix(static_cast<std::size_t>(total) + 2);
+  std::vector<int>& prefix = prefix_;
+  prefix.assign(static_cast<std::size_t>(total) + 2, 0);
   for (std::size_t k = m; k-- > 0;) {
     const std::vector<bool>& next = reach_[k + 1];
     prefix[0] = 0;
@@ -158,17 +159,7 @@ std::optional<JobPlacement> BandwidthAwareSplit::place(const Job& job, const Sit
 // ---- class B ----------------------------------------------------------------
 
 std::optional<JobPlacement> SaturationBoundSplit::place(const Job& job, const SiteView& sites) {
-  const StarLinks* links = sites.links();
-  eligible_.clear();
-  int free_total = 0;
-  for (ServerIndex site = 0; site < sites.size(); ++site) {
-    const int free = sites.free_nodes(site);
-    const double saturation = links == nullptr ? 0.0 : links->saturation(site);
-    if (free <= 0 || saturation > lslt_ + 1e-12) continue;
-    eligible_.push_back({site, free, saturation});
-    free_total += free;
-  }
-  if (free_total < job.cpus) return std::nullopt;
+  if (collect_eligible(sites, eligible_) < job.cpus) return std::nullopt;
   auto placement = split(job.cpus, eligible_);
   if (placement) {
     std::sort(placement->parts.begin(), placement->parts.end(),
@@ -177,17 +168,24 @@ std::optional<JobPlacement> SaturationBoundSplit::place(const Job& job, const Si
   return placement;
 }
 
-std::optional<int> SaturationBoundSplit::widest_placeable(const SiteView& sites) const {
+int SaturationBoundSplit::collect_eligible(const SiteView& sites, std::vector<Eligible>& eligible) const {
   const StarLinks* links = sites.links();
+  eligible.clear();
   int free_total = 0;
-  int most = 0;
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     const int free = sites.free_nodes(site);
     const double saturation = links == nullptr ? 0.0 : links->saturation(site);
     if (free <= 0 || saturation > lslt_ + 1e-12) continue;
+    eligible.push_back({site, free, saturation});
     free_total += free;
-    most = std::max(most, free);
   }
+  return free_total;
+}
+
+std::optional<int> SaturationBoundSplit::widest_placeable(const SiteView& sites) const {
+  const int free_total = collect_eligible(sites, widest_scratch_);
+  int most = 0;
+  for (const Eligible& e : widest_scratch_) most = std::max(most, e.free);
   return widest_given(free_total, most);
 }
 

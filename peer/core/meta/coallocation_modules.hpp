@@ -72,6 +72,7 @@ class BandwidthAwareSplit final : public PlacementModule {
   std::vector<ServerIndex> visit_;        // scratch, kept between jobs
   std::vector<Allowed> allowed_;          //
   std::vector<std::vector<bool>> reach_;  // reach_[k][s]: clusters visit_[k..] can hold s nodes
+  std::vector<int> prefix_;               // prefix sums of one reach_ row
 };
 
 /// Class B: split over the clusters whose link saturation is at most LSLT
@@ -109,8 +110,13 @@ class SaturationBoundSplit : public PlacementModule {
   }
 
  private:
+  /// The clusters with a free node and a link within LSLT, in index order,
+  /// into `eligible`; returns their free nodes.
+  int collect_eligible(const SiteView& sites, std::vector<Eligible>& eligible) const;
+
   double lslt_;
-  std::vector<Eligible> eligible_;  // scratch
+  std::vector<Eligible> eligible_;                // scratch of place()
+  mutable std::vector<Eligible> widest_scratch_;  // scratch of widest_placeable()
 };
 
 /// B1: clusters by free nodes, most first. With no LSLT it is 000's Initial
