@@ -13,8 +13,10 @@
 #include "peer/core/meta/coallocation_modules.hpp"
 #include "peer/core/meta/star_links.hpp"
 #include "peer/network/network_view.hpp"
+#include "tests/meta/meta_test_support.hpp"
 
 using namespace gridpeer;
+using namespace gridpeer::testing;
 
 namespace {
 
@@ -38,15 +40,6 @@ std::vector<SitePart> halves(ServerIndex a, ServerIndex b, int each) {
   return {{a, each}, {b, each}};
 }
 
-class NoNetwork final : public network::NetworkView {
- public:
-  [[nodiscard]] Duration transfer_estimate(std::uint64_t /*bytes*/, ServerIndex /*from*/,
-                                           ServerIndex /*to*/) const override {
-    return Duration{};
-  }
-  [[nodiscard]] double bottleneck_bandwidth(ServerIndex /*from*/, ServerIndex /*to*/) const override { return 1e300; }
-};
-
 /// A cluster of `nodes` single-CPU nodes with `free` of them free now (the
 /// rest held by a long job).
 LocalScheduler cluster(const char* name, int nodes, int free) {
@@ -60,17 +53,6 @@ LocalScheduler cluster(const char* name, int nodes, int free) {
     BOOST_REQUIRE(local.submit(filler, TimePoint{}));
   }
   return local;
-}
-
-Job job(JobId id, int nodes, ServerIndex origin = 0, std::int64_t arrival_s = 0, std::int64_t run_s = 1000) {
-  Job j;
-  j.id = id;
-  j.origin = origin;
-  j.cpus = nodes;
-  j.submit = at_seconds(arrival_s);
-  j.run_time = seconds(run_s);
-  j.requested_time = j.run_time;
-  return j;
 }
 
 }  // namespace
@@ -285,36 +267,6 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(coallocation_baselines)
 
 namespace {
-
-struct Ended {
-  TimePoint start;
-  TimePoint end;
-  ServerIndex site;
-};
-
-/// Runs `jobs` (in submit order) through `scheduler` to the end.
-std::map<JobId, Ended> run(MetaScheduler& scheduler, const std::vector<Job>& jobs) {
-  std::map<JobId, Ended> ended;
-  const auto take = [&] {
-    for (const SchedulerOutput& output : scheduler.take_outputs()) {
-      const auto* done = std::get_if<JobEnded>(&output);
-      BOOST_REQUIRE(done != nullptr);
-      BOOST_REQUIRE(done->outcome == JobOutcome::completed);
-      BOOST_REQUIRE(ended.count(done->record.id) == 0U);
-      ended[done->record.id] = {done->record.start, done->record.end, done->record.executed_on};
-    }
-    BOOST_CHECK_NO_THROW(scheduler.check_invariants());
-  };
-  for (const Job& j : jobs) {
-    scheduler.submit(j, j.submit);
-    take();
-  }
-  for (TimePoint next = scheduler.next_deadline(); next != kNever; next = scheduler.next_deadline()) {
-    scheduler.advance(next);
-    take();
-  }
-  return ended;
-}
 
 std::vector<Job> t5_jobs() {
   // (arrival, nodes, origin, T_E)

@@ -69,6 +69,16 @@ int AvailabilityProfile::free_at(TimePoint t) const {
   return steps_[step_index_at(t)].free;
 }
 
+int AvailabilityProfile::min_free(TimePoint start, Duration length) const {
+  assert(length > Duration::zero());
+  const TimePoint end = saturating_add(start, length);
+  int least = total_nodes_;
+  for (std::size_t i = step_index_at(std::max(start, origin())); i < steps_.size() && steps_[i].at < end; ++i) {
+    least = std::min(least, steps_[i].free);
+  }
+  return least;
+}
+
 bool AvailabilityProfile::fits_at(TimePoint start, int nodes, Duration length) const {
   if (nodes > total_nodes_) return false;
   const TimePoint end = saturating_add(start, length);

@@ -29,6 +29,8 @@ class AvailabilityProfile {
   void release(TimePoint start, TimePoint end, int nodes);
 
   [[nodiscard]] int free_at(TimePoint t) const;
+  /// The fewest nodes free at any time in [start, start + length) (length > 0).
+  [[nodiscard]] int min_free(TimePoint start, Duration length) const;
   /// Whether `nodes` stay free over [start, start + length).
   [[nodiscard]] bool fits_at(TimePoint start, int nodes, Duration length) const;
   /// The earliest t >= not_before with `nodes` free over [t, t + length);

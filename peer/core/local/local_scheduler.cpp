@@ -79,11 +79,29 @@ bool LocalScheduler::submit_pinned(const LocalJobRequest& request, int nodes, Du
     events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
     return false;
   }
+  // A part of a job that waits in this queue replaces it (001: a job split
+  // over its home and other clusters), in the same re-plan.
+  const auto waiting =
+      std::find_if(queue_.begin(), queue_.end(), [&](const Queued& job) { return job.plan.id == request.id; });
+  if (waiting != queue_.end()) {
+    if (!waiting->plan.ready) --awaiting_input_;
+    queue_.erase(waiting);
+  }
   const Pinned pinned{PlannedJob{request.id, nodes, planned}, start, request.actual, std::nullopt};
   const auto at = std::upper_bound(pinned_.begin(), pinned_.end(), start,
                                    [](TimePoint t, const Pinned& other) { return t < other.start; });
   pinned_.insert(at, pinned);
   start_pinned_due(now_);
+  replan(now_);
+  return true;
+}
+
+bool LocalScheduler::withdraw(JobId id, TimePoint now) {
+  advance(now);
+  const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const Queued& job) { return job.plan.id == id; });
+  if (it == queue_.end()) return false;
+  if (!it->plan.ready) --awaiting_input_;
+  queue_.erase(it);
   replan(now_);
   return true;
 }
@@ -199,7 +217,15 @@ void LocalScheduler::replan(TimePoint now) {
   std::vector<Queued> still_waiting;
   still_waiting.reserve(queue_.size());
   const bool fcfs = planner_.config().policy == LocalPolicy::fcfs;
+  if (!fcfs) hold_reservations(now);
   for (Queued& job : queue_) {
+    if (!fcfs && job.reserved_at) {
+      // Its turn: its old reservation is given back, and it is placed again --
+      // no later than before, since every job placed so far in this pass went
+      // around that reservation.
+      profile_.release(*job.reserved_at, saturating_add(*job.reserved_at, job.plan.planned), job.plan.nodes);
+      job.reserved_at.reset();
+    }
     if (fcfs && !still_waiting.empty()) {
       // Nobody overtakes under FCFS: the rest can wait for complete_plan().
       job.reserved_at.reset();
@@ -217,6 +243,25 @@ void LocalScheduler::replan(TimePoint now) {
   queue_.swap(still_waiting);
   planned_jobs_ = fcfs ? std::min<std::size_t>(queue_.size(), 1) : queue_.size();
   invalidate_forecast();
+}
+
+void LocalScheduler::hold_reservations(TimePoint now) {
+  // Compression that never delays (Mu'alem & Feitelson 2001): until a job's
+  // turn in the pass, the reservation it had stays in the profile, so jobs
+  // ahead of it that move earlier cannot move into its window. Rebuilt in
+  // queue order from nothing, a job that had backfilled ahead of an earlier
+  // one could be pushed back by it (001's invariant: no reservation is ever
+  // delayed). A reservation that no longer fits -- a running job's end or a
+  // pinned window moved later from outside -- is dropped, and its job placed
+  // afresh at its turn.
+  for (Queued& job : queue_) {
+    if (!job.reserved_at) continue;
+    if (*job.reserved_at < now || !profile_.fits_at(*job.reserved_at, job.plan.nodes, job.plan.planned)) {
+      job.reserved_at.reset();
+      continue;
+    }
+    profile_.reserve(*job.reserved_at, saturating_add(*job.reserved_at, job.plan.planned), job.plan.nodes);
+  }
 }
 
 void LocalScheduler::complete_plan() const {
@@ -322,41 +367,88 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
   for (const auto& [key, job] : running_) ends.emplace(job.planned_end, job.nodes);
   std::vector<PlannedJob> waiting;
   waiting.reserve(queue_.size() + 1);
+  // Backfilling policies hold each job's reservation until its turn in a
+  // pass (hold_reservations): the forecast carries them from pass to pass,
+  // starting from the live plan's.
+  const bool holds = planner_.config().policy != LocalPolicy::fcfs;
+  std::vector<std::optional<TimePoint>> held;
   // A job still waiting for its input is predicted ready at its expected
   // arrival, or now if that has passed.
   std::set<TimePoint> arrivals;
   for (const Queued& job : queue_) {
     if (waiting.size() == kForecastQueueLimit && probe == nullptr) break;
     waiting.push_back(job.plan);
+    held.push_back(holds ? job.reserved_at : std::nullopt);
     if (!job.plan.ready) {
       waiting.back().ready_at = std::max(job.plan.ready_at, now_);
       arrivals.insert(waiting.back().ready_at);
     }
   }
-  if (probe != nullptr) waiting.push_back(*probe);
+  if (probe != nullptr) {
+    waiting.push_back(*probe);
+    held.emplace_back();
+  }
   // Pinned work holds its windows in every pass; its ends free nodes.
   for (const Pinned& job : pinned_) arrivals.insert(job.start + job.plan.planned);
   std::vector<PlannedJob> still_waiting;
-  for (TimePoint t = now_;;) {
+  std::vector<std::optional<TimePoint>> still_held;
+  // One predicted pass at t; returns where it places the probe, if it does.
+  const auto pass_at = [&](TimePoint t) -> std::optional<TimePoint> {
     AvailabilityProfile profile(server_.nodes, t);
     for (const auto& [end, nodes] : ends) profile.reserve(t, end, nodes);
     for (const Pinned& job : pinned_) {
       const TimePoint end = job.start + job.plan.planned;
       if (end > t) profile.reserve(std::max(job.start, t), end, job.plan.nodes);
     }
-    PlanCursor cursor = planner_.start_cursor(t);
-    still_waiting.clear();
-    for (PlannedJob& job : waiting) {
-      job.ready = job.ready_by(t);
-      if (planner_.place(profile, job, t, cursor).kind != Placement::Kind::start_now) {
-        still_waiting.push_back(job);
+    for (std::size_t i = 0; i < waiting.size(); ++i) {
+      if (!held[i]) continue;
+      if (*held[i] < t || !profile.fits_at(*held[i], waiting[i].nodes, waiting[i].planned)) {
+        held[i].reset();
         continue;
       }
-      if (probe != nullptr && job.id == kHypotheticalJob) return t;
+      profile.reserve(*held[i], saturating_add(*held[i], waiting[i].planned), waiting[i].nodes);
+    }
+    PlanCursor cursor = planner_.start_cursor(t);
+    still_waiting.clear();
+    still_held.clear();
+    for (std::size_t i = 0; i < waiting.size(); ++i) {
+      PlannedJob& job = waiting[i];
+      if (held[i]) profile.release(*held[i], saturating_add(*held[i], job.planned), job.nodes);
+      job.ready = job.ready_by(t);
+      const Placement placement = planner_.place(profile, job, t, cursor);
+      if (probe != nullptr && job.id == kHypotheticalJob && placement.kind != Placement::Kind::unplaced) {
+        return placement.at;
+      }
+      if (placement.kind != Placement::Kind::start_now) {
+        still_waiting.push_back(job);
+        still_held.push_back(holds && placement.kind == Placement::Kind::reserved ? std::optional(placement.at)
+                                                                                 : std::nullopt);
+        continue;
+      }
       ends.emplace(t + job.planned, job.nodes);
     }
     waiting.swap(still_waiting);
+    held.swap(still_held);
     if (record != nullptr) record->push_back({t, std::move(profile), cursor});
+    return std::nullopt;
+  };
+  // The first pass is the live plan with the probe appended, as a submission
+  // now would place it (a backfilling plan made again at once may differ:
+  // compression holds the reservations it had). While a job awaits its input
+  // the plan is made again, with overdue inputs predicted to arrive now.
+  if (awaiting_input_ == 0) {
+    complete_plan();
+    AvailabilityProfile profile = profile_;
+    PlanCursor cursor = cursor_;
+    if (probe != nullptr) {
+      const Placement placement = planner_.place(profile, waiting.back(), now_, cursor);
+      if (placement.kind != Placement::Kind::unplaced) return placement.at;
+    }
+    if (record != nullptr) record->push_back({now_, std::move(profile), cursor});
+  } else if (const auto placed = pass_at(now_)) {
+    return *placed;
+  }
+  for (TimePoint t = now_;;) {
     const auto next_arrival = arrivals.upper_bound(t);
     const TimePoint next_end = ends.empty() ? kNever : ends.begin()->first;
     const TimePoint next = std::min(next_end, next_arrival == arrivals.end() ? kNever : *next_arrival);
@@ -366,6 +458,7 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
     }
     t = next;
     while (!ends.empty() && ends.begin()->first == t) ends.erase(ends.begin());
+    if (const auto placed = pass_at(t)) return *placed;
   }
 }
 
@@ -400,6 +493,34 @@ double LocalScheduler::resource_utilization() const {
 const AvailabilityProfile& LocalScheduler::plan_profile() const {
   complete_plan();
   return profile_;
+}
+
+int LocalScheduler::reservation_safe_nodes(TimePoint from, Duration window, std::optional<JobId> own) const {
+  assert(from >= now_);
+  const AvailabilityProfile& plan = plan_profile();
+  const Duration length = std::max(window, kMinimumPlan);
+  const Queued* job = own ? reserved_entry(*own) : nullptr;
+  if (job == nullptr) return plan.min_free(from, length);
+  AvailabilityProfile without = plan;
+  without.release(*job->reserved_at, *job->reserved_at + job->plan.planned, job->plan.nodes);
+  return without.min_free(from, length);
+}
+
+std::optional<TimePoint> LocalScheduler::reserved_start(JobId id) const {
+  const Queued* job = reserved_entry(id);
+  return job == nullptr ? std::nullopt : job->reserved_at;
+}
+
+const LocalScheduler::Queued* LocalScheduler::reserved_entry(JobId id) const {
+  complete_plan();
+  // A pass reserves waiting jobs in queue order until its depth is reached:
+  // the reserved jobs are a prefix of the queue, so the search stops at the
+  // first job without a reservation (it costs the depth, not the queue).
+  for (const Queued& job : queue_) {
+    if (!job.reserved_at) return nullptr;
+    if (job.plan.id == id) return &job;
+  }
+  return nullptr;
 }
 
 std::vector<Reservation> LocalScheduler::reservation_schedule() const {

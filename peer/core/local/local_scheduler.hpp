@@ -37,6 +37,7 @@ struct LocalJobRequest {
   /// queued jobs plan around. Rejected when running and other pinned work
   /// leave no room for it then; it slips only if a running job's end is
   /// moved past it from outside (set_finish), to the earliest room after.
+  /// A queued job of the same id is taken out of the queue in the same step.
   std::optional<TimePoint> pinned_start;
 };
 
@@ -77,6 +78,11 @@ class LocalScheduler {
   /// the reservations behind the job move earlier or later with its end.
   void set_finish(JobId id, TimePoint finish, TimePoint now);
 
+  /// Takes a queued job out of the queue (001: a job that waited at home
+  /// and was placed elsewhere); the plan closes up behind it. Returns false
+  /// when no such job waits here (running, pinned, or unknown).
+  bool withdraw(JobId id, TimePoint now);
+
   // ---- outputs ----------------------------------------------------------
   /// When advance() must next be called (a job finishes, or a pinned job
   /// starts); kNever when idle.
@@ -87,14 +93,17 @@ class LocalScheduler {
 
   // ---- queries (at now(): advance first; they change nothing) -------------
   /// AWT (002 §3.1): how long a job of `cpus` CPUs planned for `planned`,
-  /// submitted now, would wait before starting under this server's policy.
+  /// submitted now, would wait before starting under this server's policy:
+  /// until the start its first placement promises (start now, or a
+  /// reservation -- which backfilling's compression may only bring earlier).
   /// kForever when it can never fit.
   [[nodiscard]] Duration approximate_wait(int cpus, Duration planned) const;
   /// approximate_wait() < limit, found without looking past `limit` (the
   /// phi test runs for every waiting job at every period).
   [[nodiscard]] bool wait_is_below(int cpus, Duration planned, Duration limit) const;
-  /// The same answer by simulating the policy forward from the current state
-  /// with planned times: the slow reference that approximate_wait() matches.
+  /// The same answer by simulating the policy's passes forward from the
+  /// current state with planned times, until one places the job: the slow
+  /// reference that approximate_wait() matches.
   [[nodiscard]] Duration approximate_wait_by_simulation(int cpus, Duration planned) const;
   /// RU (002 §3.1.1): CPUs allocated to running jobs (whole nodes) / CPUs.
   [[nodiscard]] double resource_utilization() const;
@@ -103,6 +112,17 @@ class LocalScheduler {
   [[nodiscard]] std::vector<Reservation> reservation_schedule() const;
   /// The same schedule as free nodes over time (001's F_c over a window).
   [[nodiscard]] const AvailabilityProfile& plan_profile() const;
+  /// 001's reservation-safe free nodes F_c: the fewest nodes the plan leaves
+  /// free over [from, from + window), after giving back `own`'s reservation
+  /// if it holds one here (a job weighed for a move is not in its own way).
+  /// Work placed on them delays no running job and no reservation. `from` is
+  /// no earlier than now(): a caller whose time is ahead of this scheduler's
+  /// last event (nothing happened here since) passes its own.
+  [[nodiscard]] int reservation_safe_nodes(TimePoint from, Duration window,
+                                           std::optional<JobId> own = std::nullopt) const;
+  /// Where the current plan reserves queued job `id` to start (nullopt: it
+  /// waits here with no reservation, or is not queued here).
+  [[nodiscard]] std::optional<TimePoint> reserved_start(JobId id) const;
 
   [[nodiscard]] const ServerSpec& server() const { return server_; }
   [[nodiscard]] const LocalPolicyConfig& policy() const { return planner_.config(); }
@@ -145,9 +165,14 @@ class LocalScheduler {
     PlanCursor cursor;
   };
 
+  /// The queued job `id` if it holds a reservation in the current plan.
+  [[nodiscard]] const Queued* reserved_entry(JobId id) const;
   void finish_due(TimePoint t);
   void start_pinned_due(TimePoint t);
   void replan(TimePoint now);
+  /// Backfilling policies: puts the current plan's reservations into the new
+  /// plan's profile, each to be released at its job's turn.
+  void hold_reservations(TimePoint now);
   /// Running jobs' planned ends, and pinned windows moved to where they fit
   /// among them (they slip only after an end moved from outside).
   void reserve_fixed(AvailabilityProfile& profile, TimePoint now);

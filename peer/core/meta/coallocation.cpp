@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "peer/core/meta/reservation_safe.hpp"
+
 namespace gridpeer {
 namespace {
 
@@ -18,7 +20,27 @@ constexpr std::array<std::pair<CoallocationMethod, std::string_view>, 8> kNames{
     {CoallocationMethod::b4, "b4"},
 }};
 
+constexpr std::array<std::pair<GridSharing, std::string_view>, 3> kSharingNames{{
+    {GridSharing::full, "full"},
+    {GridSharing::reservation_safe, "reservation-safe"},
+    {GridSharing::none, "none"},
+}};
+
 }  // namespace
+
+std::string_view to_string(GridSharing sharing) {
+  for (const auto& [s, name] : kSharingNames) {
+    if (s == sharing) return name;
+  }
+  return "?";
+}
+
+std::optional<GridSharing> parse_grid_sharing(std::string_view text) {
+  for (const auto& [s, name] : kSharingNames) {
+    if (name == text) return s;
+  }
+  return std::nullopt;
+}
 
 std::string_view to_string(CoallocationMethod method) {
   for (const auto& [m, name] : kNames) {
@@ -37,6 +59,21 @@ std::optional<CoallocationMethod> parse_coallocation_method(std::string_view tex
 std::string method_label(const CoallocationConfig& config) {
   std::string label(to_string(config.method));
   if (config.method == CoallocationMethod::b3) label += "-" + std::to_string(std::lround(config.chunk * 100));
+  const auto local = [&] {
+    std::string policy(to_string(config.local.policy));
+    if (config.local.policy == LocalPolicy::conservative && config.local.reservation_depth > 0) {
+      policy += "-" + std::to_string(config.local.reservation_depth);
+    }
+    return policy;
+  };
+  switch (config.sharing) {
+    case GridSharing::full:
+      return label;
+    case GridSharing::reservation_safe:
+      return "safe " + label + " over " + local();
+    case GridSharing::none:
+      return "no-share " + local();
+  }
   return label;
 }
 
@@ -61,40 +98,59 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
     }
   }
   std::vector<std::unique_ptr<PlacementModule>> chain;
-  chain.push_back(std::make_unique<LocalFirst>());
-  chain.push_back(std::make_unique<BestFitMigration>());
+  std::unique_ptr<PlacementModule> splitter;
   switch (config.method) {
     case CoallocationMethod::migration_only:
       break;
     case CoallocationMethod::ideal:
-      chain.push_back(std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "ideal"));
+      splitter = std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "ideal");
       for (double& capacity : link_mbps) capacity = StarLinks::kUnlimited;
       break;
     case CoallocationMethod::initial:
-      chain.push_back(std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "initial"));
+      splitter = std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "initial");
       break;
     case CoallocationMethod::a1:
-      chain.push_back(std::make_unique<BandwidthAwareSplit>(config.lslt, config.split_order));
+      splitter = std::make_unique<BandwidthAwareSplit>(config.lslt, config.split_order);
       break;
     case CoallocationMethod::b1:
-      chain.push_back(std::make_unique<LargestFreeFirst>(config.lslt));
+      splitter = std::make_unique<LargestFreeFirst>(config.lslt);
       break;
     case CoallocationMethod::b2:
-      chain.push_back(std::make_unique<LeastSaturatedFirst>(config.lslt));
+      splitter = std::make_unique<LeastSaturatedFirst>(config.lslt);
       break;
     case CoallocationMethod::b3:
-      chain.push_back(std::make_unique<LargeChunkFirst>(config.lslt, config.chunk));
+      splitter = std::make_unique<LargeChunkFirst>(config.lslt, config.chunk);
       break;
     case CoallocationMethod::b4:
-      chain.push_back(std::make_unique<RoundRobinSplit>(config.lslt));
+      splitter = std::make_unique<RoundRobinSplit>(config.lslt);
+      break;
+  }
+  switch (config.sharing) {
+    case GridSharing::full:
+      // 000 / ICS: LA -> MIG -> the method, all on nodes free now.
+      chain.push_back(std::make_unique<LocalFirst>());
+      chain.push_back(std::make_unique<BestFitMigration>());
+      if (splitter) chain.push_back(std::move(splitter));
+      break;
+    case GridSharing::reservation_safe:
+      // ICS+B: the home queue is LA (phase 1); MIG and the method see only
+      // reservation-safe nodes (phase 2).
+      chain.push_back(std::make_unique<ReservationSafe>(std::make_unique<BestFitMigration>()));
+      if (splitter) chain.push_back(std::make_unique<ReservationSafe>(std::move(splitter)));
+      break;
+    case GridSharing::none:
       break;
   }
   MetaSchedulerOptions options;
   options.discipline = QueueDiscipline::skipping;
   options.stage_data = false;  // 000 models no data: a migrated job starts at once
   options.links = std::make_unique<StarLinks>(std::move(link_mbps), config.traffic, config.allotment, start);
-  return std::make_unique<MetaScheduler>(std::move(clusters), LocalPolicyConfig{LocalPolicy::fcfs, 0}, std::move(chain),
-                                         std::move(options), network, start);
+  options.queue_at_origin = config.sharing != GridSharing::full;
+  // With jobs only in the global queue, a local scheduler only ever starts
+  // what a module placed on its free nodes: FCFS there changes nothing.
+  const LocalPolicyConfig local = options.queue_at_origin ? config.local : LocalPolicyConfig{LocalPolicy::fcfs, 0};
+  return std::make_unique<MetaScheduler>(std::move(clusters), local, std::move(chain), std::move(options), network,
+                                         start);
 }
 
 }  // namespace gridpeer

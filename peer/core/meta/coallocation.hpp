@@ -34,6 +34,18 @@ std::string_view to_string(CoallocationMethod method);
 /// "migration-only", "ideal", "initial", "a1", "b1", "b2", "b3", "b4".
 std::optional<CoallocationMethod> parse_coallocation_method(std::string_view text);
 
+/// How much of its cluster a site shares with the grid (Jones & Ligon 2006, "001").
+enum class GridSharing : std::uint8_t {
+  full,              ///< every free node, whoever waits (000's schedulers; 001's ICS)
+  reservation_safe,  ///< jobs wait at home under --local-policy; the grid gets only nodes
+                     ///< no local reservation needs over the job's run (001's ICS+B)
+  none,              ///< every cluster alone under --local-policy (001's No Share)
+};
+
+std::string_view to_string(GridSharing sharing);
+/// "full", "reservation-safe", "none".
+std::optional<GridSharing> parse_grid_sharing(std::string_view text);
+
 struct CoallocationConfig {
   CoallocationMethod method = CoallocationMethod::a1;
   /// LSLT: the link saturation a split may reach (A1: demand within LSLT of
@@ -44,9 +56,14 @@ struct CoallocationConfig {
   CommunicationModel traffic;
   AllotmentRule allotment = AllotmentRule::bottleneck_filling;
   SplitOrder split_order = SplitOrder::index;
+  GridSharing sharing = GridSharing::full;
+  /// The clusters' own queues when jobs wait at home (reservation_safe, none):
+  /// 001 backfills conservatively with 10 reservations.
+  LocalPolicyConfig local{LocalPolicy::conservative, 10};
 };
 
-/// "a1", "b3-85", "migration-only": the method as results name it.
+/// "a1", "b3-85", "migration-only": the method as results name it; with
+/// sharing, "ics+b a1", "no-share conservative-10" (001's names).
 std::string method_label(const CoallocationConfig& config);
 /// Whether the method reads LSLT, BSBW or the chunk (a run of a method that
 /// does not is the same run whatever the value).

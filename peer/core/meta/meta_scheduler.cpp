@@ -17,9 +17,13 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
       links_(std::move(options.links)),
       network_(network),
       queue_(servers.size()),
-      now_(start) {
+      now_(start),
+      queue_at_origin_(options.queue_at_origin),
+      homed_at_(servers.size(), 0) {
   if (servers.empty()) throw std::invalid_argument("a meta-scheduler needs at least one site");
-  if (chain_.empty()) throw std::invalid_argument("a meta-scheduler needs at least one placement module");
+  if (chain_.empty() && !queue_at_origin_) {
+    throw std::invalid_argument("a meta-scheduler needs at least one placement module");
+  }
   locals_.reserve(servers.size());
   for (ServerSpec& server : servers) locals_.emplace_back(std::move(server), policy, start);
   for (ServerIndex i = 0; i < locals_.size(); ++i) server_indices_.push_back(i);
@@ -36,6 +40,15 @@ void MetaScheduler::submit(const Job& job, TimePoint now) {
     return;
   }
   const GlobalQueue::Position position = queue_.push(job);
+  if (queue_at_origin_ && job.cpus <= locals_[job.origin].server().nodes) {
+    // Phase 1: the origin's policy starts it or reserves it; it stays in the
+    // global queue until it starts somewhere.
+    homed_.emplace(job.id, position);
+    ++homed_at_[job.origin];
+    locals_[job.origin].submit({job.id, job.cpus, job.requested_time, job.run_time}, now);
+    collect_all();
+  }
+  if (queue_at_origin_ && chain_.empty()) return;
   pass(now, freed_ ? 0 : position);
   checked();
 }
@@ -106,8 +119,9 @@ std::vector<SchedulerOutput> MetaScheduler::take_outputs() {
 
 ServerLoad MetaScheduler::load(ServerIndex server) const {
   const LocalScheduler& local = locals_.at(server);
+  // A job waiting at home is counted once, as undecided (in the global queue).
   const std::size_t waiting = queue_.waiting_from(server);
-  return {waiting, local.queued_jobs(), local.running_jobs(), local.jobs_awaiting_input(),
+  return {waiting, local.queued_jobs() - homed_at_[server], local.running_jobs(), local.jobs_awaiting_input(),
           local.resource_utilization()};
 }
 
@@ -132,7 +146,7 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first) {
   // and would be left again (placement_module.hpp); under strict FCFS the
   // head holds everything back.
   const auto head = queue_.first(0);
-  if (!head || (discipline_ == QueueDiscipline::blocking && first > *head)) return;
+  if (chain_.empty() || !head || (discipline_ == QueueDiscipline::blocking && first > *head)) return;
   freed_ = false;
   const SiteView sites(locals_, network_, now, links_.get());
   GlobalQueue::Position cursor = first;
@@ -166,7 +180,25 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first) {
     }
     const Job job = waiting;
     queue_.erase(*position);
+    const auto homed = homed_.find(job.id);
+    const bool was_homed = homed != homed_.end();
+    const bool part_at_home = std::any_of(placement->parts.begin(), placement->parts.end(),
+                                          [&](const SitePart& part) { return part.site == job.origin; });
+    if (was_homed) {
+      homed_.erase(homed);
+      --homed_at_[job.origin];
+      freed_ = true;  // its reservation at home is given back
+    }
     dispatch(job, std::move(*placement), now);
+    if (was_homed && !part_at_home) {
+      // Placed by the global phase away from home: it leaves its home queue
+      // only now, so that the plan closing up behind it cannot take nodes
+      // the placement counted on (a part at home replaced it when pinned).
+      const bool withdrawn = locals_[job.origin].withdraw(job.id, now);
+      assert(withdrawn && "a job waiting at home is in its origin's queue");
+      (void)withdrawn;
+      collect_all();
+    }
   }
 }
 
@@ -177,7 +209,18 @@ void MetaScheduler::dispatch(const Job& job, JobPlacement placement, TimePoint n
   }
   const ServerIndex site = placement.parts.front().site;
   placed_[job.id] = Placed{job, site, std::move(placement.parts), 0, kNever, site == job.origin || !stage_data_};
-  if (site == job.origin || !stage_data_) {
+  if (queue_at_origin_) {
+    // The local queues hold their own jobs' reservations: a job the global
+    // phase places starts now, pinned, on nodes it was shown to leave alone.
+    if (site != job.origin) {
+      ++counters_[job.origin].jobs_sent;
+      ++counters_[site].jobs_received;
+    }
+    if (!locals_[site].submit({job.id, job.cpus, job.requested_time, job.run_time, std::nullopt, now}, now)) {
+      throw std::logic_error("job " + std::to_string(job.id) + " was placed on site " + std::to_string(site) +
+                             " without room for it now");
+    }
+  } else if (site == job.origin || !stage_data_) {
     if (!locals_[site].submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_[site].rejected;
   } else {
     // Placed away from home: the input is staged first, and run times scale
@@ -267,8 +310,24 @@ void MetaScheduler::split_part_finished(std::map<JobId, Placed>::iterator it, co
   apply(changed, event.at);
 }
 
+void MetaScheduler::started_at_home(std::map<JobId, GlobalQueue::Position>::iterator homed, const LocalEvent& event) {
+  if (event.kind != LocalEvent::Kind::started) {
+    throw std::logic_error("job " + std::to_string(event.id) + " waiting at home was " +
+                           (event.kind == LocalEvent::Kind::finished ? "finished" : "rejected") + " unstarted");
+  }
+  const Job job = queue_.at(homed->second);
+  queue_.erase(homed->second);
+  homed_.erase(homed);
+  --homed_at_[job.origin];
+  placed_[job.id] = Placed{job, job.origin, {SitePart{job.origin, job.cpus}}, 0, event.at, true};
+}
+
 void MetaScheduler::collect(ServerIndex site) {
   for (const LocalEvent& event : locals_[site].take_events()) {
+    if (const auto homed = homed_.find(event.id); homed != homed_.end()) {
+      started_at_home(homed, event);
+      continue;
+    }
     const auto it = placed_.find(event.id);
     assert(it != placed_.end());
     Placed& placed = it->second;
@@ -315,8 +374,11 @@ void MetaScheduler::check_invariants() const {
   }
   std::size_t parts = 0;
   for (const auto& [id, placed] : placed_) parts += placed.parts.size() > 1 ? placed.parts.size() : 1;
-  require(hosted <= parts, "the sites run placed jobs only");
+  require(hosted <= parts + homed_.size(), "the sites run placed jobs and jobs waiting at home only");
   queue_.for_each([&](const Job& job) { require(placed_.count(job.id) == 0U, "a queued job is not placed yet"); });
+  for (const auto& [id, position] : homed_) {
+    require(queue_.at(position).id == id, "a job waiting at home is in the global queue");
+  }
   for (const auto& [id, placed] : placed_) {
     require(placed.site < locals_.size() && placed.job.id == id, "a placed job is on a site");
     require(placed.site != placed.job.origin || placed.input_here, "a job at home waits for no input");

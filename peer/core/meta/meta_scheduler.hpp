@@ -42,6 +42,12 @@ struct MetaSchedulerOptions {
   /// The clusters' links, when jobs may be split over sites (000); null:
   /// every placement is one site.
   std::unique_ptr<StarLinks> links;
+  /// 001: a job also waits in its origin's local queue, whose policy starts
+  /// and reserves it (phase 1); the chain offers it elsewhere meanwhile
+  /// (phase 2), and a job placed away is withdrawn from home. Jobs the chain
+  /// places start at once, pinned around the local reservations. With an
+  /// empty chain every cluster runs alone (001's No Share).
+  bool queue_at_origin = false;
 };
 
 /// A co-allocated job as it ended (for results: where its parts ran, and
@@ -106,6 +112,8 @@ class MetaScheduler final : public Scheduler {
   /// Takes every site's local events (starts, finishes, rejections) until none are left.
   void collect_all();
   void collect(ServerIndex site);
+  /// A job that waited at home has started there (queue_at_origin).
+  void started_at_home(std::map<JobId, GlobalQueue::Position>::iterator homed, const LocalEvent& event);
   void split_part_finished(std::map<JobId, Placed>::iterator it, const LocalEvent& event);
   void checked() const {
     if constexpr (kCheckInvariants) check_invariants();
@@ -128,6 +136,11 @@ class MetaScheduler final : public Scheduler {
   std::vector<SchedulerCounters> counters_;
   std::vector<SchedulerOutput> outputs_;
   TimePoint now_;
+  bool queue_at_origin_;
+  // queue_at_origin: jobs waiting in their origin's local queue, by id, with
+  // their place in the global queue; and how many wait at each site.
+  std::map<JobId, GlobalQueue::Position> homed_;
+  std::vector<std::size_t> homed_at_;
 };
 
 }  // namespace gridpeer

@@ -30,9 +30,19 @@ class SiteView {
   [[nodiscard]] const ServerSpec& server(ServerIndex site) const { return locals_[site].server(); }
   [[nodiscard]] const network::NetworkView& network() const { return network_; }
   [[nodiscard]] TimePoint now() const { return now_; }
-  /// Nodes no running job holds now (what 000's modules place on).
+  /// The nodes a module may place on: those no running job holds now (000),
+  /// or, in a view made by with_available(), what that view was given (001's
+  /// reservation-safe nodes for one job).
   [[nodiscard]] int free_nodes(ServerIndex site) const {
+    if (!available_.empty()) return available_[site];
     return locals_[site].server().nodes - locals_[site].busy_nodes();
+  }
+  /// The same view, but placing on `available[site]` nodes per site
+  /// (borrowed: it must outlive the view).
+  [[nodiscard]] SiteView with_available(std::span<const int> available) const {
+    SiteView view = *this;
+    view.available_ = available;
+    return view;
   }
   /// The clusters' links when the meta-scheduler co-allocates (000), else null.
   [[nodiscard]] const StarLinks* links() const { return links_; }
@@ -42,6 +52,7 @@ class SiteView {
   const network::NetworkView& network_;
   TimePoint now_;
   const StarLinks* links_;
+  std::span<const int> available_;  // empty: nodes free now
 };
 
 /// Where a job runs: one part (the whole job on one site), or several that
