@@ -18,5 +18,8 @@ struct PoissonModelConfig {
 
 /// `count` jobs in submit order; estimates equal run times (the model has none).
 std::vector<Job> generate_poisson_jobs(const PoissonModelConfig& config, std::size_t count, Rng& rng);
+/// The jobs that arrive before `end` (001: streams of different rates over
+/// one span); the same draws as generate_poisson_jobs, cut by time.
+std::vector<Job> generate_poisson_jobs_until(const PoissonModelConfig& config, TimePoint end, Rng& rng);
 
 }  // namespace gridpeer::workload

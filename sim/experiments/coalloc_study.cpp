@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -14,28 +15,40 @@
 namespace gridpeer::sim {
 namespace {
 
-std::vector<int> parse_nodes(const std::string& text, int clusters) {
-  std::vector<int> nodes;
+/// One number per cluster, or one for all (`clusters` copies): "200,100,100,50" or "100".
+std::vector<double> parse_per_cluster(const std::string& text, int clusters, const char* option, const char* what) {
+  std::vector<double> values;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     std::size_t used = 0;
-    int n = 0;
+    double v = 0;
     try {
-      n = std::stoi(item, &used);
+      v = std::stod(item, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || n < 1) {
-      throw std::invalid_argument("--nodes: '" + item +
-                                  "' is not a node count (a number, or one per cluster: 200,100)");
+    if (used != item.size() || !(v > 0)) {
+      throw std::invalid_argument(fmt::format("--{}: '{}' is not {} (a number above 0, or one per cluster: 200,100)",
+                                              option, item, what));
     }
-    nodes.push_back(n);
+    values.push_back(v);
   }
-  if (nodes.size() == 1) nodes.assign(static_cast<std::size_t>(clusters), nodes.front());
+  if (values.size() == 1) values.assign(static_cast<std::size_t>(clusters), values.front());
+  return values;
+}
+
+std::vector<int> parse_nodes(const std::string& text, int clusters) {
+  std::vector<int> nodes;
+  for (const double v : parse_per_cluster(text, clusters, "nodes", "a node count")) {
+    if (v != std::floor(v) || v > 1e6) throw std::invalid_argument(fmt::format("--nodes: {} is not a node count", v));
+    nodes.push_back(static_cast<int>(v));
+  }
   if (nodes.size() < 2) throw std::invalid_argument("--clusters: co-allocation needs two clusters or more");
   return nodes;
 }
+
+constexpr double kSecondsPerWeek = 7 * 24 * 3600.0;
 
 double percent(const cxxopts::ParseResult& args, const char* name, double low, double high) {
   const double value = args[name].as<double>();
@@ -59,7 +72,14 @@ void add_coalloc_options(cxxopts::Options& options) {
   options.add_options("workload")("jobs-per-cluster", "jobs arriving at each cluster",
                                   cxxopts::value<std::size_t>()->default_value("400000"))(
       "mean-gap", "mean inter-arrival time at each cluster, exponential (s)",
-      cxxopts::value<double>()->default_value("150"))("mean-run", "mean run time T_E on one cluster, exponential (s)",
+      cxxopts::value<double>()->default_value("150"))(
+      "rates",
+      "arrival rate of each cluster in jobs per week per 100 nodes: one number, or one per cluster (001: "
+      "4000,4000,4000,570; 570 is a mean gap of 1061 s on 100 nodes); replaces --mean-gap and "
+      "--jobs-per-cluster: every stream then covers --weeks",
+      cxxopts::value<std::string>()->default_value(""))(
+      "weeks", "with --rates: the weeks of arrivals every cluster's stream covers",
+      cxxopts::value<double>()->default_value("52"))("mean-run", "mean run time T_E on one cluster, exponential (s)",
                                                       cxxopts::value<double>()->default_value("450"))(
       "min-nodes", "smallest job (nodes; sizes are uniform over [min, max])",
       cxxopts::value<int>()->default_value("10"))("max-nodes", "largest job (nodes)",
@@ -95,6 +115,19 @@ void add_coalloc_options(cxxopts::Options& options) {
       "split, PPBW = 4(n-1)BSBW/n^2) or half-processes (BSBW is what one half's n/2 processes send across, "
       "PPBW = 2 BSBW/n)",
       cxxopts::value<std::string>()->default_value("half-split"));
+  options.add_options("fairness (Jones & Ligon 2006)")(
+      "sharing",
+      "what a cluster shares with the grid: full (every free node, whoever waits: 000's schedulers, 001's ICS), "
+      "reservation-safe (jobs wait in their own cluster's queue under --local-policy; the grid places a job "
+      "only on nodes no local reservation needs during its run: 001's ICS+B), or none (every cluster alone "
+      "under --local-policy: 001's No Share)",
+      cxxopts::value<std::string>()->default_value("full"))(
+      "local-policy",
+      "with --sharing reservation-safe or none: each cluster's own queue, conservative (backfilling with "
+      "--reservation-depth reservations), easy or fcfs",
+      cxxopts::value<std::string>()->default_value("conservative"))(
+      "reservation-depth", "conservative: how many waiting jobs hold a reservation (001: 10; 0 = all)",
+      cxxopts::value<int>()->default_value("10"));
 }
 
 CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
@@ -109,6 +142,15 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--jobs-per-cluster: give 1 to 100,000,000 jobs");
   }
   spec.workload.mean_interarrival_seconds = args["mean-gap"].as<double>();
+  if (const std::string rates = args["rates"].as<std::string>(); !rates.empty()) {
+    spec.rates_per_week = parse_per_cluster(rates, static_cast<int>(spec.nodes.size()), "rates", "a rate");
+    if (spec.rates_per_week.size() != spec.nodes.size()) {
+      throw std::invalid_argument(fmt::format("--rates: {} rates for {} clusters (give one, or one per cluster)",
+                                              spec.rates_per_week.size(), spec.nodes.size()));
+    }
+    spec.weeks = args["weeks"].as<double>();
+    if (!(spec.weeks > 0 && spec.weeks <= 10'000)) throw std::invalid_argument("--weeks: give 0 to 10,000 weeks");
+  }
   spec.workload.mean_service_seconds = args["mean-run"].as<double>();
   spec.workload.min_cpus = args["min-nodes"].as<int>();
   spec.workload.max_cpus = args["max-nodes"].as<int>();
@@ -155,6 +197,18 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
   } else {
     throw std::invalid_argument("--bsbw-reading: '" + reading + "' is not half-split or half-processes");
   }
+  const std::string sharing = args["sharing"].as<std::string>();
+  const auto parsed_sharing = parse_grid_sharing(sharing);
+  if (!parsed_sharing) {
+    throw std::invalid_argument("--sharing: '" + sharing + "' is not full, reservation-safe or none");
+  }
+  spec.config.sharing = *parsed_sharing;
+  const std::string policy = args["local-policy"].as<std::string>();
+  const auto parsed_policy = parse_local_policy(policy);
+  if (!parsed_policy) throw std::invalid_argument("--local-policy: '" + policy + "' is not conservative, easy or fcfs");
+  spec.config.local.policy = *parsed_policy;
+  spec.config.local.reservation_depth = args["reservation-depth"].as<int>();
+  if (spec.config.local.reservation_depth < 0) throw std::invalid_argument("--reservation-depth: must be 0 or more");
   const std::string order = args["split-order"].as<std::string>();
   if (order == "index") {
     spec.config.split_order = SplitOrder::index;
@@ -168,20 +222,40 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
 
 std::string coalloc_workload_key(const CoallocSpec& spec) {
   const auto& w = spec.workload;
-  return nlohmann::json{{"clusters", spec.nodes.size()},
-                        {"jobs_per_cluster", spec.jobs_per_cluster},
-                        {"mean_gap_s", w.mean_interarrival_seconds},
-                        {"mean_run_s", w.mean_service_seconds},
-                        {"min_nodes", w.min_cpus},
-                        {"max_nodes", w.max_cpus},
-                        {"seed", spec.seed}}
-      .dump();
+  nlohmann::json key{{"clusters", spec.nodes.size()},
+                     {"jobs_per_cluster", spec.jobs_per_cluster},
+                     {"mean_gap_s", w.mean_interarrival_seconds},
+                     {"mean_run_s", w.mean_service_seconds},
+                     {"min_nodes", w.min_cpus},
+                     {"max_nodes", w.max_cpus},
+                     {"seed", spec.seed}};
+  if (!spec.rates_per_week.empty()) {
+    // Streams by rate over a span: the gaps follow from rates and sizes.
+    key.erase("jobs_per_cluster");
+    key.erase("mean_gap_s");
+    key["rates_per_week"] = spec.rates_per_week;
+    key["nodes"] = spec.nodes;
+    key["weeks"] = spec.weeks;
+  }
+  return key.dump();
 }
 
 nlohmann::json coalloc_identity(const CoallocSpec& spec) {
   const CoallocationConfig& c = spec.config;
-  const bool splits = c.method != CoallocationMethod::migration_only;
   const nlohmann::json null = nullptr;
+  if (c.sharing == GridSharing::none) {
+    // Every cluster alone: no method, no links.
+    return {{"version", gridpeer_version()},
+            {"model", "coalloc"},
+            {"options",
+             {{"nodes", spec.nodes},
+              {"workload", nlohmann::json::parse(coalloc_workload_key(spec))},
+              {"sharing", to_string(c.sharing)},
+              {"local_policy", to_string(c.local.policy)},
+              {"reservation_depth", c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth)
+                                                                                : null}}}};
+  }
+  const bool splits = c.method != CoallocationMethod::migration_only;
   nlohmann::json options = {
       {"nodes", spec.nodes},
       {"link_mbps", c.method == CoallocationMethod::ideal || !splits ? null : nlohmann::json(spec.link_mbps)},
@@ -195,22 +269,44 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
       {"bsbw_reading", uses_bandwidth(c.method) ? nlohmann::json(to_string(c.traffic.reading)) : null},
       {"split_order", c.method == CoallocationMethod::a1 ? nlohmann::json(to_string(c.split_order)) : null},
   };
+  if (c.sharing != GridSharing::full) {
+    options["sharing"] = to_string(c.sharing);
+    options["local_policy"] = to_string(c.local.policy);
+    options["reservation_depth"] =
+        c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth) : null;
+  }
   return {{"version", gridpeer_version()}, {"model", "coalloc"}, {"options", options}};
+}
+
+double coalloc_mean_gap(const CoallocSpec& spec, std::size_t cluster) {
+  if (spec.rates_per_week.empty()) return spec.workload.mean_interarrival_seconds;
+  return kSecondsPerWeek / (spec.rates_per_week.at(cluster) * spec.nodes.at(cluster) / 100.0);
 }
 
 std::vector<Job> coalloc_workload(const CoallocSpec& spec) {
   std::vector<Job> jobs;
-  jobs.reserve(spec.nodes.size() * spec.jobs_per_cluster);
+  const bool by_rate = !spec.rates_per_week.empty();
+  if (!by_rate) jobs.reserve(spec.nodes.size() * spec.jobs_per_cluster);
+  const TimePoint span_end = at_seconds(0) + seconds_ceil(spec.weeks * kSecondsPerWeek);
   for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
     Rng root(spec.seed);
     Rng stream = root.fork(c);
-    for (Job& job : workload::generate_poisson_jobs(spec.workload, spec.jobs_per_cluster, stream)) {
+    workload::PoissonModelConfig config = spec.workload;
+    config.mean_interarrival_seconds = coalloc_mean_gap(spec, c);
+    std::vector<Job> own = by_rate ? workload::generate_poisson_jobs_until(config, span_end, stream)
+                                   : workload::generate_poisson_jobs(config, spec.jobs_per_cluster, stream);
+    for (Job& job : own) {
+      // By count, cluster c's jobs are c x count + 1 ...; by rate, counts
+      // differ and ids are given in submit order below.
       job.id = static_cast<JobId>(c * spec.jobs_per_cluster + job.id + 1);
       job.origin = static_cast<ServerIndex>(c);
       jobs.push_back(job);
     }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  if (by_rate) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<JobId>(i + 1);
+  }
   return jobs;
 }
 
@@ -240,6 +336,9 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
   std::size_t migrated = 0;
   std::size_t split = 0;
   TimePoint last_end{};
+  const std::size_t clusters_n = spec.nodes.size();
+  std::vector<double> turnaround_by_origin(clusters_n, 0.0);
+  result.jobs_by_origin.assign(clusters_n, 0);
   std::map<JobId, SplitRun> splitting;                 // split runs whose JobEnded has not come yet
   std::vector<Duration> run_time_of(jobs.size() + 1);  // T_E by id (ids are 1..jobs)
   for (const Job& job : jobs) {
@@ -257,6 +356,8 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
       const JobRecord& r = ended->record;
       ++result.jobs;
       turnaround += to_seconds(r.response());
+      turnaround_by_origin.at(r.origin) += to_seconds(r.response());
+      ++result.jobs_by_origin[r.origin];
       wait += to_seconds(r.wait());
       node_seconds += static_cast<double>(r.cpus) * to_seconds(r.run());
       last_end = std::max(last_end, r.end);
@@ -303,6 +404,19 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
   if (progress) progress(jobs.size(), jobs.size());
   const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
   result.avg_turnaround_s = turnaround / n;
+  result.turnaround_by_origin_s.resize(clusters_n);
+  double others = 0;
+  std::size_t others_jobs = 0;
+  for (std::size_t c = 0; c < clusters_n; ++c) {
+    const std::size_t count = result.jobs_by_origin[c];
+    result.turnaround_by_origin_s[c] = count > 0 ? turnaround_by_origin[c] / static_cast<double>(count) : 0.0;
+    if (c + 1 < clusters_n) {
+      others += turnaround_by_origin[c];
+      others_jobs += count;
+    }
+  }
+  result.fixed_cluster_turnaround_s = result.turnaround_by_origin_s.back();
+  result.other_clusters_turnaround_s = others_jobs > 0 ? others / static_cast<double>(others_jobs) : 0.0;
   result.avg_wait_s = wait / n;
   result.fraction_local = static_cast<double>(local) / n;
   result.fraction_migrated = static_cast<double>(migrated) / n;
@@ -326,7 +440,7 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
   const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
   double offered = 0;
   for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
-    offered += mean_nodes * spec.workload.mean_service_seconds / spec.workload.mean_interarrival_seconds;
+    offered += mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, c);
   }
   result.offered_load = offered / total_nodes;
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -337,6 +451,16 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
   const CoallocationConfig& c = spec.config;
   std::string grid = fmt::format("{} clusters ({} nodes), {} Mb/s links", spec.nodes.size(), fmt::join(spec.nodes, "/"),
                                  spec.link_mbps);
+  const std::string arrivals =
+      spec.rates_per_week.empty()
+          ? fmt::format("{} jobs per cluster, mean gap {} s", spec.jobs_per_cluster, spec.workload.mean_interarrival_seconds)
+          : fmt::format("{} jobs/week per 100 nodes over {} weeks", fmt::join(spec.rates_per_week, "/"), spec.weeks);
+  std::vector<double> offered_by_cluster;
+  const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
+  for (std::size_t cl = 0; cl < spec.nodes.size(); ++cl) {
+    offered_by_cluster.push_back(mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, cl) /
+                                 spec.nodes[cl]);
+  }
   return {
       {"model", "coalloc"},
       {"method", method_label(c)},
@@ -348,10 +472,18 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
       {"split_order", to_string(c.split_order)},
       {"seed", spec.seed},
       {"topology", grid},
-      {"workload", fmt::format("Poisson, {} jobs per cluster, mean gap {} s, exponential T_E mean {} s, "
-                               "UNIF[{}, {}] nodes",
-                               spec.jobs_per_cluster, spec.workload.mean_interarrival_seconds,
+      {"workload", fmt::format("Poisson, {}, exponential T_E mean {} s, UNIF[{}, {}] nodes", arrivals,
                                spec.workload.mean_service_seconds, spec.workload.min_cpus, spec.workload.max_cpus)},
+      {"sharing", to_string(c.sharing)},
+      {"local_policy", c.sharing == GridSharing::full ? nlohmann::json(nullptr) : nlohmann::json(to_string(c.local.policy))},
+      {"reservation_depth", c.local.reservation_depth},
+      {"rates_per_week", spec.rates_per_week},
+      {"weeks", spec.rates_per_week.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.weeks)},
+      {"offered_load_by_cluster", offered_by_cluster},
+      {"jobs_by_origin", result.jobs_by_origin},
+      {"turnaround_by_origin_s", result.turnaround_by_origin_s},
+      {"fixed_cluster_turnaround_s", result.fixed_cluster_turnaround_s},
+      {"other_clusters_turnaround_s", result.other_clusters_turnaround_s},
       {"jobs", result.jobs},
       {"offered_load", result.offered_load},
       {"avg_turnaround_s", result.avg_turnaround_s},
@@ -397,7 +529,8 @@ const std::vector<std::string>& coalloc_summary_metrics() {
   static const std::vector<std::string> metrics = {
       "avg_turnaround_s",      "avg_wait_s",           "fraction_local",
       "fraction_migrated",     "fraction_coallocated", "mean_link_saturation",
-      "mean_coalloc_slowdown", "mean_coalloc_stretch", "utilization"};
+      "mean_coalloc_slowdown", "mean_coalloc_stretch", "utilization",
+      "fixed_cluster_turnaround_s", "other_clusters_turnaround_s"};
   return metrics;
 }
 

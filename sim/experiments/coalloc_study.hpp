@@ -25,13 +25,20 @@ struct CoallocSpec {
   double link_mbps = 1000;                     ///< every cluster's link to the central switch
   std::size_t jobs_per_cluster = 400'000;
   workload::PoissonModelConfig workload;  ///< 000: gap 150 s, run 450 s, UNIF[10, 50] nodes
+  /// 001: each cluster's arrival rate, in jobs per week per 100 nodes (its
+  /// mean gap is a week / (rate x nodes / 100)); every stream then covers
+  /// `weeks` instead of a job count. Empty: every cluster has the workload's
+  /// mean gap and jobs_per_cluster jobs (000).
+  std::vector<double> rates_per_week;
+  double weeks = 52;
   std::uint64_t seed = 1;
   CoallocationConfig config;
 };
 
 /// --clusters, --nodes, --link-mbps, --jobs-per-cluster, --mean-gap,
-/// --mean-run, --min-nodes, --max-nodes, --seed, --method, --lslt, --bsbw,
-/// --chunk, --k, --allotment, --split-order.
+/// --rates, --weeks, --mean-run, --min-nodes, --max-nodes, --seed, --method,
+/// --lslt, --bsbw, --chunk, --k, --allotment, --split-order, --sharing,
+/// --local-policy, --reservation-depth.
 void add_coalloc_options(cxxopts::Options& options);
 /// Throws std::invalid_argument naming the option and what it accepts.
 CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args);
@@ -43,9 +50,9 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec);
 /// Identifies the job stream alone (shared by every method of a seed).
 std::string coalloc_workload_key(const CoallocSpec& spec);
 
-/// Every cluster's stream (cluster c draws from the seed's fork c), merged
-/// by submit time (ties: cluster, then order). Ids are unique; origin is the
-/// cluster.
+/// Every cluster's stream (cluster c draws from the seed's fork c, so its
+/// jobs do not depend on the other clusters' rates), merged by submit time
+/// (ties: cluster, then order). Ids are 1..N; origin is the cluster.
 std::vector<Job> coalloc_workload(const CoallocSpec& spec);
 
 /// A job as it ended, for the per-job CSV.
@@ -77,6 +84,13 @@ struct CoallocResult {
   std::uint64_t retimings = 0;
   double wall_seconds = 0;
   std::vector<CoallocJobRow> rows;  ///< with keep_rows, in the order jobs ended
+  /// Per origin cluster (001's fairness): jobs and their mean turnaround.
+  std::vector<std::size_t> jobs_by_origin;
+  std::vector<double> turnaround_by_origin_s;
+  /// 001's curves: the last cluster is the fixed cluster FC; the others
+  /// (OC) pooled over their jobs.
+  double fixed_cluster_turnaround_s = 0;
+  double other_clusters_turnaround_s = 0;
 };
 
 /// Runs the jobs (sorted by submit) through the meta-scheduler of `spec`.
@@ -86,6 +100,9 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
 
 /// The run's JSON: identity values, metrics, and (include_timing) wall time.
 nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result, bool include_timing);
+/// Mean gap of cluster c's arrivals (s): from its rate, or the workload's.
+double coalloc_mean_gap(const CoallocSpec& spec, std::size_t cluster);
+
 /// One line per job: id, origin, submit, nodes, T_E, start, end, wait,
 /// turnaround, placement (local, migrated, split), parts, lowest sd.
 std::string coalloc_jobs_csv(const CoallocResult& result);

@@ -143,9 +143,10 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
                           "' is not grid (gridsim run's peers) or coalloc (gridsim coalloc's clusters)");
   }
   experiment.report = reader.string_or(*head, "report", "");
-  if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004") {
-    reader.fail(head,
-                "[experiment]: report '" + experiment.report + "' is not shan2004 or jones2004 (or leave it out)");
+  if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&
+      experiment.report != "jones2006") {
+    reader.fail(head, "[experiment]: report '" + experiment.report +
+                          "' is not shan2004, jones2004 or jones2006 (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
   if (const toml::node* fixed = root.get("fixed")) {

@@ -183,13 +183,13 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());
-  } else if (experiment.report == "jones2004") {
-    // The paper's own figures and claims; bar charts of 800 points would say nothing.
-    if (run_plot_script({"jones2004", options.out.string(), "--quiet"}) == 0) {
+  } else if (experiment.report == "jones2004" || experiment.report == "jones2006") {
+    // The paper's own figures and claims; bar charts of hundreds of points would say nothing.
+    if (run_plot_script({experiment.report, options.out.string(), "--quiet"}) == 0) {
       logger.info("figures in {}, the paper's claims checked in {}", (options.out / "figures").string(),
                   (options.out / "reproduction.md").string());
     } else {
-      logger.warn("figures not drawn; `gridsim plot jones2004 {}` says why", options.out.string());
+      logger.warn("figures not drawn; `gridsim plot {} {}` says why", experiment.report, options.out.string());
     }
   } else if (run_plot_script({"sweep", options.out.string(), "--quiet"}) == 0) {
     logger.info("figures (means with 95% intervals) in {}", (options.out / "figures").string());
