@@ -95,6 +95,7 @@ constexpr std::pair<RejectReason, w::JobReject::Code> kRejectCodes[] = {
     {RejectReason::id_in_use, w::JobReject::Code::ID_IN_USE},
     {RejectReason::unknown_offer, w::JobReject::Code::UNKNOWN_OFFER},
     {RejectReason::out_of_range, w::JobReject::Code::OUT_OF_RANGE},
+    {RejectReason::reservations, w::JobReject::Code::RESERVATIONS},
 };
 
 w::JobReject::Code code_of(RejectReason reason) {

@@ -120,6 +120,7 @@ struct JobReject {
     idInUse @3;
     unknownOffer @4;
     outOfRange @5;
+    reservations @6;
   }
 }
 

@@ -16,6 +16,8 @@ const char* describe(RejectReason reason) {
       return "no offer of this job is open here";
     case RejectReason::out_of_range:
       return "the job id is not in its origin's range (origin << 40)";
+    case RejectReason::reservations:
+      return "it would delay a reservation of the server's own users (fair sharing)";
   }
   return "unknown reason";
 }

@@ -85,6 +85,7 @@ enum class RejectReason : std::uint8_t {
   id_in_use,      ///< the executor knows another job under this id
   unknown_offer,  ///< a commit for an offer the executor never took, or has let lapse
   out_of_range,   ///< the id is outside its origin's range (gridpeer: origin << 40)
+  reservations,   ///< fair sharing: it would delay a reservation of the executor's own users
 };
 /// Why, for people: "needs more CPUs than the server has", ...
 const char* describe(RejectReason reason);

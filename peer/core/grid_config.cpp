@@ -27,9 +27,15 @@ std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
   return std::nullopt;
 }
 
+LocalPolicyConfig effective_local_policy(const GridConfig& config) {
+  if (config.fair.enabled) return {LocalPolicy::conservative, config.fair.reservation_depth};
+  return config.local_policy;
+}
+
 std::string algorithm_label(const GridConfig& config) {
   std::string label(to_string(config.algorithm));
   if (config.parameters.data_blind) label += "-blind";
+  if (config.fair.enabled) label += "-fair";
   if (config.algorithm == GridAlgorithm::central && config.central_peer) {
     label += "@" + std::to_string(*config.central_peer);
   }

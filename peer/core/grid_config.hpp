@@ -42,10 +42,22 @@ struct GridParameters {
   Duration handoff_memory = seconds(24 * 3600);
 };
 
+/// Jones & Ligon 2006's fairness carried into the P2P grid: each peer
+/// backfills its own users' jobs conservatively and lends others only the
+/// nodes its reservations leave free (docs/fairness.md).
+struct FairSharing {
+  bool enabled = false;
+  /// Reservations of the conservative local policy (001: 10).
+  int reservation_depth = 10;
+};
+
 struct GridConfig {
   GridAlgorithm algorithm = GridAlgorithm::sender;
   GridParameters parameters;
+  /// With fair.enabled the local policy is conservative with
+  /// fair.reservation_depth reservations, whatever this says.
   LocalPolicyConfig local_policy;
+  FairSharing fair;
   /// How a job's server is chosen among the candidates (002: turnaround cost).
   SiteSelectionConfig site_selection;
   /// Centralized over messages (real peers): this peer places every job,
@@ -57,7 +69,10 @@ struct GridConfig {
 /// How often an unconfirmed commit is sent again before the job is given up.
 inline constexpr int kMaxCommitRetries = 9;
 
-/// "si", "syi-blind", ...: the algorithm as results and peers name it.
+/// The local policy a peer of `config` runs (conservative under fairness).
+LocalPolicyConfig effective_local_policy(const GridConfig& config);
+
+/// "si", "syi-blind", "si-fair", ...: the algorithm as results and peers name it.
 std::string algorithm_label(const GridConfig& config);
 
 }  // namespace gridpeer

@@ -8,6 +8,7 @@
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/grid_options.hpp"
+#include "sim/experiments/origin_fairness.hpp"
 #include "sim/experiments/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
@@ -18,9 +19,14 @@ int run_compare_command(int argc, char** argv) {
   cxxopts::Options options("gridsim compare",
                            "Run Local, Centralized, S-I, R-I and Sy-I on the same grid and workload (by default a\n"
                            "seeded synthetic workload, not the topology's traces, on Shan et al.'s 12 servers)\n"
-                           "and print the comparison.");
+                           "and print the comparison, and per origin server who gains and who pays against\n"
+                           "Local. With --fair, also Local, S-I, R-I and Sy-I under fair sharing.");
   add_grid_options(options, "synthetic");
   options.add_options()("data-blind", "also run the data-blind variants of S-I and Sy-I")(
+      "fairness-csv",
+      "write who gains and who pays -- each server's own jobs' turnaround against Local -- as CSV to this file "
+      "(with --fair, the fair variants too; `gridsim plot fairness FILE --out DIR` draws it)",
+      cxxopts::value<std::string>())(
       "out", "write every run as JSON (an array) to this file", cxxopts::value<std::string>())(
       "threads", "runs in parallel (default: the number of cores)", cxxopts::value<std::size_t>())("h,help",
                                                                                                    "show this help");
@@ -63,6 +69,10 @@ int run_compare_command(int argc, char** argv) {
     nlohmann::json json = experiment_json(specs[i], results[i], true);
     json["command_line"] = command_line_of(argc, argv);
     all.push_back(json);
+  }
+  if (const auto table = origin_fairness(specs, results)) {
+    std::cout << '\n' << origin_fairness_text(*table);
+    if (args.count("fairness-csv") != 0U) write_text_file(args["fairness-csv"].as<std::string>(), origin_fairness_csv(*table));
   }
   std::cout << "seed " << base.workload.seed << '\n';
   if (args.count("out") != 0U) write_json_file(args["out"].as<std::string>(), all);

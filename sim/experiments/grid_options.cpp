@@ -94,6 +94,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.config.local_policy = scheduler.local_policy;
   spec.config.parameters = scheduler.parameters;
   spec.config.site_selection = scheduler.site_selection;
+  spec.config.fair = scheduler.fair;
   const std::string sharing = args["sharing"].as<std::string>();
   const auto parsed = network::parse_sharing(sharing);
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
@@ -120,6 +121,9 @@ ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args) {
   const auto parsed = parse_grid_algorithm(algorithm);
   if (!parsed) throw std::invalid_argument("--algorithm '" + algorithm + "' is not local, central, si, ri or syi");
   spec.config.algorithm = *parsed;
+  if (spec.config.fair.enabled && *parsed == GridAlgorithm::central) {
+    throw std::invalid_argument("--fair applies to local, si, ri and syi, not to central");
+  }
   spec.config.parameters.data_blind = args["data-blind"].as<bool>();
   spec.stagger_periods = args["stagger-periods"].as<bool>();
   if (args.count("central-peer") != 0U) {
@@ -131,17 +135,29 @@ ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args) {
 
 std::vector<ExperimentSpec> compare_specs(const ExperimentSpec& base, bool data_blind) {
   std::vector<ExperimentSpec> specs;
+  ExperimentSpec plain = base;
+  plain.config.fair.enabled = false;
   for (const GridAlgorithm algorithm : {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
                                         GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
-    ExperimentSpec spec = base;
+    ExperimentSpec spec = plain;
     spec.config.algorithm = algorithm;
     specs.push_back(spec);
   }
   if (data_blind) {
     for (const GridAlgorithm algorithm : {GridAlgorithm::sender, GridAlgorithm::symmetric}) {
-      ExperimentSpec spec = base;
+      ExperimentSpec spec = plain;
       spec.config.algorithm = algorithm;
       spec.config.parameters.data_blind = true;
+      specs.push_back(spec);
+    }
+  }
+  if (base.config.fair.enabled) {
+    // The fair variants, with Local under the same conservative policy: what
+    // each site would see alone.
+    for (const GridAlgorithm algorithm :
+         {GridAlgorithm::local, GridAlgorithm::sender, GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
+      ExperimentSpec spec = base;
+      spec.config.algorithm = algorithm;
       specs.push_back(spec);
     }
   }

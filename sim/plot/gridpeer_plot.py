@@ -16,6 +16,9 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
       a `gridsim sweep jones2004` folder: Jones et al. 2004's figures 7-18 and
       link saturation in DIR/figures/, and DIR/reproduction.md (the baselines
       beside the paper's and each of its claims checked on the data).
+  jones2006 DIR [--out DIR]
+      a `gridsim sweep jones2006` folder: Jones & Ligon 2006's figures 4-6,
+      the fixed cluster's benefit, and reproduction.md with the claims checked.
 """
 import argparse
 import os
@@ -214,18 +217,20 @@ def main():
     sweep.add_argument("folder")
     sweep.add_argument("--out", help="default: FOLDER/figures")
     sweep.add_argument("--quiet", action="store_true", help="do not list the files written")
-    paper = commands.add_parser("jones2004", help="Jones et al. 2004's figures and claims from a jones2004 sweep")
-    paper.add_argument("folder")
-    paper.add_argument("--out", help="default: FOLDER/figures")
-    paper.add_argument("--quiet", action="store_true", help="do not list the files written")
+    for paper_name, paper_help in (("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
+                                   ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep")):
+        paper = commands.add_parser(paper_name, help=paper_help)
+        paper.add_argument("folder")
+        paper.add_argument("--out", help="default: FOLDER/figures")
+        paper.add_argument("--quiet", action="store_true", help="do not list the files written")
     args = parser.parse_args()
     if args.command == "jobs":
         plot_jobs(args)
-    elif args.command == "jones2004":
-        import jones2004_figures  # built in beside this script
+    elif args.command in ("jones2004", "jones2006"):
+        import importlib
 
         QUIET = args.quiet
-        jones2004_figures.plot(args.folder, args.out, save, args.quiet)
+        importlib.import_module(args.command + "_figures").plot(args.folder, args.out, save, args.quiet)  # built in beside this script
     else:
         QUIET = args.quiet
         plot_sweep(args)

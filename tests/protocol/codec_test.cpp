@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(committed.attempt == 5U);
     for (const RejectReason reason :
          {RejectReason::cannot_fit, RejectReason::draining, RejectReason::not_origin, RejectReason::id_in_use,
-          RejectReason::unknown_offer, RejectReason::out_of_range}) {
+          RejectReason::unknown_offer, RejectReason::out_of_range, RejectReason::reservations}) {
       const auto rejected = std::get<JobReject>(round_trip(JobReject{job.id, 4, reason}));
       BOOST_TEST(rejected.attempt == 4U);
       BOOST_TEST((rejected.reason == reason), describe(reason));

@@ -192,6 +192,40 @@ BOOST_AUTO_TEST_CASE(a_job_wider_than_every_server_ends_rejected_not_silently) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(fair_sender_initiated_keeps_a_local_reservation) {
+  // B runs R (3 nodes) until 1000 s; its own L1 (3 nodes, 500 s) and L2 (4
+  // nodes, 100 s) wait: L1 for 1000 s, L2 for 1500 s (both below phi = 2000 s,
+  // so they stay). A is full until 5000 s when N (1 node, 2000 s) arrives at
+  // 1 s: its AWT there is 4999 s, so A asks B.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 5000), job(1, 1, 0, 3, 1000), job(2, 1, 0, 3, 500),
+                              job(3, 1, 0, 4, 100), job(4, 0, 1, 1, 2000)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.config.parameters.phi = seconds(2000);
+  options.audit = true;
+  // Plain S-I over EASY: B's free node is an "extra" node at L1's shadow
+  // time, so N backfills at once (ATT 2000 s < A's 6999 s). It starts at
+  // 1 s + 336 us (query, reply, offer, accept; the empty input stands for the
+  // commit) and holds the node until 2001.000336 s: L2, which EASY does not
+  // reserve, starts then instead of at 1500 s.
+  const auto plain = by_id(run_grid(two_servers(), jobs, options));
+  BOOST_TEST(plain.at(4).executed_on == 1U);
+  BOOST_TEST(us(plain.at(4).start) == 1'000'336);
+  BOOST_TEST(us(plain.at(2).start) == 1'000'000'000);
+  BOOST_TEST(us(plain.at(3).start) == 2'001'000'336);
+  // Fair S-I: B backfills its own jobs conservatively (10 reservations): L1
+  // at 1000 s, L2 at 1500 s. N's window [1 s, 2001 s) meets L2's reservation,
+  // which leaves no node: B answers ATT infinity, N runs at home when A's
+  // job ends, and L2 starts exactly at its reservation.
+  options.config.fair.enabled = true;
+  const auto fair = by_id(run_grid(two_servers(), jobs, options));
+  BOOST_TEST(fair.at(4).executed_on == 0U);
+  BOOST_TEST(us(fair.at(4).start) == 5'000'000'000);
+  BOOST_TEST(us(fair.at(2).start) == 1'000'000'000);
+  BOOST_TEST(us(fair.at(3).start) == 1'500'000'000);
+  BOOST_TEST(us(fair.at(3).end) == 1'600'000'000);
+}
+
 BOOST_AUTO_TEST_CASE(receiver_initiated_waits_for_a_volunteer) {
   // J1 waits in A's grid queue. At sigma = 10 s, A (RU 1) re-checks J1 (AWT
   // 90 s, still >= phi) and B (RU 0 < delta) volunteers: 40 us. A asks B

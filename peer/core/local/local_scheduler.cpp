@@ -63,6 +63,7 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
     start(job, now_);
   } else {
     if (placement.kind == Placement::Kind::reserved) job.reserved_at = placement.at;
+    if (planner_.config().policy != LocalPolicy::fcfs) note_reserved_start(job, now_);
     queue_.push_back(job);
     planned_jobs_ = queue_.size();
   }
@@ -150,11 +151,13 @@ void LocalScheduler::input_arrived(JobId id, TimePoint now) {
 }
 
 TimePoint LocalScheduler::next_deadline() const {
-  // Reservations always begin at some running job's planned end, which is at
-  // or after its actual end, so finishes and pinned starts are the only
-  // wake-ups needed.
+  // Most reservations begin at some running job's planned end, which is at or
+  // after its actual end; but one may begin where a job still waiting for its
+  // input was planned to end (its input came late, so it never ran there):
+  // that start is a wake-up of its own.
   const TimePoint finish = running_.empty() ? kNever : running_.begin()->first.first;
-  return pinned_.empty() ? finish : std::min(finish, pinned_.front().start);
+  const TimePoint fixed = pinned_.empty() ? finish : std::min(finish, pinned_.front().start);
+  return std::min(fixed, next_reserved_start_);
 }
 
 std::vector<LocalEvent> LocalScheduler::take_events() {
@@ -242,7 +245,18 @@ void LocalScheduler::replan(TimePoint now) {
   }
   queue_.swap(still_waiting);
   planned_jobs_ = fcfs ? std::min<std::size_t>(queue_.size(), 1) : queue_.size();
+  next_reserved_start_ = kNever;
+  if (!fcfs) {
+    for (const Queued& job : queue_) note_reserved_start(job, now);
+  }
   invalidate_forecast();
+}
+
+void LocalScheduler::note_reserved_start(const Queued& job, TimePoint now) {
+  // FCFS needs none: nothing starts behind a job waiting for its input.
+  if (job.reserved_at && job.plan.ready && *job.reserved_at > now) {
+    next_reserved_start_ = std::min(next_reserved_start_, *job.reserved_at);
+  }
 }
 
 void LocalScheduler::hold_reservations(TimePoint now) {

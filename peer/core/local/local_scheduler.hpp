@@ -173,6 +173,8 @@ class LocalScheduler {
   /// Backfilling policies: puts the current plan's reservations into the new
   /// plan's profile, each to be released at its job's turn.
   void hold_reservations(TimePoint now);
+  /// Backfilling policies: a ready job's reservation start is a wake-up.
+  void note_reserved_start(const Queued& job, TimePoint now);
   /// Running jobs' planned ends, and pinned windows moved to where they fit
   /// among them (they slip only after an end moved from outside).
   void reserve_fixed(AvailabilityProfile& profile, TimePoint now);
@@ -212,6 +214,7 @@ class LocalScheduler {
   mutable PlanCursor cursor_;             // where the current plan stands (for appended jobs)
   mutable std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
   std::size_t awaiting_input_ = 0;        // queued jobs whose input has not arrived
+  TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
   std::vector<LocalEvent> events_;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
   mutable bool easy_forecast_valid_ = false;

@@ -17,7 +17,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       site_selection_(make_site_selection(config_.site_selection)),
       partners_(std::move(partners)),
       network_(network),
-      local_(std::move(server), config_.local_policy, start),
+      local_(std::move(server), effective_local_policy(config_), start),
       closed_(config_.parameters.handoff_memory),
       ran_here_(config_.parameters.handoff_memory) {
   if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
@@ -25,6 +25,10 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
         "a peer runs Centralized only over messages, with a central peer; Shan et al.'s instant-knowledge reference is "
         "the meta-scheduler's");
   }
+  if (config_.fair.enabled && config_.algorithm == GridAlgorithm::central) {
+    throw std::invalid_argument("fair sharing applies to S-I, R-I, Sy-I and Local, not to Centralized");
+  }
+  if (config_.fair.reservation_depth < 0) throw std::invalid_argument("the fair reservation depth must be >= 0");
   std::sort(partners_.begin(), partners_.end());
   partners_.erase(std::unique(partners_.begin(), partners_.end()), partners_.end());
   partners_.erase(std::remove(partners_.begin(), partners_.end(), id_), partners_.end());
@@ -188,6 +192,21 @@ SiteCandidate GridPeer::estimate_here(const protocol::JobRequirements& r, TimePo
   return estimate_candidate(r, id_, local_, network_, config_.parameters.data_blind);
 }
 
+SiteCandidate GridPeer::estimate_for_guest(const protocol::JobRequirements& r, TimePoint now) {
+  assert(local_.now() == now && "every handler runs with the local scheduler at its now");
+  static_cast<void>(now);
+  return estimate_reservation_safe(r, id_, local_, network_, config_.parameters.data_blind);
+}
+
+double GridPeer::volunteering_utilization() const {
+  if (!config_.fair.enabled) return local_.resource_utilization();
+  // Fair: nodes held now or reserved by our own queue within the next period
+  // count as used -- what a volunteer advertises is what it would lend.
+  const int nodes = server().nodes;
+  const int safe = local_.reservation_safe_nodes(local_.now(), config_.parameters.sigma);
+  return static_cast<double>(nodes - safe) / nodes;
+}
+
 std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candidates,
                                             const protocol::JobRequirements& r) const {
   return site_selection_->choose(candidates, r);
@@ -214,7 +233,9 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& tar
 }
 
 void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
-  const SiteCandidate here = estimate_here(query.requirements, now);
+  // Another peer's job: under fairness, only on reservation-safe nodes.
+  const SiteCandidate here = config_.fair.enabled ? estimate_for_guest(query.requirements, now)
+                                                  : estimate_here(query.requirements, now);
   outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
 }
@@ -303,7 +324,7 @@ void GridPeer::tick(TimePoint now) {
   }
   tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
-  const double ru = local_.resource_utilization();
+  const double ru = volunteering_utilization();
   if (ru < config_.parameters.delta) {
     for (ServerIndex partner : live_partners_) {
       outputs_.emplace_back(SendMessage{partner, protocol::Volunteer{ru}});
@@ -372,9 +393,17 @@ void GridPeer::fire(const Timer& timer, TimePoint now) {
 
 // ---- running jobs -------------------------------------------------------------
 
+Duration GridPeer::limited(Duration actual, Duration planned) const {
+  // Fair: the requested time is the job's limit, as a batch system enforces
+  // it -- an overrun would push back the reservations behind it.
+  return config_.fair.enabled ? std::min(actual, std::max(planned, Duration{1})) : actual;
+}
+
 void GridPeer::run_here(const Job& job, TimePoint now) {
   hosted_[job.id] = Hosted{job, server().mhz, false, kNever, false};
-  if (!local_.submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_.rejected;
+  if (!local_.submit({job.id, job.cpus, job.requested_time, limited(job.run_time, job.requested_time)}, now)) {
+    ++counters_.rejected;
+  }
   pump_local();
 }
 

@@ -145,6 +145,14 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
   /// This server as a candidate for a job.
   SiteCandidate estimate_here(const protocol::JobRequirements& requirements, TimePoint now);
+  /// This server as a candidate for another peer's job under fairness:
+  /// reservation-safe nodes only (estimate_reservation_safe).
+  SiteCandidate estimate_for_guest(const protocol::JobRequirements& requirements, TimePoint now);
+  /// RU as volunteering reads it: under fairness, nodes reserved by our own
+  /// queue within the next period count as used.
+  [[nodiscard]] double volunteering_utilization() const;
+  /// A job's run time here: under fairness cut at its planned time.
+  [[nodiscard]] Duration limited(Duration actual, Duration planned) const;
   [[nodiscard]] std::optional<std::size_t> choose(std::span<const SiteCandidate> candidates,
                                                   const protocol::JobRequirements& requirements) const;
   [[nodiscard]] protocol::JobRequirements requirements(const Job& job) const;

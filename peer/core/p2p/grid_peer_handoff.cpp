@@ -7,6 +7,7 @@
 #include <cassert>
 
 #include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/policy/estimate.hpp"
 
 namespace gridpeer {
 
@@ -228,6 +229,9 @@ void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoi
   if (knows(id)) return refuse(protocol::RejectReason::id_in_use);
   if (job.cpus > server().total_cpus()) return refuse(protocol::RejectReason::cannot_fit);
   if (draining_) return refuse(protocol::RejectReason::draining);
+  if (config_.fair.enabled && estimate_for_guest(requirements_of(job, offer.origin_mhz), now).att == kForever) {
+    return refuse(protocol::RejectReason::reservations);  // its answer no longer holds
+  }
   // Kept until the commit, or twice the hand-off time-out after the last
   // accept: the origin gives up its offer after one.
   accepted_[id] = Accepted{job, offer.origin_mhz, offer.attempt,
@@ -298,7 +302,9 @@ void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, Time
   std::optional<TimePoint> input_expected;
   if (!input_here) input_expected = now + network_.transfer_estimate(job.input_bytes, job.origin, id_);
   hosted_[job.id] = Hosted{job, origin_mhz, true, kNever, input_here};
-  if (!local_.submit({job.id, job.cpus, planned, actual, input_expected}, now)) ++counters_.rejected;
+  if (!local_.submit({job.id, job.cpus, planned, limited(actual, planned), input_expected}, now)) {
+    ++counters_.rejected;
+  }
   pump_local();
 }
 

@@ -17,6 +17,14 @@ namespace gridpeer {
 SiteCandidate estimate_candidate(const protocol::JobRequirements& job, ServerIndex server, const LocalScheduler& local,
                                  const network::NetworkView& network, bool data_blind);
 
+/// The same for another peer's job under fairness (001 in the P2P grid): the
+/// server offers only nodes no reservation of its own queue needs. The job
+/// waits for nothing but its input -- AWT = ADT(in) -- if, when the input
+/// lands, its nodes stay reservation-safe for its ERT; else ATT is kForever.
+SiteCandidate estimate_reservation_safe(const protocol::JobRequirements& job, ServerIndex server,
+                                        const LocalScheduler& local, const network::NetworkView& network,
+                                        bool data_blind);
+
 /// What a peer asks its partners (or a meta-scheduler its sites) about a job:
 /// never its real run time. `origin_mhz`: the speed its times were measured at.
 protocol::JobRequirements requirements_of(const Job& job, int origin_mhz);

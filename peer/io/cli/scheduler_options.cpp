@@ -19,7 +19,14 @@ void add_scheduler_options(cxxopts::Options& options) {
       "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
       cxxopts::value<double>()->default_value(std::to_string(GridConfig{}.site_selection.epsilon)))(
       "timeout", "ATT query time-out in seconds (later replies are ignored)",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))));
+      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))))(
+      "fair",
+      "fair sharing (Jones & Ligon 2006 in the P2P grid): each peer backfills its own users' jobs conservatively "
+      "(--fair-depth reservations; --policy must be left out or conservative), answers another peer's job only "
+      "when its nodes stay free of every reservation from the moment its input lands to its planned end (else "
+      "ATT is infinite), volunteers only reservation-safe nodes, and enforces requested times as limits")(
+      "fair-depth", "with --fair: reservations of the conservative local policy (001: 10; 0 = every waiting job)",
+      cxxopts::value<int>()->default_value("10"));
 }
 
 GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
@@ -29,6 +36,13 @@ GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
   if (!local) throw std::invalid_argument("--policy '" + policy + "' is not fcfs, easy or conservative");
   config.local_policy = {*local, args["depth"].as<int>()};
   if (config.local_policy.reservation_depth < 0) throw std::invalid_argument("--depth must be >= 0");
+  config.fair.enabled = args.count("fair") != 0U && args["fair"].as<bool>();
+  config.fair.reservation_depth = args["fair-depth"].as<int>();
+  if (config.fair.reservation_depth < 0) throw std::invalid_argument("--fair-depth must be >= 0");
+  if (config.fair.enabled && args.count("policy") != 0U && *local != LocalPolicy::conservative) {
+    throw std::invalid_argument("--fair runs conservative backfilling: leave out --policy '" + policy +
+                                "' (the depth is --fair-depth)");
+  }
   GridParameters& p = config.parameters;
   const auto positive_seconds = [&](const char* name) {
     const double value = args[name].as<double>();
