@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Three gridpeer processes on loopback replay a small synthetic slice under
-# ALGORITHM; every job must end exactly once (gridctl results --expect), and
-# under S-I on this uneven grid some must migrate. Bounded: 120 s in all.
+# ALGORITHM (with FLAGS, e.g. --fair); every job must end exactly once
+# (gridctl results --expect), and under S-I on this uneven grid some must
+# migrate. Bounded: 120 s in all.
 set -euo pipefail
-BIN=$1 TOPOLOGY=$2 ALGORITHM=$3 PORT=$4
+BIN=$1 TOPOLOGY=$2 ALGORITHM=$3 PORT=$4 FLAGS=${5:-}
 JOBS=12
 cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; }
-trap cleanup EXIT
+trap 'cleanup; grep -E "warn|error" peers-$ALGORITHM.log >&2 || true' EXIT
+rm -f peers-$ALGORITHM.log
 for id in A B C; do
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm "$ALGORITHM" \
-      --time-scale 20000 --log-level warn &
+      --time-scale 20000 --log-level info $FLAGS 2>>peers-$ALGORITHM.log &
 done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
+# The peers run what was asked (a fair peer names its algorithm "si-fair").
+if [[ "$FLAGS" == *--fair* ]]; then test "$(grep -c "algorithm $ALGORITHM-fair" peers-$ALGORITHM.log)" = 3; fi
 # --wait returns once every submitted job has its record (bounded: 60 s).
 ctl replay --workload synthetic --jobs $JOBS --time-scale 20000 --data-size small --seed 3 \
     --manifest manifest-$ALGORITHM.jsonl --wait 60
