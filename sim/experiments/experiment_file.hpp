@@ -31,7 +31,7 @@ struct ExperimentFile {
   std::string name;
   std::string title;
   std::string source;  ///< the file, or "built-in NAME"
-  std::string report;  ///< "" or a paper's own report ("shan2004", "jones2004", "jones2006")
+  std::string report;  ///< "" or a paper's own report ("shan2004", "jones2004", "jones2006", "fairness")
   /// Which runs the options describe: "grid" (`gridsim run`, the peers of
   /// Shan et al.) or "coalloc" (`gridsim coalloc`, Jones et al.'s clusters).
   std::string model = "grid";

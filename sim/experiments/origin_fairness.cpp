@@ -55,7 +55,7 @@ std::string origin_fairness_text(const OriginFairness& table) {
   for (std::size_t s = 0; s < table.servers.size(); ++s) {
     out += fmt::format("{:<12} {:>7}", table.servers[s], table.jobs[s]);
     for (std::size_t a = 0; a < table.algorithms.size(); ++a) {
-      out += fmt::format(" {:>+9.1f}%", 100 * table.change[a][s]);
+      out += fmt::format(" {:>+9.2f}%", 100 * table.change[a][s]);
     }
     out += '\n';
   }
@@ -67,7 +67,7 @@ std::string origin_fairness_text(const OriginFairness& table) {
       if (table.change[a][s] > 0) losers += (losers.empty() ? "" : ", ") + table.servers[s];
     }
     if (table.servers.empty()) continue;
-    out += fmt::format("  {}: worst {} {:+.1f}% against {}; losing: {}\n", table.algorithms[a], table.servers[worst],
+    out += fmt::format("  {}: worst {} {:+.2f}% against {}; losing: {}\n", table.algorithms[a], table.servers[worst],
                        100 * table.change[a][worst], table.reference[a], losers.empty() ? "none" : losers);
   }
   return out;

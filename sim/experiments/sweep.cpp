@@ -183,13 +183,14 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());
-  } else if (experiment.report == "jones2004" || experiment.report == "jones2006") {
+  } else if (experiment.report == "jones2004" || experiment.report == "jones2006" || experiment.report == "fairness") {
     // The paper's own figures and claims; bar charts of hundreds of points would say nothing.
-    if (run_plot_script({experiment.report, options.out.string(), "--quiet"}) == 0) {
-      logger.info("figures in {}, the paper's claims checked in {}", (options.out / "figures").string(),
-                  (options.out / "reproduction.md").string());
+    const std::string command = experiment.report == "fairness" ? "fairness-sweep" : experiment.report;
+    if (run_plot_script({command, options.out.string(), "--quiet"}) == 0) {
+      logger.info("figures in {}, {} written", (options.out / "figures").string(),
+                  (options.out / (experiment.report == "fairness" ? "who_gains.md" : "reproduction.md")).string());
     } else {
-      logger.warn("figures not drawn; `gridsim plot {} {}` says why", experiment.report, options.out.string());
+      logger.warn("figures not drawn; `gridsim plot {} {}` says why", command, options.out.string());
     }
   } else if (run_plot_script({"sweep", options.out.string(), "--quiet"}) == 0) {
     logger.info("figures (means with 95% intervals) in {}", (options.out / "figures").string());

@@ -16,6 +16,12 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
       a `gridsim sweep jones2004` folder: Jones et al. 2004's figures 7-18 and
       link saturation in DIR/figures/, and DIR/reproduction.md (the baselines
       beside the paper's and each of its claims checked on the data).
+  fairness FILE.csv --out DIR
+      who gains and who pays (gridsim compare --fairness-csv): each origin
+      server's change in turnaround against Local, per algorithm.
+  fairness-sweep DIR [--out DIR]
+      a grid sweep with Local among its algorithms (gridsim sweep
+      shan2004-fairness): who_gains.md and a chart per configuration.
   jones2006 DIR [--out DIR]
       a `gridsim sweep jones2006` folder: Jones & Ligon 2006's figures 4-6,
       the fixed cluster's benefit, and reproduction.md with the claims checked.
@@ -168,6 +174,35 @@ def plot_jobs(args):
         save(figure, args.out, name)
 
 
+def plot_fairness(args):
+    """Who gains, who pays: each origin server's change in turnaround against Local."""
+    import pandas as pd
+
+    table = pd.read_csv(args.file)
+    for column in ("server", "algorithm", "change"):
+        if column not in table.columns:
+            raise SystemExit(f"gridpeer_plot: {args.file} has no '{column}' column: write it with "
+                             "`gridsim compare --fairness-csv FILE`")
+    servers = list(dict.fromkeys(table["server"]))
+    algorithms = list(dict.fromkeys(table["algorithm"]))
+    os.makedirs(args.out, exist_ok=True)
+    figure, ax = plt.subplots(figsize=(max(7, 0.9 * len(servers) + 2), 4.5))
+    width = 0.8 / max(1, len(algorithms))
+    for i, algorithm in enumerate(algorithms):
+        rows = table[table["algorithm"] == algorithm].set_index("server").reindex(servers)
+        ax.bar([s + (i - (len(algorithms) - 1) / 2) * width for s in range(len(servers))], 100 * rows["change"],
+               width, label=algorithm)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(servers)))
+    ax.set_xticklabels(servers)
+    ax.set_xlabel("origin server (its own jobs)")
+    ax.set_ylabel("turnaround vs Local (%); > 0: loses")
+    ax.set_title("Who gains, who pays", fontsize="medium")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small", ncol=2)
+    save(figure, args.out, "who_gains_who_pays.png")
+
+
 def plot_sweep(args):
     summary_path = os.path.join(args.folder, "summary.csv")
     if not os.path.exists(summary_path):
@@ -217,7 +252,11 @@ def main():
     sweep.add_argument("folder")
     sweep.add_argument("--out", help="default: FOLDER/figures")
     sweep.add_argument("--quiet", action="store_true", help="do not list the files written")
-    for paper_name, paper_help in (("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
+    fairness = commands.add_parser("fairness", help="who gains, who pays, from gridsim compare --fairness-csv")
+    fairness.add_argument("file")
+    fairness.add_argument("--out", required=True)
+    for paper_name, paper_help in (("fairness-sweep", "who gains, who pays, from a sweep of the grid's algorithms"),
+                                   ("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
                                    ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep")):
         paper = commands.add_parser(paper_name, help=paper_help)
         paper.add_argument("folder")
@@ -226,11 +265,14 @@ def main():
     args = parser.parse_args()
     if args.command == "jobs":
         plot_jobs(args)
-    elif args.command in ("jones2004", "jones2006"):
+    elif args.command == "fairness":
+        plot_fairness(args)
+    elif args.command in ("jones2004", "jones2006", "fairness-sweep"):
         import importlib
 
         QUIET = args.quiet
-        importlib.import_module(args.command + "_figures").plot(args.folder, args.out, save, args.quiet)  # built in beside this script
+        module = {"fairness-sweep": "fairness_report"}.get(args.command, args.command + "_figures")
+        importlib.import_module(module).plot(args.folder, args.out, save, args.quiet)  # built in beside this script
     else:
         QUIET = args.quiet
         plot_sweep(args)

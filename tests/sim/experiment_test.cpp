@@ -258,4 +258,17 @@ BOOST_AUTO_TEST_CASE(the_built_in_jones2004_experiment_plans_the_papers_grid) {
   BOOST_TEST(value_of(runs.front().options, "jobs-per-cluster") == "400000");
 }
 
+BOOST_AUTO_TEST_CASE(the_built_in_jones2006_experiment_plans_three_grids_and_a_fixed_cluster) {
+  const auto experiment = gridpeer::sim::load_experiment("jones2006");
+  BOOST_TEST(experiment.model == "coalloc");
+  BOOST_TEST(experiment.report == "jones2006");
+  const auto runs = plan_runs(experiment);
+  BOOST_TEST(runs.size() == 3U * 10U * 4U * experiment.seeds.size());
+  for (const auto& run : runs) {
+    // The fixed cluster (the last) stays at 570 jobs/week per 100 nodes.
+    const std::string rates = value_of(run.options, "rates");
+    BOOST_TEST(rates.substr(rates.rfind(',') + 1) == "570");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
