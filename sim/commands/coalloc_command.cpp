@@ -54,7 +54,8 @@ int run_coalloc_command(int argc, char** argv) {
       result.wall_seconds > 0 ? static_cast<double>(result.jobs) / result.wall_seconds : 0.0);
   std::string by_origin;
   for (std::size_t c = 0; c < result.turnaround_by_origin_s.size(); ++c) {
-    by_origin += fmt::format("  C{} {:.1f} s ({} jobs)", c + 1, result.turnaround_by_origin_s[c], result.jobs_by_origin[c]);
+    by_origin +=
+        fmt::format("  C{} {:.1f} s ({} jobs)", c + 1, result.turnaround_by_origin_s[c], result.jobs_by_origin[c]);
   }
   std::cout << "  turnaround by origin:" << by_origin << '\n';
   std::cout << "seed " << spec.seed << '\n';

@@ -26,8 +26,8 @@ int run_compare_command(int argc, char** argv) {
       "fairness-csv",
       "write who gains and who pays -- each server's own jobs' turnaround against Local -- as CSV to this file "
       "(with --fair, the fair variants too; `gridsim plot fairness FILE --out DIR` draws it)",
-      cxxopts::value<std::string>())(
-      "out", "write every run as JSON (an array) to this file", cxxopts::value<std::string>())(
+      cxxopts::value<std::string>())("out", "write every run as JSON (an array) to this file",
+                                     cxxopts::value<std::string>())(
       "threads", "runs in parallel (default: the number of cores)", cxxopts::value<std::size_t>())("h,help",
                                                                                                    "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
@@ -72,7 +72,8 @@ int run_compare_command(int argc, char** argv) {
   }
   if (const auto table = origin_fairness(specs, results)) {
     std::cout << '\n' << origin_fairness_text(*table);
-    if (args.count("fairness-csv") != 0U) write_text_file(args["fairness-csv"].as<std::string>(), origin_fairness_csv(*table));
+    if (args.count("fairness-csv") != 0U)
+      write_text_file(args["fairness-csv"].as<std::string>(), origin_fairness_csv(*table));
   }
   std::cout << "seed " << base.workload.seed << '\n';
   if (args.count("out") != 0U) write_json_file(args["out"].as<std::string>(), all);

@@ -29,8 +29,8 @@ std::vector<double> parse_per_cluster(const std::string& text, int clusters, con
       used = 0;
     }
     if (used != item.size() || !(v > 0)) {
-      throw std::invalid_argument(fmt::format("--{}: '{}' is not {} (a number above 0, or one per cluster: 200,100)",
-                                              option, item, what));
+      throw std::invalid_argument(
+          fmt::format("--{}: '{}' is not {} (a number above 0, or one per cluster: 200,100)", option, item, what));
     }
     values.push_back(v);
   }
@@ -80,7 +80,7 @@ void add_coalloc_options(cxxopts::Options& options) {
       cxxopts::value<std::string>()->default_value(""))(
       "weeks", "with --rates: the weeks of arrivals every cluster's stream covers",
       cxxopts::value<double>()->default_value("52"))("mean-run", "mean run time T_E on one cluster, exponential (s)",
-                                                      cxxopts::value<double>()->default_value("450"))(
+                                                     cxxopts::value<double>()->default_value("450"))(
       "min-nodes", "smallest job (nodes; sizes are uniform over [min, max])",
       cxxopts::value<int>()->default_value("10"))("max-nodes", "largest job (nodes)",
                                                   cxxopts::value<int>()->default_value("50"))(
@@ -252,8 +252,8 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
               {"workload", nlohmann::json::parse(coalloc_workload_key(spec))},
               {"sharing", to_string(c.sharing)},
               {"local_policy", to_string(c.local.policy)},
-              {"reservation_depth", c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth)
-                                                                                : null}}}};
+              {"reservation_depth",
+               c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth) : null}}}};
   }
   const bool splits = c.method != CoallocationMethod::migration_only;
   nlohmann::json options = {
@@ -453,7 +453,8 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
                                  spec.link_mbps);
   const std::string arrivals =
       spec.rates_per_week.empty()
-          ? fmt::format("{} jobs per cluster, mean gap {} s", spec.jobs_per_cluster, spec.workload.mean_interarrival_seconds)
+          ? fmt::format("{} jobs per cluster, mean gap {} s", spec.jobs_per_cluster,
+                        spec.workload.mean_interarrival_seconds)
           : fmt::format("{} jobs/week per 100 nodes over {} weeks", fmt::join(spec.rates_per_week, "/"), spec.weeks);
   std::vector<double> offered_by_cluster;
   const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
@@ -475,7 +476,8 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
       {"workload", fmt::format("Poisson, {}, exponential T_E mean {} s, UNIF[{}, {}] nodes", arrivals,
                                spec.workload.mean_service_seconds, spec.workload.min_cpus, spec.workload.max_cpus)},
       {"sharing", to_string(c.sharing)},
-      {"local_policy", c.sharing == GridSharing::full ? nlohmann::json(nullptr) : nlohmann::json(to_string(c.local.policy))},
+      {"local_policy",
+       c.sharing == GridSharing::full ? nlohmann::json(nullptr) : nlohmann::json(to_string(c.local.policy))},
       {"reservation_depth", c.local.reservation_depth},
       {"rates_per_week", spec.rates_per_week},
       {"weeks", spec.rates_per_week.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.weeks)},
@@ -526,11 +528,17 @@ std::string coalloc_jobs_csv(const CoallocResult& result) {
 }
 
 const std::vector<std::string>& coalloc_summary_metrics() {
-  static const std::vector<std::string> metrics = {
-      "avg_turnaround_s",      "avg_wait_s",           "fraction_local",
-      "fraction_migrated",     "fraction_coallocated", "mean_link_saturation",
-      "mean_coalloc_slowdown", "mean_coalloc_stretch", "utilization",
-      "fixed_cluster_turnaround_s", "other_clusters_turnaround_s"};
+  static const std::vector<std::string> metrics = {"avg_turnaround_s",
+                                                   "avg_wait_s",
+                                                   "fraction_local",
+                                                   "fraction_migrated",
+                                                   "fraction_coallocated",
+                                                   "mean_link_saturation",
+                                                   "mean_coalloc_slowdown",
+                                                   "mean_coalloc_stretch",
+                                                   "utilization",
+                                                   "fixed_cluster_turnaround_s",
+                                                   "other_clusters_turnaround_s"};
   return metrics;
 }
 

@@ -17,8 +17,10 @@ using namespace gridpeer;
 BOOST_AUTO_TEST_SUITE(reservation_guarantee)
 
 BOOST_AUTO_TEST_CASE(no_reservation_is_ever_delayed) {
-  const std::vector<LocalPolicyConfig> policies{
-      {LocalPolicy::easy, 0}, {LocalPolicy::conservative, 0}, {LocalPolicy::conservative, 3}, {LocalPolicy::conservative, 10}};
+  const std::vector<LocalPolicyConfig> policies{{LocalPolicy::easy, 0},
+                                                {LocalPolicy::conservative, 0},
+                                                {LocalPolicy::conservative, 3},
+                                                {LocalPolicy::conservative, 10}};
   constexpr int kSeedsPerPolicy = 30;
   constexpr int kOperations = 150;
   std::size_t checked_starts = 0;
@@ -45,16 +47,16 @@ BOOST_AUTO_TEST_CASE(no_reservation_is_ever_delayed) {
           if (first == first_reserved.end()) continue;
           ++checked_starts;
           BOOST_TEST(e.at <= first->second, "policy " << to_string(policy.policy) << " depth "
-                                                       << policy.reservation_depth << " seed " << seed << " job "
-                                                       << e.id << " started after its first reservation");
+                                                      << policy.reservation_depth << " seed " << seed << " job " << e.id
+                                                      << " started after its first reservation");
         }
         for (const Reservation& r : local.reservation_schedule()) {
           if (r.running || r.pinned || waiting_for_input.count(r.id) != 0U) continue;
           first_reserved.emplace(r.id, r.start);
           const auto [it, fresh] = last_reserved.emplace(r.id, r.start);
           BOOST_TEST((fresh || r.start <= it->second), "policy " << to_string(policy.policy) << " depth "
-                                                                  << policy.reservation_depth << " seed " << seed
-                                                                  << " job " << r.id << " reservation moved later");
+                                                                 << policy.reservation_depth << " seed " << seed
+                                                                 << " job " << r.id << " reservation moved later");
           it->second = r.start;
         }
       };
@@ -91,7 +93,8 @@ BOOST_AUTO_TEST_CASE(no_reservation_is_ever_delayed) {
             ++guests;
           }
         } else if (draw < 0.85 && !waiting.empty()) {  // a waiting job placed elsewhere
-          const auto pick = std::next(waiting.begin(), rng.uniform_int(0, static_cast<std::int64_t>(waiting.size()) - 1));
+          const auto pick =
+              std::next(waiting.begin(), rng.uniform_int(0, static_cast<std::int64_t>(waiting.size()) - 1));
           if (waiting_for_input.count(*pick) == 0U && local.withdraw(*pick, now)) {
             first_reserved.erase(*pick);
             waiting.erase(pick);

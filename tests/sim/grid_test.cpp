@@ -197,8 +197,8 @@ BOOST_AUTO_TEST_CASE(fair_sender_initiated_keeps_a_local_reservation) {
   // nodes, 100 s) wait: L1 for 1000 s, L2 for 1500 s (both below phi = 2000 s,
   // so they stay). A is full until 5000 s when N (1 node, 2000 s) arrives at
   // 1 s: its AWT there is 4999 s, so A asks B.
-  const std::vector<Job> jobs{job(0, 0, 0, 4, 5000), job(1, 1, 0, 3, 1000), job(2, 1, 0, 3, 500),
-                              job(3, 1, 0, 4, 100), job(4, 0, 1, 1, 2000)};
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 5000), job(1, 1, 0, 3, 1000), job(2, 1, 0, 3, 500), job(3, 1, 0, 4, 100),
+                              job(4, 0, 1, 1, 2000)};
   GridRunOptions options;
   options.config = config(GridAlgorithm::sender);
   options.config.parameters.phi = seconds(2000);

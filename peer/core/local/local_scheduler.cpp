@@ -436,7 +436,7 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
       if (placement.kind != Placement::Kind::start_now) {
         still_waiting.push_back(job);
         still_held.push_back(holds && placement.kind == Placement::Kind::reserved ? std::optional(placement.at)
-                                                                                 : std::nullopt);
+                                                                                  : std::nullopt);
         continue;
       }
       ends.emplace(t + job.planned, job.nodes);

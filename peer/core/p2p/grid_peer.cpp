@@ -234,8 +234,8 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& tar
 
 void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
   // Another peer's job: under fairness, only on reservation-safe nodes.
-  const SiteCandidate here = config_.fair.enabled ? estimate_for_guest(query.requirements, now)
-                                                  : estimate_here(query.requirements, now);
+  const SiteCandidate here =
+      config_.fair.enabled ? estimate_for_guest(query.requirements, now) : estimate_here(query.requirements, now);
   outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
 }
