@@ -14,6 +14,8 @@ import os
 
 import matplotlib.pyplot as plt
 
+from paper_support import change_bars, write_markdown
+
 
 def load(folder):
     path = os.path.join(folder, "results.json")
@@ -84,22 +86,10 @@ def report(runs, folder, save):
                          + (", ".join(f"{s} {100 * change[s]:+.2f}%" for s in losers) or "none"))
         lines.append("")
         figure, ax = plt.subplots(figsize=(max(7, 0.9 * len(servers) + 2), 4))
-        width = 0.8 / len(rows)
-        for i, (algorithm, _, change) in enumerate(rows):
-            ax.bar([s + (i - (len(rows) - 1) / 2) * width for s in range(len(servers))],
-                   [100 * change.get(s, 0) for s in servers], width, label=algorithm)
-        ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(servers)))
-        ax.set_xticklabels(servers)
-        ax.set_ylabel("turnaround vs Local (%); > 0: loses")
-        ax.set_title(f"Who gains, who pays: {configuration}", fontsize="medium")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize="small", ncol=2)
+        change_bars(ax, servers, [(algorithm, change) for algorithm, _, change in rows],
+                    f"Who gains, who pays: {configuration}")
         save(figure, figures, f"who_gains_{index + 1:02d}.png")
-    path = os.path.join(folder, "who_gains.md")
-    with open(path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    return path
+    return write_markdown(folder, "who_gains.md", lines)
 
 
 def plot(folder, out, save, quiet):

@@ -185,21 +185,13 @@ def plot_fairness(args):
                              "`gridsim compare --fairness-csv FILE`")
     servers = list(dict.fromkeys(table["server"]))
     algorithms = list(dict.fromkeys(table["algorithm"]))
+    from paper_support import change_bars  # built in beside this script
+
     os.makedirs(args.out, exist_ok=True)
     figure, ax = plt.subplots(figsize=(max(7, 0.9 * len(servers) + 2), 4.5))
-    width = 0.8 / max(1, len(algorithms))
-    for i, algorithm in enumerate(algorithms):
-        rows = table[table["algorithm"] == algorithm].set_index("server").reindex(servers)
-        ax.bar([s + (i - (len(algorithms) - 1) / 2) * width for s in range(len(servers))], 100 * rows["change"],
-               width, label=algorithm)
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(servers)))
-    ax.set_xticklabels(servers)
-    ax.set_xlabel("origin server (its own jobs)")
-    ax.set_ylabel("turnaround vs Local (%); > 0: loses")
-    ax.set_title("Who gains, who pays", fontsize="medium")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize="small", ncol=2)
+    series = [(a, dict(zip(table[table["algorithm"] == a]["server"], table[table["algorithm"] == a]["change"])))
+              for a in algorithms]
+    change_bars(ax, servers, series, "Who gains, who pays")
     save(figure, args.out, "who_gains_who_pays.png")
 
 

@@ -7,10 +7,10 @@ and reproduction.md: the baselines beside the paper's 1087 s and 735 s and each
 of the paper's claims checked on the data, holds or not, with its numbers.
 """
 import os
-import re
 
 import matplotlib.pyplot as plt
-import pandas as pd
+
+from paper_support import claim_rows, load_summary, number, write_markdown
 
 PUBLISHED = {"migration-only": 1087.0, "ideal": 735.0}
 SURFACES = ["a1", "b1", "b2", "b4", "b3-70", "b3-90"]  # Figs. 7-12 (Fig. 9 is B2)
@@ -24,19 +24,8 @@ def name(method):
     return NAMES.get(method, method.upper().replace("B3-", "B3 ") + ("%" if method.startswith("b3-") else ""))
 
 
-def number(label):
-    found = re.search(r"(\d+(?:\.\d+)?)", str(label))
-    return float(found.group(1)) if found else float("nan")
-
-
 def load(folder):
-    path = os.path.join(folder, "summary.csv")
-    if not os.path.exists(path):
-        raise SystemExit(f"gridpeer_plot: {path} not found: run `gridsim sweep jones2004 --out {folder}` first")
-    summary = pd.read_csv(path)
-    for axis in ("method", "bsbw", "lslt"):
-        if axis not in summary.columns:
-            raise SystemExit(f"gridpeer_plot: {path} has no '{axis}' axis: is it a jones2004 sweep?")
+    summary = load_summary(folder, "jones2004", ("method", "bsbw", "lslt"))
     summary["bsbw_mbps"] = summary["bsbw"].map(number)
     summary["lslt_pct"] = summary["lslt"].map(number)
     return summary
@@ -270,13 +259,8 @@ def report(summary, folder):
             ci_text = f" ± {ci:.1f}" if ci == ci else ""
             lines.append(f"| {name(method)} | {PUBLISHED[method]:.0f} s | {mean:.1f}{ci_text} s | "
                          f"{(mean - PUBLISHED[method]) / PUBLISHED[method]:+.1%} |")
-    lines += ["", "| claim of the paper | holds? | evidence | figure |", "|---|---|---|---|"]
-    for claim, holds, evidence, figure in found:
-        said = {None: "not examined", True: "holds", False: "does not hold", "partly": "partly"}[holds]
-        lines.append(f"| {claim} | {said} | {evidence} | {figure} |")
-    with open(os.path.join(folder, "reproduction.md"), "w") as out:
-        out.write("\n".join(lines) + "\n")
-    return os.path.join(folder, "reproduction.md")
+    lines += [""] + claim_rows(found)
+    return write_markdown(folder, "reproduction.md", lines)
 
 
 def plot(folder, out, save, quiet):

@@ -8,10 +8,10 @@ in the grid); and reproduction.md, each of the paper's claims checked on the
 data with its numbers. FC is the last cluster; OC pools clusters 1-3's jobs.
 """
 import os
-import re
 
 import matplotlib.pyplot as plt
-import pandas as pd
+
+from paper_support import claim_rows, load_summary, number, write_markdown
 
 GRIDS = [("equal", "Fig. 4: 100/100/100/100"), ("small-fc", "Fig. 5: 100/100/100/50"),
          ("mixed", "Fig. 6: 200/100/100/50")]
@@ -29,19 +29,8 @@ CURVES = [  # (scheduler, metric, label, style)
 ]
 
 
-def number(label):
-    found = re.search(r"(\d+(?:\.\d+)?)", str(label))
-    return float(found.group(1)) if found else float("nan")
-
-
 def load(folder):
-    path = os.path.join(folder, "summary.csv")
-    if not os.path.exists(path):
-        raise SystemExit(f"gridpeer_plot: {path} not found: run `gridsim sweep jones2006 --out {folder}` first")
-    summary = pd.read_csv(path)
-    for axis in ("grid", "rate", "scheduler"):
-        if axis not in summary.columns:
-            raise SystemExit(f"gridpeer_plot: {path} has no '{axis}' axis: is it a jones2006 sweep?")
+    summary = load_summary(folder, "jones2006", ("grid", "rate", "scheduler"))
     summary["rate_per_week"] = summary["rate"].map(number)
     return summary
 
@@ -181,14 +170,8 @@ def report(summary, folder):
              "The paper publishes curves without numbers: the claims are checked on their shape. "
              "Benefit = No Share on FC − turnaround on FC (≥ 0: joining pays).", ""]
     lines += benefit_table(summary)
-    lines += ["", "| claim of the paper | holds? | evidence | figure |", "|---|---|---|---|"]
-    for claim, holds, evidence, figure in claims(summary):
-        said = {None: "not examined", True: "holds", False: "does not hold", "partly": "partly"}[holds]
-        lines.append(f"| {claim} | {said} | {evidence} | {figure} |")
-    path = os.path.join(folder, "reproduction.md")
-    with open(path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    return path
+    lines += [""] + claim_rows(claims(summary))
+    return write_markdown(folder, "reproduction.md", lines)
 
 
 def plot(folder, out, save, quiet):
