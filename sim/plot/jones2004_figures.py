@@ -10,7 +10,7 @@ import os
 
 import matplotlib.pyplot as plt
 
-from paper_support import claim_rows, load_summary, number, write_markdown
+from paper_support import claim_rows, load_summary, number, plot_paper, write_markdown
 
 PUBLISHED = {"migration-only": 1087.0, "ideal": 735.0}
 SURFACES = ["a1", "b1", "b2", "b4", "b3-70", "b3-90"]  # Figs. 7-12 (Fig. 9 is B2)
@@ -264,11 +264,4 @@ def report(summary, folder):
 
 
 def plot(folder, out, save, quiet):
-    """`save(figure, out, file)` writes and closes a figure (gridpeer_plot's)."""
-    summary = load(folder)
-    out = out or os.path.join(folder, "figures")
-    os.makedirs(out, exist_ok=True)
-    figures(summary, out, save)
-    path = report(summary, folder)
-    if not quiet:
-        print(path)
+    plot_paper(folder, out, save, quiet, load, figures, report)

@@ -11,7 +11,7 @@ import os
 
 import matplotlib.pyplot as plt
 
-from paper_support import claim_rows, load_summary, number, write_markdown
+from paper_support import claim_rows, load_summary, number, plot_paper, write_markdown
 
 GRIDS = [("equal", "Fig. 4: 100/100/100/100"), ("small-fc", "Fig. 5: 100/100/100/50"),
          ("mixed", "Fig. 6: 200/100/100/50")]
@@ -175,11 +175,4 @@ def report(summary, folder):
 
 
 def plot(folder, out, save, quiet):
-    """`save(figure, out, file)` writes and closes a figure (gridpeer_plot's)."""
-    summary = load(folder)
-    out = out or os.path.join(folder, "figures")
-    os.makedirs(out, exist_ok=True)
-    figures(summary, out, save)
-    path = report(summary, folder)
-    if not quiet:
-        print(path)
+    plot_paper(folder, out, save, quiet, load, figures, report)

@@ -41,6 +41,18 @@ def write_markdown(folder, name, lines):
     return path
 
 
+def plot_paper(folder, out, save, quiet, load, figures, report):
+    """A paper's figures (into OUT, default FOLDER/figures) and its report
+    beside the sweep; `save(figure, out, file)` writes and closes a figure."""
+    summary = load(folder)
+    out = out or os.path.join(folder, "figures")
+    os.makedirs(out, exist_ok=True)
+    figures(summary, out, save)
+    path = report(summary, folder)
+    if not quiet:
+        print(path)
+
+
 def change_bars(ax, servers, series, title):
     """Grouped bars of per-server changes (fractions; > 0 a loss), one group per server.
     `series`: (label, {server: change}) in drawing order."""
