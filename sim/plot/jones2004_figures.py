@@ -6,7 +6,6 @@ BSBW), 15-18 (against LSLT at BSBW 300 and 800), link saturation against LSLT,
 and reproduction.md: the baselines beside the paper's 1087 s and 735 s and each
 of the paper's claims checked on the data, holds or not, with its numbers.
 """
-import os
 
 import matplotlib.pyplot as plt
 

@@ -7,7 +7,6 @@ benefit of joining for the fixed cluster (No Share on FC minus its turnaround
 in the grid); and reproduction.md, each of the paper's claims checked on the
 data with its numbers. FC is the last cluster; OC pools clusters 1-3's jobs.
 """
-import os
 
 import matplotlib.pyplot as plt
 
