@@ -20,7 +20,9 @@ int run_coalloc_command(int argc, char** argv) {
       "split across clusters, and its communication slows down when the links saturate. Defaults are the\n"
       "paper's: 4 x 100 nodes, 1000 Mb/s links, Poisson arrivals every 150 s per cluster, exponential run\n"
       "times of mean 450 s, UNIF[10, 50] nodes (load 0.9), 400,000 jobs per cluster, K = 0.7.\n"
-      "The experiment itself: gridsim sweep jones2004 --out DIR (docs/coallocation.md).");
+      "The experiment itself: gridsim sweep jones2004 --out DIR (docs/coallocation.md).\n"
+      "Fairness (Jones & Ligon 2006): --sharing reservation-safe (ICS+B) or none (No Share), with each\n"
+      "cluster's own --rates; its experiment: gridsim sweep jones2006 --out DIR (docs/fairness.md).");
   add_coalloc_options(options);
   options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "jobs-csv",
