@@ -19,6 +19,7 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
       queue_(servers.size()),
       now_(start),
       queue_at_origin_(options.queue_at_origin),
+      reference_mhz_(options.reference_mhz),
       homed_at_(servers.size(), 0) {
   if (servers.empty()) throw std::invalid_argument("a meta-scheduler needs at least one site");
   if (chain_.empty() && !queue_at_origin_) {
@@ -29,6 +30,9 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
   for (ServerIndex i = 0; i < locals_.size(); ++i) server_indices_.push_back(i);
   counters_.resize(locals_.size());
   if (links_ && links_->links() != locals_.size()) throw std::invalid_argument("one link per site is needed");
+  if (reference_mhz_ && (stage_data_ || queue_at_origin_ || *reference_mhz_ <= 0)) {
+    throw std::invalid_argument("a reference speed (004) needs a positive speed, no data staging and one global queue");
+  }
 }
 
 void MetaScheduler::submit(const Job& job, TimePoint now) {
@@ -39,6 +43,7 @@ void MetaScheduler::submit(const Job& job, TimePoint now) {
                                    "job id " + std::to_string(job.id) + " is already in use"});
     return;
   }
+  const bool submitted_to_empty = queue_.empty();
   const GlobalQueue::Position position = queue_.push(job);
   if (queue_at_origin_ && job.cpus <= locals_[job.origin].server().nodes) {
     // Phase 1: the origin's policy starts it or reserves it; it stays in the
@@ -49,7 +54,7 @@ void MetaScheduler::submit(const Job& job, TimePoint now) {
     collect_all();
   }
   if (queue_at_origin_ && chain_.empty()) return;
-  pass(now, freed_ ? 0 : position);
+  pass(now, freed_ ? 0 : position, submitted_to_empty);
   checked();
 }
 
@@ -141,7 +146,7 @@ std::optional<int> MetaScheduler::widest_placeable(const SiteView& sites) const 
   return widest;
 }
 
-void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first) {
+void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submitted_to_empty) {
   // Nothing freed since the last pass: the jobs before `first` were left then
   // and would be left again (placement_module.hpp); under strict FCFS the
   // head holds everything back.
@@ -157,9 +162,11 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first) {
     if (!position) return;
     cursor = *position + 1;
     const Job& waiting = queue_.at(*position);
+    const SiteView view = sites.with_queue(&queue_, submitted_to_empty);
+    submitted_to_empty = false;  // every later job of the pass is situation (b)
     std::optional<JobPlacement> placement;
     for (const auto& module : chain_) {
-      placement = module->place(waiting, sites);
+      placement = module->place(waiting, view);
       if (placement) break;
     }
     if (!placement) {
@@ -220,6 +227,12 @@ void MetaScheduler::dispatch(const Job& job, JobPlacement placement, TimePoint n
       throw std::logic_error("job " + std::to_string(job.id) + " was placed on site " + std::to_string(site) +
                              " without room for it now");
     }
+  } else if (reference_mhz_) {
+    // 004: times as measured at the reference speed, scaled to this site's.
+    const int mhz = locals_[site].server().mhz;
+    const Duration planned = expected_run_time(job.requested_time, *reference_mhz_, mhz);
+    const Duration actual = expected_run_time(job.run_time, *reference_mhz_, mhz);
+    if (!locals_[site].submit({job.id, job.cpus, planned, actual}, now)) ++counters_[site].rejected;
   } else if (site == job.origin || !stage_data_) {
     if (!locals_[site].submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_[site].rejected;
   } else {

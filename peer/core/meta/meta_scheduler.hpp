@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct MetaSchedulerOptions {
   /// places start at once, pinned around the local reservations. With an
   /// empty chain every cluster runs alone (001's No Share).
   bool queue_at_origin = false;
+  /// 004: run times are as measured at this clock speed (its reference speed
+  /// 1.0): on a site they scale by reference / site speed, whatever the job's
+  /// origin. Unset: by origin / site (002's ERT, when data is staged).
+  std::optional<int> reference_mhz;
 };
 
 /// A co-allocated job as it ended (for results: where its parts ran, and
@@ -102,7 +107,9 @@ class MetaScheduler final : public Scheduler {
   };
 
   /// Offers the global queue, from `first` on, to the chain, as the discipline says.
-  void pass(TimePoint now, GlobalQueue::Position first = 0);
+  /// `submitted_to_empty`: the pass answers a submission that found the
+  /// queue empty (004's situation (a), for the first job it offers).
+  void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false);
   /// The widest job some module of the chain could place now (none: unbounded).
   [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const;
   void dispatch(const Job& job, JobPlacement placement, TimePoint now);
@@ -137,6 +144,7 @@ class MetaScheduler final : public Scheduler {
   std::vector<SchedulerOutput> outputs_;
   TimePoint now_;
   bool queue_at_origin_;
+  std::optional<int> reference_mhz_;
   // queue_at_origin: jobs waiting in their origin's local queue, by id, with
   // their place in the global queue; and how many wait at each site.
   std::map<JobId, GlobalQueue::Position> homed_;

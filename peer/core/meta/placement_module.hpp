@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "peer/core/local/local_scheduler.hpp"
+#include "peer/core/meta/global_queue.hpp"
 #include "peer/core/meta/star_links.hpp"
 #include "peer/model/job.hpp"
 #include "peer/network/network_view.hpp"
@@ -46,6 +47,19 @@ class SiteView {
   }
   /// The clusters' links when the meta-scheduler co-allocates (000), else null.
   [[nodiscard]] const StarLinks* links() const { return links_; }
+  /// The global queue in arrival order, the job being placed among them (004's
+  /// rules weigh the jobs behind it), or null.
+  [[nodiscard]] const GlobalQueue* queue() const { return queue_; }
+  /// 004's situation (a): this placement answers a submission that found the
+  /// global queue empty; otherwise (b), a finish or a job placed before it.
+  [[nodiscard]] bool submitted_to_empty_queue() const { return submitted_to_empty_; }
+  /// The same view with the queue and the situation.
+  [[nodiscard]] SiteView with_queue(const GlobalQueue* queue, bool submitted_to_empty) const {
+    SiteView view = *this;
+    view.queue_ = queue;
+    view.submitted_to_empty_ = submitted_to_empty;
+    return view;
+  }
 
  private:
   std::span<const LocalScheduler> locals_;
@@ -53,6 +67,8 @@ class SiteView {
   TimePoint now_;
   const StarLinks* links_;
   std::span<const int> available_;  // empty: nodes free now
+  const GlobalQueue* queue_ = nullptr;
+  bool submitted_to_empty_ = false;
 };
 
 /// Where a job runs: one part (the whole job on one site), or several that
