@@ -206,6 +206,7 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   result.art_s = response / n;
   result.mean_wait_s = wait / n;
   result.mean_queue_events = events > 0 ? queue_events / static_cast<double>(events) : 0.0;
+  result.events = events;
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
   result.makespan_s = to_seconds(last_end - first);
   result.mean_queue_time = result.makespan_s > 0 ? queue_area / result.makespan_s : 0.0;
@@ -215,6 +216,12 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
 
 nlohmann::json allocation_json(const AllocationSpec& spec, const AllocationResult& result, bool include_timing) {
   return {{"model", "allocation"},
+          {"topology", fmt::format("{} sites ({} processors)", spec.sites.size(), fmt::join(spec.sites, "/"))},
+          {"workload", fmt::format("{} (run time > 0, processors > 0), run times x {:g}, cut at {:g}% of the widest "
+                                   "site",
+                                   spec.trace, spec.sl, spec.rc * 100)},
+          {"events", result.events},
+          {"unfinished_jobs", 0},
           {"rule", to_string(spec.rule.kind)},
           {"sht", spec.rule.sh_threshold},
           {"slt", spec.rule.sl_threshold},
@@ -235,6 +242,11 @@ nlohmann::json allocation_json(const AllocationSpec& spec, const AllocationResul
           {"makespan_s", result.makespan_s},
           {"gridpeer_version", gridpeer_version()},
           {"wall_seconds", include_timing ? result.wall_seconds : 0.0}};
+}
+
+const std::vector<std::string>& allocation_summary_metrics() {
+  static const std::vector<std::string> metrics = {"art_s", "avg_wait_s", "mean_queue_events", "mean_queue_time"};
+  return metrics;
 }
 
 double npir(double reference, double art) {

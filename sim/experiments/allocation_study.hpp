@@ -55,6 +55,7 @@ struct AllocationResult {
   double makespan_s = 0;
   std::vector<double> speeds;
   double heterogeneity = 0;  ///< eq. 3 of the speeds
+  std::uint64_t events = 0;  ///< scheduler inputs (submissions and wake-ups)
   double wall_seconds = 0;
 };
 
@@ -62,6 +63,9 @@ struct AllocationResult {
 AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs);
 
 nlohmann::json allocation_json(const AllocationSpec& spec, const AllocationResult& result, bool include_timing);
+
+/// The metrics a sweep of allocation runs summarises, as allocation_json names them.
+const std::vector<std::string>& allocation_summary_metrics();
 
 /// Eq. 23 (and eq. 22 with a mean for `reference`): (reference - art) / reference.
 double npir(double reference, double art);

@@ -138,9 +138,10 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   }
   experiment.title = reader.string_or(*head, "title", experiment.name);
   experiment.model = reader.string_or(*head, "model", "grid");
-  if (experiment.model != "grid" && experiment.model != "coalloc") {
+  if (experiment.model != "grid" && experiment.model != "coalloc" && experiment.model != "allocation") {
     reader.fail(head, "[experiment]: model '" + experiment.model +
-                          "' is not grid (gridsim run's peers) or coalloc (gridsim coalloc's clusters)");
+                          "' is not grid (gridsim run's peers), coalloc (gridsim coalloc's clusters) or allocation "
+                          "(gridsim allocate's sites)");
   }
   experiment.report = reader.string_or(*head, "report", "");
   if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "peer/io/traces/trace_file.hpp"
+#include "sim/experiments/allocation_study.hpp"
 #include "sim/experiments/coalloc_study.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
@@ -101,12 +103,71 @@ class CoallocModel final : public SweepModel {
   }
 };
 
+// ---- allocation: gridsim allocate ---------------------------------------------
+
+class AllocationRun final : public SweepRun {
+ public:
+  AllocationRun(AllocationSpec spec, FileHashes& hashes) : spec_(std::move(spec)) {
+    trace_path_ = traces::resolve_trace_file(spec_.trace, traces::resolve_trace_dir(spec_.trace_dir));
+    const bool drawn = spec_.speeds.empty() && spec_.sh > 0;
+    const bool thresholds = spec_.rule.kind == AllocationRuleKind::ti || spec_.rule.kind == AllocationRuleKind::tai ||
+                            spec_.rule.kind == AllocationRuleKind::tai2;
+    const nlohmann::json null = nullptr;
+    identity_ = {{"version", gridpeer_version()},
+                 {"model", "allocation"},
+                 {"options",
+                  {{"sites", spec_.sites},
+                   {"speeds", spec_.speeds.empty() ? null : nlohmann::json(spec_.speeds)},
+                   {"sh", spec_.speeds.empty() ? nlohmann::json(spec_.sh) : null},
+                   {"speed_draw", drawn ? nlohmann::json(spec_.speed_draw) : null},
+                   {"seed", drawn ? nlohmann::json(spec_.seed) : null},
+                   {"sl", spec_.sl},
+                   {"rc", spec_.rc},
+                   {"rule", to_string(spec_.rule.kind)},
+                   {"sht", thresholds ? nlohmann::json(spec_.rule.sh_threshold) : null},
+                   {"slt", thresholds ? nlohmann::json(spec_.rule.sl_threshold) : null}}},
+                 {"inputs", {{trace_path_.filename().string(), hashes.of(trace_path_)}}}};
+  }
+  [[nodiscard]] const nlohmann::json& identity() const override { return identity_; }
+  [[nodiscard]] std::string workload_key() const override { return trace_path_.string(); }
+  [[nodiscard]] std::shared_ptr<const void> load_workload() const override {
+    return std::make_shared<const std::vector<Job>>(allocation_trace_jobs(spec_));
+  }
+  [[nodiscard]] nlohmann::json run(const void* workload) const override {
+    const auto& jobs = *static_cast<const std::vector<Job>*>(workload);
+    return allocation_json(spec_, run_allocation(spec_, jobs), true);
+  }
+
+ private:
+  AllocationSpec spec_;
+  std::filesystem::path trace_path_;
+  nlohmann::json identity_;
+};
+
+class AllocationModel final : public SweepModel {
+ public:
+  [[nodiscard]] std::string_view command() const override { return "gridsim allocate"; }
+  void add_options(cxxopts::Options& options) const override { add_allocation_options(options); }
+  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args,
+                                                  FileHashes& hashes) const override {
+    return std::make_unique<AllocationRun>(allocation_spec_from_options(args), hashes);
+  }
+  [[nodiscard]] const std::vector<std::string>& metrics() const override { return allocation_summary_metrics(); }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
+    return {{"art_s", "ART (s)"},
+            {"avg_wait_s", "avg wait (s)"},
+            {"mean_queue_events", "queue (events)"},
+            {"mean_queue_time", "queue (time)"}};
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<SweepModel> make_sweep_model(const std::string& name) {
   if (name == "grid") return std::make_unique<GridModel>();
   if (name == "coalloc") return std::make_unique<CoallocModel>();
-  throw std::invalid_argument("no sweep model '" + name + "' (grid, coalloc)");
+  if (name == "allocation") return std::make_unique<AllocationModel>();
+  throw std::invalid_argument("no sweep model '" + name + "' (grid, coalloc, allocation)");
 }
 
 }  // namespace gridpeer::sim

@@ -271,4 +271,13 @@ BOOST_AUTO_TEST_CASE(the_built_in_jones2006_experiment_plans_three_grids_and_a_f
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_built_in_allocation_calibration_sweeps_the_load_factor) {
+  const auto experiment = gridpeer::sim::load_experiment("shih2010-queues");
+  BOOST_TEST(experiment.model == "allocation");
+  const auto runs = plan_runs(experiment);
+  BOOST_TEST(runs.size() == 7U);
+  BOOST_TEST(value_of(runs.front().options, "rule") == "bf");
+  BOOST_TEST(value_of(runs.back().options, "sl") == "4");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
