@@ -145,9 +145,9 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   }
   experiment.report = reader.string_or(*head, "report", "");
   if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&
-      experiment.report != "jones2006" && experiment.report != "fairness") {
+      experiment.report != "jones2006" && experiment.report != "fairness" && experiment.report != "shih2010") {
     reader.fail(head, "[experiment]: report '" + experiment.report +
-                          "' is not shan2004, jones2004, jones2006 or fairness (or leave it out)");
+                          "' is not shan2004, jones2004, jones2006, shih2010 or fairness (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
   if (const toml::node* fixed = root.get("fixed")) {

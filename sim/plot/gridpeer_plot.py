@@ -12,6 +12,9 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
   sweep DIR [--out DIR]
       a sweep folder (gridsim sweep): one bar chart per metric of summary.csv,
       mean and 95% confidence interval over seeds, in DIR/figures/.
+  shih2010 DIR [--out DIR]
+      a `gridsim sweep shih2010` folder: ART against SL per SH for each rule,
+      TNPIR per RC beside the paper's Table 11, reproduction.md.
   jones2004 DIR [--out DIR]
       a `gridsim sweep jones2004` folder: Jones et al. 2004's figures 7-18 and
       link saturation in DIR/figures/, and DIR/reproduction.md (the baselines
@@ -249,7 +252,8 @@ def main():
     fairness.add_argument("--out", required=True)
     for paper_name, paper_help in (("fairness-sweep", "who gains, who pays, from a sweep of the grid's algorithms"),
                                    ("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
-                                   ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep")):
+                                   ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep"),
+                                   ("shih2010", "Shih et al.'s TNPIR tables and figures from a shih2010 sweep")):
         paper = commands.add_parser(paper_name, help=paper_help)
         paper.add_argument("folder")
         paper.add_argument("--out", help="default: FOLDER/figures")
@@ -259,7 +263,7 @@ def main():
         plot_jobs(args)
     elif args.command == "fairness":
         plot_fairness(args)
-    elif args.command in ("jones2004", "jones2006", "fairness-sweep"):
+    elif args.command in ("jones2004", "jones2006", "shih2010", "fairness-sweep"):
         import importlib
 
         QUIET = args.quiet
