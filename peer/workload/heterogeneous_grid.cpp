@@ -1,15 +1,15 @@
 #include "peer/workload/heterogeneous_grid.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace gridpeer::workload {
 
 std::optional<std::array<std::vector<double>, 2>> solve_last_two_speeds(std::span<const int> sizes,
-                                                                      std::span<const double> first, double sh) {
+                                                                        std::span<const double> first, double sh) {
   const std::size_t n = sizes.size();
   if (n < 3 || first.size() != n - 2) throw std::invalid_argument("speeds: give n - 2 speeds for n >= 3 sites");
   // With x = sp_{n-1} - 1 and y = sp_n - 1: a x + b y = r (eq. 18) and

@@ -24,7 +24,7 @@ std::vector<double> draw_speeds(std::span<const int> sizes, double sh, Rng& rng)
 /// The two last speeds given the others, as the generator solves them: both
 /// roots (the smaller sp_{n-1} first), or nullopt with no real solution.
 std::optional<std::array<std::vector<double>, 2>> solve_last_two_speeds(std::span<const int> sizes,
-                                                                      std::span<const double> first, double sh);
+                                                                        std::span<const double> first, double sh);
 
 /// Eq. 20's job cutting: a job wider than `cap` processors becomes
 /// floor(cpus / cap) jobs of `cap` plus one of the remainder (if any), with

@@ -42,8 +42,9 @@ std::vector<double> parse_numbers(const std::string& text, const char* option) {
 void add_allocation_options(cxxopts::Options& options) {
   options.add_options("grid")("sites", "processors of each site (SDSC-SP2's queues: 8,128,128,128,50)",
                               cxxopts::value<std::string>()->default_value("8,128,128,128,50"))(
-      "sh", "speed heterogeneity SH: speeds are drawn with mean square deviation SH from 1, keeping the grid's "
-            "capacity (eqs. 18-19; 0 = every site at speed 1)",
+      "sh",
+      "speed heterogeneity SH: speeds are drawn with mean square deviation SH from 1, keeping the grid's "
+      "capacity (eqs. 18-19; 0 = every site at speed 1)",
       cxxopts::value<double>()->default_value("0"))(
       "speed-draw", "which speed vector of the seed to draw (the paper averages 10 per SH)",
       cxxopts::value<std::uint64_t>()->default_value("0"))(
@@ -54,8 +55,8 @@ void add_allocation_options(cxxopts::Options& options) {
       cxxopts::value<std::string>())("sl", "load factor SL: every run time is multiplied by it",
                                      cxxopts::value<double>()->default_value("1"))(
       "rc", "resource cap RC (%): a job wider than 128 x RC processors is cut into jobs of that width",
-      cxxopts::value<double>()->default_value("100"))(
-      "seed", "seed of the speed draws", cxxopts::value<std::uint64_t>()->default_value("1"));
+      cxxopts::value<double>()->default_value("100"))("seed", "seed of the speed draws",
+                                                      cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("rule")("rule", "site selection: bf, ff, si, ti, ai, ai2, tai, tai2",
                               cxxopts::value<std::string>()->default_value("bf"))(
       "sht", "SH threshold of ti, tai, tai2 (default: the paper's, 0.05)", cxxopts::value<double>())(
@@ -151,7 +152,8 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   const std::vector<Job> jobs = workload::cut_jobs(scaled, cap);
   for (const Job& job : jobs) {
     if (job.cpus > widest) {
-      throw std::invalid_argument(fmt::format("job of {} processors fits no site (the widest has {})", job.cpus, widest));
+      throw std::invalid_argument(
+          fmt::format("job of {} processors fits no site (the widest has {})", job.cpus, widest));
     }
   }
   const network::StaticNetworkView network(network::NetworkGraph{});  // 004 moves no data

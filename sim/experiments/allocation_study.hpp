@@ -23,11 +23,11 @@ struct AllocationSpec {
   std::vector<int> sites{8, 128, 128, 128, 50};  ///< processors per site (SDSC-SP2's queues)
   std::string trace = "SDSC-SP2-1998-4.2-cln.swf.gz";
   std::optional<std::string> trace_dir;
-  double sh = 0;                  ///< speed heterogeneity of the drawn speeds
-  std::uint64_t speed_draw = 0;   ///< which of the seed's speed vectors (the paper draws 10 per SH)
-  std::vector<double> speeds;     ///< given speeds instead of a draw (one per site)
-  double sl = 1;                  ///< run times are multiplied by SL
-  double rc = 1;                  ///< jobs wider than 128 x RC processors are cut
+  double sh = 0;                 ///< speed heterogeneity of the drawn speeds
+  std::uint64_t speed_draw = 0;  ///< which of the seed's speed vectors (the paper draws 10 per SH)
+  std::vector<double> speeds;    ///< given speeds instead of a draw (one per site)
+  double sl = 1;                 ///< run times are multiplied by SL
+  double rc = 1;                 ///< jobs wider than 128 x RC processors are cut
   AllocationRuleConfig rule;
   std::uint64_t seed = 1;
 };

@@ -148,8 +148,7 @@ class AllocationModel final : public SweepModel {
  public:
   [[nodiscard]] std::string_view command() const override { return "gridsim allocate"; }
   void add_options(cxxopts::Options& options) const override { add_allocation_options(options); }
-  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args,
-                                                  FileHashes& hashes) const override {
+  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args, FileHashes& hashes) const override {
     return std::make_unique<AllocationRun>(allocation_spec_from_options(args), hashes);
   }
   [[nodiscard]] const std::vector<std::string>& metrics() const override { return allocation_summary_metrics(); }

@@ -53,12 +53,12 @@ BOOST_AUTO_TEST_CASE(situation_a_and_the_shortcut) {
   const std::vector<AllocationSite> sites{{4, 1.0}, {6, 2.0}};
   const std::vector<int> head{4};
   AllocationState state{sites, head, true, speed_heterogeneity(sites)};
-  BOOST_TEST(*pick(AllocationRuleKind::si, state) == 1U);             // queue was empty: FF
-  BOOST_TEST(*pick(AllocationRuleKind::ti, state) == 1U);             // SH 0.25 > 0.05: FF
-  BOOST_TEST(*pick(AllocationRuleKind::ti, state, 0.3, 2) == 0U);     // SH low: BF
-  BOOST_TEST(*pick(AllocationRuleKind::ai, state) == 1U);             // eq. 7: CS_bf 1 < CS_ff 2: FF
-  BOOST_TEST(*pick(AllocationRuleKind::tai2, state) == 1U);           // SH high, SL 0 low: FF
-  BOOST_TEST(*pick(AllocationRuleKind::tai2, state, 0.3, 1) == 1U);   // both low: AI2, eq. 7: FF
+  BOOST_TEST(*pick(AllocationRuleKind::si, state) == 1U);            // queue was empty: FF
+  BOOST_TEST(*pick(AllocationRuleKind::ti, state) == 1U);            // SH 0.25 > 0.05: FF
+  BOOST_TEST(*pick(AllocationRuleKind::ti, state, 0.3, 2) == 0U);    // SH low: BF
+  BOOST_TEST(*pick(AllocationRuleKind::ai, state) == 1U);            // eq. 7: CS_bf 1 < CS_ff 2: FF
+  BOOST_TEST(*pick(AllocationRuleKind::tai2, state) == 1U);          // SH high, SL 0 low: FF
+  BOOST_TEST(*pick(AllocationRuleKind::tai2, state, 0.3, 1) == 1U);  // both low: AI2, eq. 7: FF
   // Equal speeds: eq. 7 keeps BF.
   const std::vector<AllocationSite> even{{4, 1.0}, {6, 1.0}};
   AllocationState flat{even, head, true, speed_heterogeneity(even)};
@@ -68,9 +68,9 @@ BOOST_AUTO_TEST_CASE(situation_a_and_the_shortcut) {
   // One site fits: every rule takes it.
   const std::vector<int> wide{5};
   AllocationState only{sites, wide, false, 0.25};
-  for (const auto kind : {AllocationRuleKind::bf, AllocationRuleKind::ff, AllocationRuleKind::si,
-                          AllocationRuleKind::ti, AllocationRuleKind::ai, AllocationRuleKind::ai2,
-                          AllocationRuleKind::tai, AllocationRuleKind::tai2}) {
+  for (const auto kind :
+       {AllocationRuleKind::bf, AllocationRuleKind::ff, AllocationRuleKind::si, AllocationRuleKind::ti,
+        AllocationRuleKind::ai, AllocationRuleKind::ai2, AllocationRuleKind::tai, AllocationRuleKind::tai2}) {
     BOOST_TEST(*pick(kind, only) == 1U, to_string(kind));
   }
   // None fits: the head waits.

@@ -13,9 +13,9 @@ namespace {
 
 // S1: 4 processors at speed 1; S2: 8 processors at speed 2.
 std::unique_ptr<MetaScheduler> two_sites(AllocationRuleKind kind, const network::NetworkView& network) {
-  return make_allocation_scheduler({ServerSpec{"S1", 4, 1, kAllocationReferenceMhz, 0},
-                                    ServerSpec{"S2", 8, 1, 2 * kAllocationReferenceMhz, 1}},
-                                   default_allocation_rule(kind), network);
+  return make_allocation_scheduler(
+      {ServerSpec{"S1", 4, 1, kAllocationReferenceMhz, 0}, ServerSpec{"S2", 8, 1, 2 * kAllocationReferenceMhz, 1}},
+      default_allocation_rule(kind), network);
 }
 
 // J1 (4 CPUs, 200 s), J2 (8, 100), J3 (4, 100), all at 0, in that order.

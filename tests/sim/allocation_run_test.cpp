@@ -19,8 +19,8 @@ BOOST_AUTO_TEST_CASE(sdsc_sp2_as_the_paper_reads_it, *boost::unit_test::precondi
   for (const Job& job : jobs) widest = std::max(widest, job.cpus);
   BOOST_TEST(widest == 128);
   // Table 8: 54041 / 54305 / 54534 / 58890 jobs at RC 100 / 75 / 50 / 25%.
-  const std::vector<std::pair<double, std::size_t>> expected{{1.0, 54'034}, {0.75, 54'298}, {0.5, 54'527},
-                                                             {0.25, 58'882}};
+  const std::vector<std::pair<double, std::size_t>> expected{
+      {1.0, 54'034}, {0.75, 54'298}, {0.5, 54'527}, {0.25, 58'882}};
   for (const auto& [rc, count] : expected) {
     spec.rc = rc;
     spec.sl = 1;

@@ -36,7 +36,8 @@ std::optional<JobPlacement> RuleAllocation::place(const Job& job, const SiteView
   return JobPlacement::on(static_cast<ServerIndex>(*chosen), job.cpus);
 }
 
-std::unique_ptr<MetaScheduler> make_allocation_scheduler(std::vector<ServerSpec> sites, const AllocationRuleConfig& rule,
+std::unique_ptr<MetaScheduler> make_allocation_scheduler(std::vector<ServerSpec> sites,
+                                                         const AllocationRuleConfig& rule,
                                                          const network::NetworkView& network, int reference_mhz,
                                                          TimePoint start) {
   for (const ServerSpec& site : sites) {
