@@ -12,29 +12,14 @@
 #include "peer/io/traces/trace_file.hpp"
 #include "peer/network/static_view.hpp"
 #include "peer/workload/heterogeneous_grid.hpp"
+#include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/run_identity.hpp"
 
 namespace gridpeer::sim {
 namespace {
 
 std::vector<double> parse_numbers(const std::string& text, const char* option) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || !(v > 0)) {
-      throw std::invalid_argument(fmt::format("--{}: '{}' is not a number above 0", option, item));
-    }
-    values.push_back(v);
-  }
-  return values;
+  return parse_positive_list(text, option, "a number above 0", "comma-separated: 8,128,128,128,50");
 }
 
 }  // namespace

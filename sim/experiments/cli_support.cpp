@@ -1,5 +1,6 @@
 #include "sim/experiments/cli_support.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <unistd.h>
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -94,6 +96,27 @@ void parallel_for(std::size_t count, std::size_t threads, const std::function<vo
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<double> parse_positive_list(const std::string& text, const char* option, const char* what,
+                                        const char* hint) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || !(v > 0)) {
+      throw std::invalid_argument(fmt::format("--{}: '{}' is not {} ({})", option, item, what, hint));
+    }
+    values.push_back(v);
+  }
+  return values;
 }
 
 }  // namespace gridpeer::sim

@@ -34,6 +34,10 @@ WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args);
 
 /// Writes `text` to `path`, or throws std::runtime_error saying why not.
 void write_text_file(const std::string& path, const std::string& text);
+/// "200,100,50": numbers above 0, comma-separated. Throws std::invalid_argument
+/// saying "--OPTION: 'x' is not WHAT (HINT)".
+std::vector<double> parse_positive_list(const std::string& text, const char* option, const char* what,
+                                        const char* hint = "a number above 0");
 void write_json_file(const std::string& path, const nlohmann::json& json);
 
 /// --window-start DATE with --window-days N into a window, or nullopt.

@@ -10,6 +10,7 @@
 
 #include "peer/network/star.hpp"
 #include "peer/network/static_view.hpp"
+#include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/run_identity.hpp"
 
 namespace gridpeer::sim {
@@ -17,23 +18,7 @@ namespace {
 
 /// One number per cluster, or one for all (`clusters` copies): "200,100,100,50" or "100".
 std::vector<double> parse_per_cluster(const std::string& text, int clusters, const char* option, const char* what) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || !(v > 0)) {
-      throw std::invalid_argument(
-          fmt::format("--{}: '{}' is not {} (a number above 0, or one per cluster: 200,100)", option, item, what));
-    }
-    values.push_back(v);
-  }
+  std::vector<double> values = parse_positive_list(text, option, what, "a number above 0, or one per cluster: 200,100");
   if (values.size() == 1) values.assign(static_cast<std::size_t>(clusters), values.front());
   return values;
 }
