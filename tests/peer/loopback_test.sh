@@ -2,13 +2,20 @@
 # Three gridpeer processes on loopback replay a small synthetic slice under
 # ALGORITHM (with FLAGS, e.g. --fair); every job must end exactly once
 # (gridctl results --expect), and under S-I on this uneven grid some must
-# migrate. Bounded: 120 s in all.
+# migrate. Bounded: 120 s in all. Each run works in a directory of its own:
+# two runs of one algorithm (plain and --fair) run side by side under CTest.
 set -euo pipefail
 BIN=$1 TOPOLOGY=$2 ALGORITHM=$3 PORT=$4 FLAGS=${5:-}
 JOBS=12
-cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; }
-trap 'cleanup; grep -E "warn|error" peers-$ALGORITHM.log >&2 || true' EXIT
-rm -f peers-$ALGORITHM.log
+WORK=$(mktemp -d)
+cleanup() {
+  kill $(jobs -p) 2>/dev/null || true
+  wait 2>/dev/null || true
+  grep -E "warn|error" "$WORK/peers-$ALGORITHM.log" >&2 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cd "$WORK"
 for id in A B C; do
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm "$ALGORITHM" \
       --time-scale 20000 --log-level info $FLAGS 2>>peers-$ALGORITHM.log &
