@@ -10,6 +10,7 @@ GlobalQueue::Position GlobalQueue::push(const Job& job) {
   by_width_[job.cpus].insert(position);
   ids_.insert(job.id);
   ++per_origin_.at(job.origin);
+  total_cpus_ += job.cpus;
   return position;
 }
 
@@ -22,6 +23,8 @@ void GlobalQueue::erase(Position position) {
   if (width->second.empty()) by_width_.erase(width);
   ids_.erase(job.id);
   --per_origin_[job.origin];
+  total_cpus_ -= job.cpus;
+  assert(total_cpus_ >= 0);
   jobs_.erase(it);
 }
 

@@ -29,6 +29,8 @@ class GlobalQueue {
   [[nodiscard]] std::size_t size() const { return jobs_.size(); }
   [[nodiscard]] bool empty() const { return jobs_.empty(); }
   [[nodiscard]] std::size_t waiting_from(ServerIndex origin) const { return per_origin_.at(origin); }
+  /// CPUs asked for by every waiting job together (004's SL reads it per event).
+  [[nodiscard]] std::int64_t total_cpus() const { return total_cpus_; }
 
   /// The earliest job at or after `from`; with `widest`, only jobs of at most
   /// that many CPUs.
@@ -39,6 +41,14 @@ class GlobalQueue {
   void for_each(F&& visit) const {
     for (const auto& [position, job] : jobs_) visit(job);
   }
+  /// Waiting jobs in arrival order while `visit` returns true: a prefix costs
+  /// what it reads, not what waits.
+  template <typename F>
+  void for_each_while(F&& visit) const {
+    for (const auto& [position, job] : jobs_) {
+      if (!visit(job)) return;
+    }
+  }
 
  private:
   std::map<Position, Job> jobs_;
@@ -46,6 +56,7 @@ class GlobalQueue {
   std::set<JobId> ids_;
   std::vector<std::size_t> per_origin_;
   Position next_ = 0;
+  std::int64_t total_cpus_ = 0;
 };
 
 }  // namespace gridpeer

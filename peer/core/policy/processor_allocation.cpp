@@ -19,7 +19,11 @@ double speed_heterogeneity(std::span<const AllocationSite> sites) {
 
 double system_load(const AllocationState& state) {
   double waiting = 0;
-  for (const int processors : state.waiting) waiting += processors;
+  if (state.waiting_processors) {
+    waiting = *state.waiting_processors;
+  } else {
+    for (const int processors : state.waiting) waiting += processors;
+  }
   double free = 0;
   for (const AllocationSite& site : state.sites) free += site.free;
   return waiting / (free > 0 ? free : 1.0);

@@ -23,18 +23,25 @@ struct AllocationSite {
 /// The snapshot a rule decides on.
 struct AllocationState {
   std::span<const AllocationSite> sites;
-  /// NRP of every waiting job in queue order; waiting[0] is the head FJ.
+  /// NRP of the waiting jobs in queue order; waiting[0] is the head FJ. It
+  /// may be a prefix of the queue if it holds every job a what-if chain can
+  /// reach: each placed job takes one free processor or more, so the first
+  /// (free processors + 1) jobs are enough.
   std::span<const int> waiting;
   /// Situation (a): the event is a submission that found the queue empty;
   /// otherwise (b).
   bool submitted_to_empty_queue = false;
   /// SH (eq. 3), the population variance of the speeds (fixed for a grid).
   double heterogeneity = 0;
+  /// Eq. 4's numerator, NRP summed over the whole queue (head included) when
+  /// `waiting` is a prefix; unset: `waiting` is the whole queue.
+  std::optional<double> waiting_processors;
 };
 
 /// Eq. 3: SH of a grid's speeds.
 double speed_heterogeneity(std::span<const AllocationSite> sites);
 /// Eq. 4: SL = waiting processors / free processors (a denominator of 0 counts as 1).
+/// Costs O(m) given waiting_processors, O(m + q) without.
 double system_load(const AllocationState& state);
 /// BF: the fitting site with the fewest processors left over (ties: lowest index).
 std::optional<std::size_t> best_fit(std::span<const AllocationSite> sites, int processors);
