@@ -20,7 +20,8 @@ int run_allocate_command(int argc, char** argv) {
       "of different speeds, one global FCFS queue with no backfilling, the head placed by a site-selection\n"
       "rule (BF, FF, SI, TI, AI, AI2, TAI, TAI2) when a job is submitted to an empty queue or a job ends.\n"
       "Defaults are the paper's: SDSC-SP2 (run time > 0 and processors > 0) on sites of 8/128/128/128/50\n"
-      "processors; run times scale by SL / site speed. docs/roadmap.md says what of 004 is still to come.");
+      "processors; run times scale by SL / site speed; --workload feitelson96|lublin99 runs the paper's\n"
+      "synthetic models instead. docs/processor-allocation.md describes the model and its readings.");
   add_allocation_options(options);
   options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
       "no-timing", "leave the wall time out of the JSON (byte-identical reruns)")("h,help", "show this help");
@@ -28,14 +29,14 @@ int run_allocate_command(int argc, char** argv) {
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const AllocationSpec spec = allocation_spec_from_options(args);
-  const std::vector<Job> jobs = allocation_trace_jobs(spec);
+  const std::vector<Job> jobs = allocation_jobs(spec);
   const AllocationResult result = run_allocation(spec, jobs);
   std::cout << fmt::format(
-      "{} on {} sites ({} processors; speeds {:.4f}; SH {:.4f}), SL {:g}, RC {:g}%: {} jobs\n"
+      "{} on {} sites ({} processors; speeds {:.4f}; SH {:.4f}): {} jobs\n  {}\n"
       "  ART {:.1f} s   avg wait {:.1f} s   mean queue {:.1f} jobs (over events), {:.1f} (over time)\n"
       "  {:.2f} s wall\n",
       to_string(spec.rule.kind), spec.sites.size(), fmt::join(spec.sites, "/"), fmt::join(result.speeds, "/"),
-      result.heterogeneity, spec.sl, spec.rc * 100, result.jobs, result.art_s, result.mean_wait_s,
+      result.heterogeneity, result.jobs, allocation_workload_text(spec), result.art_s, result.mean_wait_s,
       result.mean_queue_events, result.mean_queue_time, result.wall_seconds);
   std::cout << "seed " << spec.seed << '\n';
   if (args.count("out") != 0U) {

@@ -11,12 +11,24 @@
 #include "peer/core/meta/rule_allocation.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "peer/network/static_view.hpp"
+#include "peer/workload/feitelson96.hpp"
 #include "peer/workload/heterogeneous_grid.hpp"
+#include "peer/workload/lublin.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/run_identity.hpp"
 
 namespace gridpeer::sim {
 namespace {
+
+using workload::Feitelson96Config;
+using workload::LublinConfig;
+
+/// Lublin99's AARR as the model publishes it (whole sample): 004's knob.
+constexpr double kLublinAarr = 10.2303;
+/// 004's models generate jobs of at most 128 processors.
+constexpr int kModelWidestJob = 128;
+/// The workload's stream of a seed, apart from the speed draws (0, 1, ...).
+constexpr std::uint64_t kWorkloadStream = 1'000'000;
 
 std::vector<double> parse_numbers(const std::string& text, const char* option) {
   return parse_positive_list(text, option, "a number above 0", "comma-separated: 8,128,128,128,50");
@@ -34,13 +46,29 @@ void add_allocation_options(cxxopts::Options& options) {
       "speed-draw", "which speed vector of the seed to draw (the paper averages 10 per SH)",
       cxxopts::value<std::uint64_t>()->default_value("0"))(
       "speeds", "the sites' speeds instead of a draw, one per site (1 = as logged)", cxxopts::value<std::string>());
-  options.add_options("workload")("trace", "the log (SWF, .gz too): a path, or a name in the trace directory",
-                                  cxxopts::value<std::string>()->default_value("SDSC-SP2-1998-4.2-cln.swf.gz"))(
+  options.add_options("workload")(
+      "workload",
+      "trace (the log below), or a synthetic model of the paper's section 5: feitelson96 or lublin99 (--jobs "
+      "jobs of at most 128 processors, drawn from --seed)",
+      cxxopts::value<std::string>()->default_value("trace"))("jobs", "jobs a model generates (the paper: 30,000)",
+                                                             cxxopts::value<std::size_t>()->default_value("30000"))(
+      "arr-factor",
+      "feitelson96: ARR_FACTOR, the mean inter-arrival time in seconds (default 400; the paper: 600, 500, 400, "
+      "350, 300)",
+      cxxopts::value<double>())("aarr",
+                                "lublin99: AARR, the shape of the log inter-arrival gamma (default the model's "
+                                "10.2303; the paper: 10.5, 10, 9.5, 9, 8.5; lower is more load)",
+                                cxxopts::value<double>())(
+      "arrival-scale",
+      "feitelson96: our generator's mean inter-arrival is ARR_FACTOR x this (default 0.44, fitted to the paper's "
+      "queue lengths; 1 = the generator as written)",
+      cxxopts::value<double>())("trace", "the log (SWF, .gz too): a path, or a name in the trace directory",
+                                cxxopts::value<std::string>()->default_value("SDSC-SP2-1998-4.2-cln.swf.gz"))(
       "trace-dir", "where traces are (default: $GRIDPEER_TRACE_DIR, else ../shared/traces)",
       cxxopts::value<std::string>())("sl", "load factor SL: every run time is multiplied by it",
                                      cxxopts::value<double>()->default_value("1"))(
       "rc", "resource cap RC (%): a job wider than 128 x RC processors is cut into jobs of that width",
-      cxxopts::value<double>()->default_value("100"))("seed", "seed of the speed draws",
+      cxxopts::value<double>()->default_value("100"))("seed", "seed of the speed draws and of a model's jobs",
                                                       cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("rule")("rule", "site selection: bf, ff, si, ti, ai, ai2, tai, tai2",
                               cxxopts::value<std::string>()->default_value("bf"))(
@@ -65,6 +93,36 @@ AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args) {
   } else if (spec.sh > 0 && spec.sites.size() < 3) {
     throw std::invalid_argument("--sh: drawing speeds needs three sites or more (or give --speeds)");
   }
+  const std::string workload = args["workload"].as<std::string>();
+  if (workload == "trace") {
+    spec.workload = AllocationWorkload::trace;
+  } else if (workload == "feitelson96") {
+    spec.workload = AllocationWorkload::feitelson96;
+  } else if (workload == "lublin99") {
+    spec.workload = AllocationWorkload::lublin99;
+  } else {
+    throw std::invalid_argument("--workload: '" + workload + "' is not trace, feitelson96 or lublin99");
+  }
+  spec.arrival = default_allocation_arrival(spec.workload);
+  for (const auto& [option, model] :
+       {std::pair{"arr-factor", AllocationWorkload::feitelson96}, std::pair{"aarr", AllocationWorkload::lublin99}}) {
+    if (args.count(option) == 0U) continue;
+    if (spec.workload != model) {
+      throw std::invalid_argument(fmt::format("--{}: only with --workload {}", option, to_string(model)));
+    }
+    spec.arrival = args[option].as<double>();
+    if (!(spec.arrival > 0 && spec.arrival < 1e9)) throw std::invalid_argument(fmt::format("--{}: above 0", option));
+  }
+  if (spec.workload == AllocationWorkload::feitelson96) spec.arrival_scale = kFeitelson96ArrivalScale;
+  if (args.count("arrival-scale") != 0U) {
+    if (spec.workload != AllocationWorkload::feitelson96) {
+      throw std::invalid_argument("--arrival-scale: only with --workload feitelson96");
+    }
+    spec.arrival_scale = args["arrival-scale"].as<double>();
+    if (!(spec.arrival_scale > 0 && spec.arrival_scale < 1e6)) throw std::invalid_argument("--arrival-scale: above 0");
+  }
+  spec.model_jobs = args["jobs"].as<std::size_t>();
+  if (spec.model_jobs < 1 || spec.model_jobs > 10'000'000) throw std::invalid_argument("--jobs: 1 to 10,000,000");
   spec.trace = args["trace"].as<std::string>();
   if (args.count("trace-dir") != 0U) spec.trace_dir = args["trace-dir"].as<std::string>();
   spec.sl = args["sl"].as<double>();
@@ -100,6 +158,56 @@ std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec) {
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<JobId>(i + 1);
+  return jobs;
+}
+
+std::string_view to_string(AllocationWorkload workload) {
+  switch (workload) {
+    case AllocationWorkload::trace:
+      return "trace";
+    case AllocationWorkload::feitelson96:
+      return "feitelson96";
+    case AllocationWorkload::lublin99:
+      return "lublin99";
+  }
+  return "?";
+}
+
+double default_allocation_arrival(AllocationWorkload workload) {
+  switch (workload) {
+    case AllocationWorkload::trace:
+      return 0;
+    case AllocationWorkload::feitelson96:
+      return Feitelson96Config{}.mean_interarrival_seconds;
+    case AllocationWorkload::lublin99:
+      return kLublinAarr;
+  }
+  return 0;
+}
+
+std::vector<Job> allocation_jobs(const AllocationSpec& spec) {
+  if (spec.workload == AllocationWorkload::trace) return allocation_trace_jobs(spec);
+  // The workload's own stream: every speed draw of a seed sees the same jobs.
+  Rng root(spec.seed);
+  Rng stream = root.fork(kWorkloadStream);
+  std::vector<Job> jobs;
+  if (spec.workload == AllocationWorkload::feitelson96) {
+    Feitelson96Config config;
+    config.max_nodes = kModelWidestJob;
+    config.mean_interarrival_seconds = spec.arrival * spec.arrival_scale;
+    jobs = workload::Feitelson96Generator(config, stream).generate(spec.model_jobs);
+  } else {
+    LublinConfig config;
+    config.max_nodes = kModelWidestJob;
+    config.arrival_shape_factor = spec.arrival / kLublinAarr;
+    jobs = workload::LublinGenerator(config, stream).generate(spec.model_jobs);
+  }
+  // 004 runs jobs of a positive run time; the generators round to seconds.
+  for (Job& job : jobs) job.run_time = std::max(job.run_time, seconds(1));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    jobs[i].id = static_cast<JobId>(i + 1);
+    jobs[i].requested_time = jobs[i].run_time;
+  }
   return jobs;
 }
 
@@ -201,34 +309,56 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   return result;
 }
 
+std::string allocation_workload_text(const AllocationSpec& spec) {
+  std::string source;
+  switch (spec.workload) {
+    case AllocationWorkload::trace:
+      source = spec.trace + " (run time > 0, processors > 0)";
+      break;
+    case AllocationWorkload::feitelson96:
+      source = fmt::format("Feitelson96, {} jobs, ARR_FACTOR {:g} (mean inter-arrival {:g} s)", spec.model_jobs,
+                           spec.arrival, spec.arrival * spec.arrival_scale);
+      break;
+    case AllocationWorkload::lublin99:
+      source = fmt::format("Lublin99, {} jobs, AARR {:g}", spec.model_jobs, spec.arrival);
+      break;
+  }
+  return fmt::format("{}, run times x {:g}, cut at {:g}% of the widest site", source, spec.sl, spec.rc * 100);
+}
+
 nlohmann::json allocation_json(const AllocationSpec& spec, const AllocationResult& result, bool include_timing) {
-  return {{"model", "allocation"},
-          {"topology", fmt::format("{} sites ({} processors)", spec.sites.size(), fmt::join(spec.sites, "/"))},
-          {"workload", fmt::format("{} (run time > 0, processors > 0), run times x {:g}, cut at {:g}% of the widest "
-                                   "site",
-                                   spec.trace, spec.sl, spec.rc * 100)},
-          {"events", result.events},
-          {"unfinished_jobs", 0},
-          {"rule", to_string(spec.rule.kind)},
-          {"sht", spec.rule.sh_threshold},
-          {"slt", spec.rule.sl_threshold},
-          {"sites", spec.sites},
-          {"speeds", result.speeds},
-          {"sh", spec.sh},
-          {"sh_measured", result.heterogeneity},
-          {"speed_draw", spec.speed_draw},
-          {"sl", spec.sl},
-          {"rc_percent", spec.rc * 100},
-          {"trace", spec.trace},
-          {"seed", spec.seed},
-          {"jobs", result.jobs},
-          {"art_s", result.art_s},
-          {"avg_wait_s", result.mean_wait_s},
-          {"mean_queue_events", result.mean_queue_events},
-          {"mean_queue_time", result.mean_queue_time},
-          {"makespan_s", result.makespan_s},
-          {"gridpeer_version", gridpeer_version()},
-          {"wall_seconds", include_timing ? result.wall_seconds : 0.0}};
+  return {
+      {"model", "allocation"},
+      {"topology", fmt::format("{} sites ({} processors)", spec.sites.size(), fmt::join(spec.sites, "/"))},
+      {"workload", allocation_workload_text(spec)},
+      {"workload_model", to_string(spec.workload)},
+      {"arrival", spec.workload == AllocationWorkload::trace ? nlohmann::json(nullptr) : nlohmann::json(spec.arrival)},
+      {"events", result.events},
+      {"unfinished_jobs", 0},
+      {"rule", to_string(spec.rule.kind)},
+      {"sht", spec.rule.sh_threshold},
+      {"slt", spec.rule.sl_threshold},
+      {"sites", spec.sites},
+      {"speeds", result.speeds},
+      {"sh", spec.sh},
+      {"sh_measured", result.heterogeneity},
+      {"speed_draw", spec.speed_draw},
+      {"sl", spec.sl},
+      {"rc_percent", spec.rc * 100},
+      {"trace", spec.workload == AllocationWorkload::trace ? nlohmann::json(spec.trace) : nlohmann::json(nullptr)},
+      {"arrival_scale",
+       spec.workload == AllocationWorkload::feitelson96 ? nlohmann::json(spec.arrival_scale) : nlohmann::json(nullptr)},
+      {"model_jobs",
+       spec.workload == AllocationWorkload::trace ? nlohmann::json(nullptr) : nlohmann::json(spec.model_jobs)},
+      {"seed", spec.seed},
+      {"jobs", result.jobs},
+      {"art_s", result.art_s},
+      {"avg_wait_s", result.mean_wait_s},
+      {"mean_queue_events", result.mean_queue_events},
+      {"mean_queue_time", result.mean_queue_time},
+      {"makespan_s", result.makespan_s},
+      {"gridpeer_version", gridpeer_version()},
+      {"wall_seconds", include_timing ? result.wall_seconds : 0.0}};
 }
 
 const std::vector<std::string>& allocation_summary_metrics() {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "peer/core/policy/processor_allocation.hpp"
@@ -19,10 +20,25 @@
 
 namespace gridpeer::sim {
 
+/// Where the jobs come from: the log, or one of §5's two synthetic models.
+enum class AllocationWorkload { trace, feitelson96, lublin99 };
+
 struct AllocationSpec {
   std::vector<int> sites{8, 128, 128, 128, 50};  ///< processors per site (SDSC-SP2's queues)
+  AllocationWorkload workload = AllocationWorkload::trace;
   std::string trace = "SDSC-SP2-1998-4.2-cln.swf.gz";
   std::optional<std::string> trace_dir;
+  /// The models: how many jobs (the paper: 30,000), at most 128 processors
+  /// each, and the arrival knob -- Feitelson96's ARR_FACTOR (the mean
+  /// inter-arrival in seconds; 004: 600..300) or Lublin99's AARR (the shape of
+  /// the log inter-arrival gamma, the model's own 10.23; 004: 10.5..8.5).
+  std::size_t model_jobs = 30'000;
+  double arrival = 0;
+  /// Feitelson96 only: our generator's mean inter-arrival is ARR_FACTOR x
+  /// this. Its constants are ours (the original code is not among our
+  /// references), so one factor is fitted to the paper's queue lengths
+  /// (docs/processor-allocation.md); Lublin99 needs none.
+  double arrival_scale = 1;
   double sh = 0;                 ///< speed heterogeneity of the drawn speeds
   std::uint64_t speed_draw = 0;  ///< which of the seed's speed vectors (the paper draws 10 per SH)
   std::vector<double> speeds;    ///< given speeds instead of a draw (one per site)
@@ -41,6 +57,16 @@ AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args);
 /// The log's jobs as 004 reads them: kept when run time (field 4) > 0 and
 /// processors (field 5) > 0, whatever the status; submit order (stable), ids 1..N.
 std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec);
+/// The run's jobs as logged or generated (SL and RC not applied): the trace,
+/// or model_jobs jobs of the model from the seed's workload stream (the same
+/// for every speed draw), run time > 0.
+std::vector<Job> allocation_jobs(const AllocationSpec& spec);
+/// "trace", "feitelson96", "lublin99".
+std::string_view to_string(AllocationWorkload workload);
+/// The arrival knob's default for a model (Feitelson96 400, Lublin99 10.2303).
+double default_allocation_arrival(AllocationWorkload workload);
+/// Feitelson96's inter-arrival scale fitted to 004's queue lengths at SH 0 under BF.
+inline constexpr double kFeitelson96ArrivalScale = 0.44;
 /// The run's speeds: given, or drawn for SH from the seed's stream speed_draw.
 std::vector<double> allocation_speeds(const AllocationSpec& spec);
 
@@ -62,6 +88,8 @@ struct AllocationResult {
 /// Runs `jobs` (as logged: times are scaled by SL and cut by RC here).
 AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs);
 
+/// One line: where the jobs come from, SL and RC.
+std::string allocation_workload_text(const AllocationSpec& spec);
 nlohmann::json allocation_json(const AllocationSpec& spec, const AllocationResult& result, bool include_timing);
 
 /// The metrics a sweep of allocation runs summarises, as allocation_json names them.

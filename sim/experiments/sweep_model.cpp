@@ -1,5 +1,7 @@
 #include "sim/experiments/sweep_model.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "peer/io/traces/trace_file.hpp"
@@ -108,7 +110,8 @@ class CoallocModel final : public SweepModel {
 class AllocationRun final : public SweepRun {
  public:
   AllocationRun(AllocationSpec spec, FileHashes& hashes) : spec_(std::move(spec)) {
-    trace_path_ = traces::resolve_trace_file(spec_.trace, traces::resolve_trace_dir(spec_.trace_dir));
+    const bool from_trace = spec_.workload == AllocationWorkload::trace;
+    if (from_trace) trace_path_ = traces::resolve_trace_file(spec_.trace, traces::resolve_trace_dir(spec_.trace_dir));
     const bool drawn = spec_.speeds.empty() && spec_.sh > 0;
     const bool thresholds = spec_.rule.kind == AllocationRuleKind::ti || spec_.rule.kind == AllocationRuleKind::tai ||
                             spec_.rule.kind == AllocationRuleKind::tai2;
@@ -120,18 +123,28 @@ class AllocationRun final : public SweepRun {
                    {"speeds", spec_.speeds.empty() ? null : nlohmann::json(spec_.speeds)},
                    {"sh", spec_.speeds.empty() ? nlohmann::json(spec_.sh) : null},
                    {"speed_draw", drawn ? nlohmann::json(spec_.speed_draw) : null},
-                   {"seed", drawn ? nlohmann::json(spec_.seed) : null},
+                   {"seed", drawn || !from_trace ? nlohmann::json(spec_.seed) : null},
+                   {"workload", to_string(spec_.workload)},
+                   {"jobs", from_trace ? null : nlohmann::json(spec_.model_jobs)},
+                   {"arrival", from_trace ? null : nlohmann::json(spec_.arrival)},
+                   {"arrival_scale",
+                    spec_.workload == AllocationWorkload::feitelson96 ? nlohmann::json(spec_.arrival_scale) : null},
                    {"sl", spec_.sl},
                    {"rc", spec_.rc},
                    {"rule", to_string(spec_.rule.kind)},
                    {"sht", thresholds ? nlohmann::json(spec_.rule.sh_threshold) : null},
                    {"slt", thresholds ? nlohmann::json(spec_.rule.sl_threshold) : null}}},
-                 {"inputs", {{trace_path_.filename().string(), hashes.of(trace_path_)}}}};
+                 {"inputs", from_trace ? nlohmann::json{{trace_path_.filename().string(), hashes.of(trace_path_)}}
+                                       : nlohmann::json::object()}};
+    // Runs that differ only in speeds, SL, RC or rule share one job list.
+    workload_key_ = from_trace ? trace_path_.string()
+                               : fmt::format("{}/{}/{}x{}/{}", to_string(spec_.workload), spec_.model_jobs,
+                                             spec_.arrival, spec_.arrival_scale, spec_.seed);
   }
   [[nodiscard]] const nlohmann::json& identity() const override { return identity_; }
-  [[nodiscard]] std::string workload_key() const override { return trace_path_.string(); }
+  [[nodiscard]] std::string workload_key() const override { return workload_key_; }
   [[nodiscard]] std::shared_ptr<const void> load_workload() const override {
-    return std::make_shared<const std::vector<Job>>(allocation_trace_jobs(spec_));
+    return std::make_shared<const std::vector<Job>>(allocation_jobs(spec_));
   }
   [[nodiscard]] nlohmann::json run(const void* workload) const override {
     const auto& jobs = *static_cast<const std::vector<Job>*>(workload);
@@ -141,6 +154,7 @@ class AllocationRun final : public SweepRun {
  private:
   AllocationSpec spec_;
   std::filesystem::path trace_path_;
+  std::string workload_key_;
   nlohmann::json identity_;
 };
 

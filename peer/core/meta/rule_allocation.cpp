@@ -39,8 +39,7 @@ std::optional<JobPlacement> RuleAllocation::place(const Job& job, const SiteView
     waiting_.push_back(job.cpus);
   }
   if (!head) throw std::logic_error("004's rules place the head of a strict FCFS queue (QueueDiscipline::blocking)");
-  const AllocationState state{sites_, waiting_, sites.submitted_to_empty_queue(), *heterogeneity_,
-                              waiting_processors};
+  const AllocationState state{sites_, waiting_, sites.submitted_to_empty_queue(), *heterogeneity_, waiting_processors};
   const std::optional<std::size_t> chosen = rule_->choose(state);
   if (!chosen) return std::nullopt;
   return JobPlacement::on(static_cast<ServerIndex>(*chosen), job.cpus);
