@@ -89,4 +89,34 @@ BOOST_AUTO_TEST_CASE(names_round_trip) {
   BOOST_CHECK_THROW(make_allocation_rule({AllocationRuleKind::ti, -1, 2}), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(a_reachable_prefix_decides_as_the_whole_queue) {
+  // The meta-scheduler hands a rule only the first (free + 1) waiting jobs and
+  // the queue's total: every rule must decide as on the whole queue. Free: 3 +
+  // 5 = 8, so 9 jobs of one processor or more cover any chain.
+  const std::vector<AllocationSite> sites{{3, 1.0}, {5, 1.6}};
+  std::vector<int> whole;
+  for (int i = 0; i < 40; ++i) whole.push_back(1 + (i * 7) % 5);  // 1..5 processors
+  whole.front() = 2;
+  double total = 0;
+  for (const int processors : whole) total += processors;
+  const std::vector<int> prefix(whole.begin(), whole.begin() + 9);
+  for (const bool empty_queue : {false, true}) {
+    const AllocationState full{sites, whole, empty_queue, speed_heterogeneity(sites)};
+    const AllocationState cut{sites, prefix, empty_queue, speed_heterogeneity(sites), total};
+    BOOST_TEST(system_load(cut) == system_load(full));
+    BOOST_TEST(system_load(full) == total / 8);
+    for (std::size_t first = 0; first < sites.size(); ++first) {
+      BOOST_TEST(allocation_chain(cut, first).placed == allocation_chain(full, first).placed);
+      BOOST_TEST(allocation_chain(cut, first).capacity == allocation_chain(full, first).capacity);
+    }
+    for (const auto kind :
+         {AllocationRuleKind::bf, AllocationRuleKind::ff, AllocationRuleKind::si, AllocationRuleKind::ti,
+          AllocationRuleKind::ai, AllocationRuleKind::ai2, AllocationRuleKind::tai, AllocationRuleKind::tai2}) {
+      for (const double slt : {1.0, 20.0}) {
+        BOOST_TEST((pick(kind, cut, 0.05, slt) == pick(kind, full, 0.05, slt)), to_string(kind) << " SLT " << slt);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -73,4 +73,40 @@ BOOST_AUTO_TEST_CASE(case_5_npir_sums) {
   BOOST_TEST(tnpir[2] == 0.0, tolerance);
 }
 
+BOOST_AUTO_TEST_CASE(synthetic_models_as_section_5_uses_them) {
+  // 004's models: jobs of at most 128 processors, positive run times, in
+  // submit order, from the seed's own workload stream (every speed draw sees
+  // the same jobs); the arrival knob sets the load.
+  for (const auto model : {AllocationWorkload::feitelson96, AllocationWorkload::lublin99}) {
+    AllocationSpec spec;
+    spec.workload = model;
+    spec.arrival = default_allocation_arrival(model);
+    spec.arrival_scale = model == AllocationWorkload::feitelson96 ? kFeitelson96ArrivalScale : 1.0;
+    spec.model_jobs = 3000;
+    const std::vector<Job> jobs = allocation_jobs(spec);
+    BOOST_REQUIRE(jobs.size() == 3000U);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      BOOST_TEST(jobs[i].id == static_cast<JobId>(i + 1));
+      BOOST_TEST(jobs[i].cpus >= 1);
+      BOOST_TEST(jobs[i].cpus <= 128);
+      BOOST_TEST(jobs[i].run_time >= seconds(1));
+      if (i > 0) BOOST_TEST(jobs[i].submit >= jobs[i - 1].submit);
+    }
+    AllocationSpec other = spec;
+    other.speed_draw = 7;
+    other.sh = 0.12;
+    BOOST_TEST((allocation_jobs(other).back().submit == jobs.back().submit));
+    other.seed = 2;
+    BOOST_TEST((allocation_jobs(other).back().submit != jobs.back().submit));
+    // More load: a lower ARR_FACTOR (Feitelson96) or AARR (Lublin99) packs the
+    // same number of jobs into a shorter span.
+    AllocationSpec heavier = spec;
+    heavier.arrival = spec.arrival * 0.8;
+    BOOST_TEST((allocation_jobs(heavier).back().submit < jobs.back().submit), to_string(model));
+    const AllocationResult result = run_allocation(spec, jobs);
+    BOOST_TEST(result.jobs == 3000U);
+    BOOST_TEST(result.art_s > 0.0);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
