@@ -10,7 +10,8 @@ std::optional<JobPlacement> CentralPlacement::place(const Job& job, const SiteVi
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     candidates_.push_back(estimate_candidate(requirements, site, sites.local(site), sites.network(), data_blind_));
   }
-  const auto chosen = selection_->choose(candidates_, requirements);
+  // The meta-scheduler's queue is not a grid queue of the origin's: rules see none.
+  const auto chosen = selection_->choose(candidates_, requirements, SelectionContext{});
   return JobPlacement::on(chosen ? candidates_[*chosen].server : job.origin, job.cpus);
 }
 

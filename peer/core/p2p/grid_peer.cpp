@@ -208,8 +208,14 @@ double GridPeer::volunteering_utilization() const {
 }
 
 std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candidates,
-                                            const protocol::JobRequirements& r) const {
-  return site_selection_->choose(candidates, r);
+                                            const protocol::JobRequirements& r) {
+  queued_cpus_.clear();
+  if (site_selection_->reads_queue()) {
+    for (const Waiting& waiting : grid_queue_) {
+      if (waiting.job.id != r.job) queued_cpus_.push_back(waiting.job.cpus);
+    }
+  }
+  return site_selection_->choose(candidates, r, SelectionContext{queued_cpus_});
 }
 
 void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, QueryKind kind, TimePoint now) {

@@ -153,8 +153,10 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] double volunteering_utilization() const;
   /// A job's run time here: under fairness cut at its planned time.
   [[nodiscard]] Duration limited(Duration actual, Duration planned) const;
+  /// The site-selection rule's choice; rules that read the grid queue get the
+  /// other waiting jobs' CPUs.
   [[nodiscard]] std::optional<std::size_t> choose(std::span<const SiteCandidate> candidates,
-                                                  const protocol::JobRequirements& requirements) const;
+                                                  const protocol::JobRequirements& requirements);
   [[nodiscard]] protocol::JobRequirements requirements(const Job& job) const;
 
   // grid_peer_central.cpp: Centralized over messages
@@ -205,6 +207,7 @@ class GridPeer final : public Scheduler {
   ServerIndex id_;
   GridConfig config_;
   std::unique_ptr<SiteSelection> site_selection_;
+  std::vector<int> queued_cpus_;            // scratch: the grid queue's CPUs for rules that read it
   std::vector<ServerIndex> partners_;       // sorted
   std::vector<ServerIndex> live_partners_;  // sorted: the partners in reach, asked in queries
   const network::NetworkView& network_;

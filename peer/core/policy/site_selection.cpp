@@ -1,5 +1,6 @@
 #include "peer/core/policy/site_selection.hpp"
 
+#include "peer/core/policy/allocation_selection.hpp"
 #include "peer/core/policy/turnaround_cost.hpp"
 
 namespace gridpeer {
@@ -8,8 +9,25 @@ std::unique_ptr<SiteSelection> make_site_selection(const SiteSelectionConfig& co
   switch (config.rule) {
     case SiteRule::turnaround_cost:
       return std::make_unique<TurnaroundCost>(config.epsilon);
+    case SiteRule::allocation:
+      return std::make_unique<AllocationSelection>(make_allocation_rule(config.allocation),
+                                                   std::make_unique<TurnaroundCost>(config.epsilon));
   }
   return nullptr;
+}
+
+std::optional<SiteSelectionConfig> parse_site_rule(std::string_view text) {
+  SiteSelectionConfig config;
+  if (text == "tc") return config;
+  const auto kind = parse_allocation_rule(text);
+  if (!kind) return std::nullopt;
+  config.rule = SiteRule::allocation;
+  config.allocation = default_allocation_rule(*kind);
+  return config;
+}
+
+std::string_view site_rule_name(const SiteSelectionConfig& config) {
+  return config.rule == SiteRule::turnaround_cost ? std::string_view("tc") : to_string(config.allocation.kind);
 }
 
 SiteCandidate candidate_of(ServerIndex from, const protocol::AttReply& reply) {

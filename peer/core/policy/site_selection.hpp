@@ -3,7 +3,8 @@
 // sees every candidate's state as a query reply carries it (ATT, AWT, RU,
 // free and total CPUs, speed, queue length), so the P2P peers (choosing among
 // replies) and the meta-scheduler (choosing among its sites) can use any rule.
-// 002's turnaround cost is the one rule today; 004's eight rules join here.
+// 002's turnaround cost, and 004's eight rules choosing among the candidates
+// that can start a job now (allocation_selection.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <span>
 #include <string_view>
 
+#include "peer/core/policy/processor_allocation.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/time.hpp"
 #include "protocol/messages.hpp"
@@ -29,24 +31,43 @@ struct SiteCandidate {
   std::uint32_t queue_length = 0;  ///< jobs waiting in its local queue
 };
 
+/// What the chooser knows beyond the replies: the other jobs waiting for a
+/// decision at the chooser (its grid queue, the job itself left out), in
+/// queue order. Only rules that say reads_queue() are given it.
+struct SelectionContext {
+  std::span<const int> queued_cpus;
+};
+
 class SiteSelection {
  public:
   virtual ~SiteSelection() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
+  /// Whether choose() reads SelectionContext::queued_cpus (else callers may
+  /// leave it empty and save the O(queue) copy).
+  [[nodiscard]] virtual bool reads_queue() const { return false; }
   /// The index of the chosen candidate, or nullopt when none can run the job.
   /// Candidates come in the caller's order; rules break remaining ties by it.
   [[nodiscard]] virtual std::optional<std::size_t> choose(std::span<const SiteCandidate> candidates,
-                                                          const protocol::JobRequirements& job) const = 0;
+                                                          const protocol::JobRequirements& job,
+                                                          const SelectionContext& context) const = 0;
 };
 
 enum class SiteRule {
   turnaround_cost,  ///< 002 §3.1.1: the smallest ATT; within epsilon of it, the lowest RU
+  allocation,       ///< 004's eight rules among the candidates that can start the job now, else TC
 };
 
 struct SiteSelectionConfig {
   SiteRule rule = SiteRule::turnaround_cost;
   double epsilon = 0.05;  ///< turnaround cost: ATTs within this fraction of the best tie
+  /// SiteRule::allocation: which of 004's rules, and its thresholds.
+  AllocationRuleConfig allocation;
 };
+
+/// "tc", or one of 004's rules ("bf" ... "tai2") with the paper's thresholds.
+std::optional<SiteSelectionConfig> parse_site_rule(std::string_view text);
+/// "tc", "bf", ... as parse_site_rule reads it.
+std::string_view site_rule_name(const SiteSelectionConfig& config);
 
 std::unique_ptr<SiteSelection> make_site_selection(const SiteSelectionConfig& config);
 

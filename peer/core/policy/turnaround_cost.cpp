@@ -5,7 +5,8 @@
 namespace gridpeer {
 
 std::optional<std::size_t> TurnaroundCost::choose(std::span<const SiteCandidate> candidates,
-                                                  const protocol::JobRequirements& /*job*/) const {
+                                                  const protocol::JobRequirements& /*job*/,
+                                                  const SelectionContext& /*context*/) const {
   Duration best = kForever;
   for (const auto& c : candidates) best = std::min(best, c.att);
   if (best == kForever) return std::nullopt;

@@ -11,7 +11,8 @@ class TurnaroundCost final : public SiteSelection {
   explicit TurnaroundCost(double epsilon) : epsilon_(epsilon) {}
   [[nodiscard]] std::string_view name() const override { return "turnaround-cost"; }
   [[nodiscard]] std::optional<std::size_t> choose(std::span<const SiteCandidate> candidates,
-                                                  const protocol::JobRequirements& job) const override;
+                                                  const protocol::JobRequirements& job,
+                                                  const SelectionContext& context) const override;
 
  private:
   double epsilon_;

@@ -1,5 +1,6 @@
 #include "peer/io/cli/scheduler_options.hpp"
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,13 @@ void add_scheduler_options(cxxopts::Options& options) {
       cxxopts::value<double>()->default_value(std::to_string(defaults.delta)))(
       "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
       cxxopts::value<double>()->default_value(std::to_string(GridConfig{}.site_selection.epsilon)))(
+      "site-rule",
+      "how a job's site is chosen among the replies: tc (002's turnaround cost: least ATT, then RU within "
+      "--epsilon), or one of Shih et al.'s allocation rules bf, ff, si, ti, ai, ai2, tai, tai2 among the "
+      "candidates that can start the job now (FF: least ATT; TC when none can)",
+      cxxopts::value<std::string>()->default_value("tc"))(
+      "site-thresholds", "SHT,SLT of the ti, tai and tai2 site rules (default: the paper's, e.g. 0.05,1 for tai2)",
+      cxxopts::value<std::string>())(
       "timeout", "ATT query time-out in seconds (later replies are ignored)",
       cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))))(
       "fair",
@@ -57,6 +65,33 @@ GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
   p.query_timeout = positive_seconds("timeout");
   p.volunteer_memory = p.sigma;
   p.delta = args["delta"].as<double>();
+  const std::string site_rule = args["site-rule"].as<std::string>();
+  const auto selection = parse_site_rule(site_rule);
+  if (!selection) {
+    throw std::invalid_argument("--site-rule '" + site_rule + "' is not tc, bf, ff, si, ti, ai, ai2, tai or tai2");
+  }
+  config.site_selection = *selection;
+  if (args.count("site-thresholds") != 0U) {
+    const std::string text = args["site-thresholds"].as<std::string>();
+    const auto comma = text.find(',');
+    const auto threshold = [&](const std::string& part) {
+      std::size_t used = 0;
+      double value = -1;
+      try {
+        value = std::stod(part, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != part.size() || !(value >= 0)) {
+        throw std::invalid_argument("--site-thresholds: give SHT,SLT, two numbers >= 0 (e.g. 0.05,1), not '" + text +
+                                    "'");
+      }
+      return value;
+    };
+    if (comma == std::string::npos) threshold("");  // throws with the usage
+    config.site_selection.allocation.sh_threshold = threshold(text.substr(0, comma));
+    config.site_selection.allocation.sl_threshold = threshold(text.substr(comma + 1));
+  }
   config.site_selection.epsilon = args["epsilon"].as<double>();
   if (config.site_selection.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
   return config;

@@ -8,7 +8,7 @@
 
 namespace gridpeer::cli {
 
-/// --policy, --depth, --phi, --sigma, --delta, --epsilon, --timeout.
+/// --policy, --depth, --phi, --sigma, --delta, --epsilon, --site-rule, --site-thresholds, --timeout.
 void add_scheduler_options(cxxopts::Options& options);
 /// The local policy and the parameters (not the algorithm); throws
 /// std::invalid_argument naming the option when a value is out of range.

@@ -1,0 +1,58 @@
+#include "peer/core/policy/allocation_selection.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gridpeer {
+
+AllocationSelection::AllocationSelection(std::unique_ptr<AllocationRule> rule, std::unique_ptr<SiteSelection> fallback)
+    : rule_(std::move(rule)), fallback_(std::move(fallback)) {
+  if (!rule_ || !fallback_) throw std::invalid_argument("AllocationSelection needs a rule and a fallback");
+  name_ = "allocation-" + rule_->name();
+}
+
+std::optional<std::size_t> AllocationSelection::choose(std::span<const SiteCandidate> candidates,
+                                                       const protocol::JobRequirements& job,
+                                                       const SelectionContext& context) const {
+  // The sites a rule may use: candidates that can run the job at all, in the
+  // caller's order (so ties go to it, as 004's lowest index).
+  std::vector<std::size_t> usable;
+  bool starts_now = false;
+  double mean_mhz = 0;
+  double mean_pace = 0;  // mean of 1 / (ATT - AWT)
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const SiteCandidate& c = candidates[i];
+    if (c.att == kForever || c.mhz <= 0) continue;
+    usable.push_back(i);
+    starts_now = starts_now || c.free_cpus >= job.cpus;
+    mean_mhz += c.mhz;
+    mean_pace += 1.0 / static_cast<double>(std::max<Duration::rep>(1, (c.att - c.awt).count()));
+  }
+  if (!starts_now) return fallback_->choose(candidates, job, context);
+  const auto n = static_cast<double>(usable.size());
+  mean_mhz /= n;
+  mean_pace /= n;
+  std::vector<AllocationSite> sites;
+  std::vector<AllocationSite> clocks;
+  for (const std::size_t i : usable) {
+    const SiteCandidate& c = candidates[i];
+    const double pace = 1.0 / static_cast<double>(std::max<Duration::rep>(1, (c.att - c.awt).count()));
+    sites.push_back({c.free_cpus, pace / mean_pace});
+    clocks.push_back({c.free_cpus, c.mhz / mean_mhz});
+  }
+  // A chain places each job on one free CPU or more: (free + 1) jobs reach its end.
+  std::size_t reachable = 1;
+  for (const AllocationSite& site : sites) reachable += static_cast<std::size_t>(std::max(0, site.free));
+  std::vector<int> waiting{job.cpus};
+  double waiting_cpus = job.cpus;
+  for (const int cpus : context.queued_cpus) {
+    if (waiting.size() < reachable) waiting.push_back(cpus);
+    waiting_cpus += cpus;
+  }
+  const AllocationState state{sites, waiting, context.queued_cpus.empty(), speed_heterogeneity(clocks), waiting_cpus};
+  const std::optional<std::size_t> chosen = rule_->choose(state);
+  if (!chosen) return fallback_->choose(candidates, job, context);
+  return usable[*chosen];
+}
+
+}  // namespace gridpeer
