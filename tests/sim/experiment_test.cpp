@@ -280,4 +280,30 @@ BOOST_AUTO_TEST_CASE(the_built_in_allocation_calibration_sweeps_the_load_factor)
   BOOST_TEST(value_of(runs.back().options, "sl") == "4");
 }
 
+BOOST_AUTO_TEST_CASE(the_built_in_004_studies_plan_the_papers_settings) {
+  // Names before identical identities merge: Table 11's 4 RC x 35 (SH, SL)
+  // x 10 vectors x 8 rules; Table 12's 10 loads x 5 SH x 10 vectors x 8
+  // rules; Tables 10/14's 140 settings x 20 pairs x 8 rules, and 15's 50 x
+  // 20 x 8; the P2P comparison's 2 networks x 9 rules x 3 seeds.
+  const std::vector<std::pair<std::string, std::size_t>> expected{{"shih2010", 11'200},
+                                                                  {"shih2010-models", 4'000},
+                                                                  {"shih2010-dynamic", 22'400},
+                                                                  {"shih2010-dynamic-models", 8'000},
+                                                                  {"shih2010-models-queues", 30},
+                                                                  {"shih2010-p2p", 54}};
+  for (const auto& [name, count] : expected) {
+    const auto runs = plan_runs(gridpeer::sim::load_experiment(name));
+    BOOST_TEST(runs.size() == count, name);
+  }
+  // A load sets the model and its knob together; a pair sets both thresholds.
+  const auto models = plan_runs(gridpeer::sim::load_experiment("shih2010-models-queues"));
+  BOOST_TEST(value_of(models.front().options, "workload") == "feitelson96");
+  BOOST_TEST(value_of(models.front().options, "arr-factor") == "600");
+  BOOST_TEST(value_of(models.back().options, "workload") == "lublin99");
+  BOOST_TEST(value_of(models.back().options, "aarr") == "8.5");
+  const auto pairs = plan_runs(gridpeer::sim::load_experiment("shih2010-dynamic-models"));
+  BOOST_TEST(value_of(pairs.front().options, "sht") == "0.05");
+  BOOST_TEST(value_of(pairs.front().options, "slt") == "1");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

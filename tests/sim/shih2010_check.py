@@ -3,7 +3,9 @@
 0/0.24, SL 1/2/3, two speed vectors, all eight rules): the sweep runs on
 SDSC-SP2, and `gridsim plot shih2010` writes TNPIR beside the paper's Table 11,
 the figures, and a verdict per claim. TNPIR of BF and FF can only be <= 0 (the
-better of the two is the reference). Skipped (77) without the traces.
+better of the two is the reference). Then slices of shih2010-models (Table 12)
+and shih2010-dynamic-models (Tables 10 and 15) on 1,500-job models. Skipped
+(77) without the traces.
 
 usage: shih2010_check.py GRIDSIM WORK_DIR SOURCE_DIR
 """
@@ -43,5 +45,37 @@ assert len(verdicts) == 3 + 2 * 2 + 2, verdicts
 assert "## Table 13" in report and "| RC 100% |" in report.split("## Table 13")[1], report
 for figure in ("art_by_sl.png", "tnpir.png"):
     assert os.path.getsize(os.path.join(out, "figures", figure)) > 10_000, figure
+
+# The models (Table 12) and the threshold studies (Tables 10 and 15) on small
+# slices: 1,500 jobs per model, SH 0 and 0.24, two vectors.
+def slice_of(name, replacements, sets):
+    text = open(os.path.join(source, "sim", "experiments", "files", f"{name}.toml")).read()
+    for full, small in replacements:
+        assert full in text, f"{name}.toml lost {full}"
+        text = text.replace(full, small)
+    path = os.path.join(work, f"{name}.toml")
+    open(path, "w").write(text.replace(f'name = "{name}"', f'name = "{name}-slice"'))
+    folder = os.path.join(work, name)
+    subprocess.run([gridsim, "sweep", path, "--out", folder, "--threads", "2"] + sets, check=True, timeout=600)
+    return open(os.path.join(folder, "reproduction.md")).read(), folder
+
+
+small_sh = ("[0, 0.06, 0.12, 0.18, 0.24]", "[0, 0.24]")
+models, _ = slice_of("shih2010-models", [small_sh, ("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]", "[0, 1]")],
+                     ["--set", "jobs=1500"])
+assert "## Table 12" in models, models
+for model in ("Feitelson96", "Lublin99"):
+    row = next(line for line in models.splitlines() if line.startswith(f"| {model} | -") or
+               line.startswith(f"| {model} | 0"))
+    cells = [float(re.match(r"\s*(-?\d+)", cell).group(1)) for cell in row.split("|")[2:-1]]
+    assert len(cells) == 8 and cells[0] <= 0 and cells[1] <= 0, row
+    assert f"| {model}: SI, TI, AI2 and TAI2 each beat BF and FF |" in models, models
+assert "How much one speed vector decides" in models
+dynamic, folder = slice_of("shih2010-dynamic-models", [small_sh], ["--set", "jobs=1500"])
+assert "## Table 15" in dynamic and "TAI2*" in dynamic, dynamic
+assert "### Table 10's study, Feitelson96" in dynamic and "Best pair: TI 0." in dynamic, dynamic
+assert "a smaller SHT is better on average" in dynamic
+for figure in ("thresholds.png", "tnpir.png", "art_by_sl.png"):
+    assert os.path.getsize(os.path.join(folder, "figures", figure)) > 10_000, figure
 shutil.rmtree(work)
-print("shih2010 slice, TNPIR and claims: ok")
+print("shih2010 slices (trace, models, thresholds), TNPIR and claims: ok")
