@@ -36,6 +36,10 @@ std::string algorithm_label(const GridConfig& config) {
   std::string label(to_string(config.algorithm));
   if (config.parameters.data_blind) label += "-blind";
   if (config.fair.enabled) label += "-fair";
+  // A rule other than 002's turnaround cost is part of the name (peers must agree on it, as on the rest).
+  if (config.site_selection.rule != SiteRule::turnaround_cost) {
+    label += "+" + std::string(site_rule_name(config.site_selection));
+  }
   if (config.algorithm == GridAlgorithm::central && config.central_peer) {
     label += "@" + std::to_string(*config.central_peer);
   }

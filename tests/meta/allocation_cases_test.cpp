@@ -3,7 +3,12 @@
 // the reference, and BF against FF on a three-job trace.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "peer/core/meta/rule_allocation.hpp"
+#include "peer/workload/heterogeneous_grid.hpp"
+#include "peer/workload/lublin.hpp"
 #include "tests/meta/meta_test_support.hpp"
 
 using namespace gridpeer;
@@ -66,6 +71,69 @@ BOOST_AUTO_TEST_CASE(case_2_fastest_fit_and_no_overtaking) {
   BOOST_TEST(to_seconds(ended.at(3).start) == 100);
   BOOST_TEST(to_seconds(ended.at(3).end) == 200);
   BOOST_TEST(average_response(ended, jobs) == 150.0);
+}
+
+BOOST_AUTO_TEST_CASE(whole_runs_keep_strict_fcfs_capacity_and_speeds) {
+  // 2,000 Lublin jobs (at most 128 processors, arrivals squeezed to load the
+  // grid) on 004's sites 8/128/128/128/50 with speeds drawn at SH 0.18, under
+  // every rule: each job ends once; starts follow queue order (no job starts
+  // before one ahead of it: no backfilling); no site ever runs more
+  // processors than it has; each run lasts its logged time x reference / speed.
+  Rng rng(11);
+  workload::LublinConfig model;
+  model.max_nodes = 128;
+  model.arrival_shape_factor = 0.85;
+  std::vector<Job> jobs = workload::LublinGenerator(model, rng.fork(1)).generate(2000);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    jobs[i].id = static_cast<JobId>(i + 1);
+    jobs[i].origin = 0;
+    jobs[i].run_time = std::max(jobs[i].run_time, seconds(1));
+    jobs[i].requested_time = jobs[i].run_time;
+  }
+  const std::vector<int> sizes{8, 128, 128, 128, 50};
+  Rng speeds_rng = rng.fork(2);
+  const std::vector<double> speeds = workload::draw_speeds(sizes, 0.18, speeds_rng);
+  std::vector<ServerSpec> sites;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    sites.push_back(ServerSpec{"S" + std::to_string(j + 1), sizes[j], 1,
+                               static_cast<int>(std::lround(speeds[j] * kAllocationReferenceMhz)),
+                               static_cast<int>(j)});
+  }
+  const NoNetwork network;
+  for (const auto kind :
+       {AllocationRuleKind::bf, AllocationRuleKind::ff, AllocationRuleKind::si, AllocationRuleKind::ti,
+        AllocationRuleKind::ai, AllocationRuleKind::ai2, AllocationRuleKind::tai, AllocationRuleKind::tai2}) {
+    const auto scheduler = make_allocation_scheduler(sites, default_allocation_rule(kind), network);
+    const auto ended = run(*scheduler, jobs);
+    BOOST_REQUIRE(ended.size() == jobs.size());
+    std::vector<std::vector<std::pair<TimePoint, int>>> changes(sites.size());
+    TimePoint previous_start{};
+    std::size_t waited = 0;
+    for (const Job& j : jobs) {  // submit order is queue order
+      const Ended& e = ended.at(j.id);
+      BOOST_TEST((e.start >= previous_start), to_string(kind) << ": job " << j.id << " overtook one ahead of it");
+      BOOST_TEST((e.start >= j.submit));
+      previous_start = e.start;
+      waited += e.start > j.submit ? 1 : 0;
+      const double expected = to_seconds(j.run_time) * kAllocationReferenceMhz / sites[e.site].mhz;
+      BOOST_TEST(std::abs(to_seconds(e.end - e.start) - expected) < 1e-3, to_string(kind) << ": job " << j.id);
+      changes[e.site].emplace_back(e.start, j.cpus);
+      changes[e.site].emplace_back(e.end, -j.cpus);
+    }
+    BOOST_TEST(waited > jobs.size() / 10, to_string(kind) << ": too light a load to test anything");
+    for (std::size_t site = 0; site < sites.size(); ++site) {
+      // Ends before starts at one instant: a finishing job frees its processors first.
+      std::sort(changes[site].begin(), changes[site].end());
+      int running = 0;
+      int most = 0;
+      for (const auto& [when, delta] : changes[site]) {
+        running += delta;
+        most = std::max(most, running);
+      }
+      BOOST_TEST(running == 0);
+      BOOST_TEST(most <= sizes[site], to_string(kind) << ": site " << site + 1 << " ran " << most << " processors");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

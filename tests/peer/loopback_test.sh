@@ -2,8 +2,10 @@
 # Three gridpeer processes on loopback replay a small synthetic slice under
 # ALGORITHM (with FLAGS, e.g. --fair); every job must end exactly once
 # (gridctl results --expect), and under S-I on this uneven grid some must
-# migrate. Bounded: 120 s in all. Each run works in a directory of its own:
-# two runs of one algorithm (plain and --fair) run side by side under CTest.
+# migrate. A peer names its algorithm in its log (si-fair with --fair, si+ai2
+# with --site-rule=ai2): every peer must run what was asked. Bounded: 120 s
+# in all. Each run works in a directory of its own: runs of one algorithm
+# (plain, --fair, --site-rule) run side by side under CTest.
 set -euo pipefail
 BIN=$1 TOPOLOGY=$2 ALGORITHM=$3 PORT=$4 FLAGS=${5:-}
 JOBS=12
@@ -24,6 +26,9 @@ ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$POR
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
 # The peers run what was asked (a fair peer names its algorithm "si-fair").
 if [[ "$FLAGS" == *--fair* ]]; then test "$(grep -c "algorithm $ALGORITHM-fair" peers-$ALGORITHM.log)" = 3; fi
+if [[ "$FLAGS" == *--site-rule=* ]]; then
+  test "$(grep -c "algorithm $ALGORITHM+${FLAGS#*--site-rule=}" peers-$ALGORITHM.log)" = 3
+fi
 # --wait returns once every submitted job has its record (bounded: 60 s).
 ctl replay --workload synthetic --jobs $JOBS --time-scale 20000 --data-size small --seed 3 \
     --manifest manifest-$ALGORITHM.jsonl --wait 60
