@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -27,6 +28,11 @@ using workload::LublinConfig;
 constexpr double kLublinAarr = 10.2303;
 /// 004's models generate jobs of at most 128 processors.
 constexpr int kModelWidestJob = 128;
+constexpr std::array<std::pair<AllocationWorkload, std::string_view>, 3> kWorkloadNames{{
+    {AllocationWorkload::trace, "trace"},
+    {AllocationWorkload::feitelson96, "feitelson96"},
+    {AllocationWorkload::lublin99, "lublin99"},
+}};
 /// The workload's stream of a seed, apart from the speed draws (0, 1, ...).
 constexpr std::uint64_t kWorkloadStream = 1'000'000;
 
@@ -94,15 +100,12 @@ AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--sh: drawing speeds needs three sites or more (or give --speeds)");
   }
   const std::string workload = args["workload"].as<std::string>();
-  if (workload == "trace") {
-    spec.workload = AllocationWorkload::trace;
-  } else if (workload == "feitelson96") {
-    spec.workload = AllocationWorkload::feitelson96;
-  } else if (workload == "lublin99") {
-    spec.workload = AllocationWorkload::lublin99;
-  } else {
+  const auto model = std::find_if(kWorkloadNames.begin(), kWorkloadNames.end(),
+                                  [&](const auto& entry) { return entry.second == workload; });
+  if (model == kWorkloadNames.end()) {
     throw std::invalid_argument("--workload: '" + workload + "' is not trace, feitelson96 or lublin99");
   }
+  spec.workload = model->first;
   spec.arrival = default_allocation_arrival(spec.workload);
   for (const auto& [option, model] :
        {std::pair{"arr-factor", AllocationWorkload::feitelson96}, std::pair{"aarr", AllocationWorkload::lublin99}}) {
@@ -162,13 +165,8 @@ std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec) {
 }
 
 std::string_view to_string(AllocationWorkload workload) {
-  switch (workload) {
-    case AllocationWorkload::trace:
-      return "trace";
-    case AllocationWorkload::feitelson96:
-      return "feitelson96";
-    case AllocationWorkload::lublin99:
-      return "lublin99";
+  for (const auto& [kind, name] : kWorkloadNames) {
+    if (kind == workload) return name;
   }
   return "?";
 }
