@@ -100,12 +100,12 @@ AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--sh: drawing speeds needs three sites or more (or give --speeds)");
   }
   const std::string workload = args["workload"].as<std::string>();
-  const auto model = std::find_if(kWorkloadNames.begin(), kWorkloadNames.end(),
+  const auto named = std::find_if(kWorkloadNames.begin(), kWorkloadNames.end(),
                                   [&](const auto& entry) { return entry.second == workload; });
-  if (model == kWorkloadNames.end()) {
+  if (named == kWorkloadNames.end()) {
     throw std::invalid_argument("--workload: '" + workload + "' is not trace, feitelson96 or lublin99");
   }
-  spec.workload = model->first;
+  spec.workload = named->first;
   spec.arrival = default_allocation_arrival(spec.workload);
   for (const auto& [option, model] :
        {std::pair{"arr-factor", AllocationWorkload::feitelson96}, std::pair{"aarr", AllocationWorkload::lublin99}}) {
