@@ -24,13 +24,17 @@ int run_allocate_command(int argc, char** argv) {
       "synthetic models instead. docs/processor-allocation.md describes the model and its readings.");
   add_allocation_options(options);
   options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
-      "no-timing", "leave the wall time out of the JSON (byte-identical reruns)")("h,help", "show this help");
+      "jobs-csv",
+      "write every job as CSV: id, the logged job it was cut from, submit, processors, site, speed, start, end, run, "
+      "wait and response times (s)",
+      cxxopts::value<std::string>())("no-timing", "leave the wall time out of the JSON (byte-identical reruns)")(
+      "h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const AllocationSpec spec = allocation_spec_from_options(args);
   const std::vector<Job> jobs = allocation_jobs(spec);
-  const AllocationResult result = run_allocation(spec, jobs);
+  const AllocationResult result = run_allocation(spec, jobs, args.count("jobs-csv") != 0U);
   std::cout << fmt::format(
       "{} on {} sites ({} processors; speeds {:.4f}; SH {:.4f}): {} jobs\n  {}\n"
       "  ART {:.1f} s   avg wait {:.1f} s   mean queue {:.1f} jobs (over events), {:.1f} (over time)\n"
@@ -39,6 +43,7 @@ int run_allocate_command(int argc, char** argv) {
       result.heterogeneity, result.jobs, allocation_workload_text(spec), result.art_s, result.mean_wait_s,
       result.mean_queue_events, result.mean_queue_time, result.wall_seconds);
   std::cout << "seed " << spec.seed << '\n';
+  if (args.count("jobs-csv") != 0U) write_text_file(args["jobs-csv"].as<std::string>(), allocation_jobs_csv(result));
   if (args.count("out") != 0U) {
     nlohmann::json json = allocation_json(spec, result, args.count("no-timing") == 0U);
     json["command_line"] = command_line_of(argc, argv);

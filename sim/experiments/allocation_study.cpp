@@ -217,7 +217,7 @@ std::vector<double> allocation_speeds(const AllocationSpec& spec) {
   return workload::draw_speeds(spec.sites, spec.sh, stream);
 }
 
-AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& logged) {
+AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& logged, bool keep_records) {
   const auto started = std::chrono::steady_clock::now();
   AllocationResult result;
   result.speeds = allocation_speeds(spec);
@@ -240,7 +240,8 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
     job.origin = 0;
   }
   const int cap = std::max(1, static_cast<int>(std::lround(widest * spec.rc)));
-  const std::vector<Job> jobs = workload::cut_jobs(scaled, cap);
+  std::vector<std::size_t> cut_from;
+  const std::vector<Job> jobs = workload::cut_jobs(scaled, cap, 1, keep_records ? &cut_from : nullptr);
   for (const Job& job : jobs) {
     if (job.cpus > widest) {
       throw std::invalid_argument(
@@ -264,6 +265,7 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
         throw std::logic_error("the allocation meta-scheduler gave up a job");
       }
       ++result.jobs;
+      if (keep_records) result.records.push_back(ended->record);
       response += to_seconds(ended->record.response());
       wait += to_seconds(ended->record.wait());
       last_end = std::max(last_end, ended->record.end);
@@ -295,6 +297,12 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   if (result.jobs != jobs.size()) {
     throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
   }
+  if (keep_records) {
+    std::sort(result.records.begin(), result.records.end(),
+              [](const JobRecord& a, const JobRecord& b) { return a.id < b.id; });
+    for (std::size_t& index : cut_from) ++index;  // 1-based, as the log's own numbering
+    result.cut_from = std::move(cut_from);
+  }
   const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
   result.art_s = response / n;
   result.mean_wait_s = wait / n;
@@ -305,6 +313,18 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   result.mean_queue_time = result.makespan_s > 0 ? queue_area / result.makespan_s : 0.0;
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
+}
+
+std::string allocation_jobs_csv(const AllocationResult& result) {
+  std::string out = "job_id,source_job,submit_s,processors,site,speed,start_s,end_s,run_s,wait_s,response_s\n";
+  for (const JobRecord& r : result.records) {
+    const std::size_t index = static_cast<std::size_t>(r.id) - 1;
+    out += fmt::format("{},{},{:.6f},{},{},{:.5f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f}\n", r.id,
+                       index < result.cut_from.size() ? result.cut_from[index] : 0, to_seconds(r.submit), r.cpus,
+                       r.executed_on + 1, result.speeds.at(r.executed_on), to_seconds(r.start), to_seconds(r.end),
+                       to_seconds(r.run()), to_seconds(r.wait()), to_seconds(r.response()));
+  }
+  return out;
 }
 
 std::string allocation_workload_text(const AllocationSpec& spec) {

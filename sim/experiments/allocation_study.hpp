@@ -17,6 +17,7 @@
 
 #include "peer/core/policy/processor_allocation.hpp"
 #include "peer/model/job.hpp"
+#include "peer/model/job_record.hpp"
 
 namespace gridpeer::sim {
 
@@ -83,10 +84,20 @@ struct AllocationResult {
   double heterogeneity = 0;  ///< eq. 3 of the speeds
   std::uint64_t events = 0;  ///< scheduler inputs (submissions and wake-ups)
   double wall_seconds = 0;
+  /// With keep_records: every job's record (ids of the cut jobs, 1..n, in
+  /// end order) and, by id - 1, the position (1-based) of the job it was cut
+  /// from in the list given to run_allocation.
+  std::vector<JobRecord> records;
+  std::vector<std::size_t> cut_from;
 };
 
 /// Runs `jobs` (as logged: times are scaled by SL and cut by RC here).
-AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs);
+AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs, bool keep_records = false);
+
+/// One row per job, by id: job_id, source_job (its position in the log as
+/// read, or in the model's draw), submit_s, processors, site (1-based), speed,
+/// start_s, end_s, run_s (on that site), wait_s, response_s.
+std::string allocation_jobs_csv(const AllocationResult& result);
 
 /// One line: where the jobs come from, SL and RC.
 std::string allocation_workload_text(const AllocationSpec& spec);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "peer/io/cli/parse.hpp"
+#include "sim/experiments/allocation_study.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/coalloc_study.hpp"
 #include "sim/experiments/experiment_file.hpp"
@@ -116,6 +117,17 @@ std::tuple<std::string, std::string> coalloc(const std::vector<std::string>& arg
   return {json.dump(), coalloc_jobs_csv(result)};
 }
 
+/// (result JSON, jobs CSV) of one processor-allocation run (gridsim allocate).
+std::tuple<std::string, std::string> allocate(const std::vector<std::string>& arguments) {
+  cxxopts::Options options("gridpeer.allocate");
+  add_allocation_options(options);
+  const auto args = parse(options, "gridpeer.allocate", arguments);
+  const AllocationSpec spec = allocation_spec_from_options(args);
+  const py::gil_scoped_release unlocked;
+  const AllocationResult result = run_allocation(spec, allocation_jobs(spec), true);
+  return {allocation_json(spec, result, true).dump(), allocation_jobs_csv(result)};
+}
+
 int sweep(const std::string& experiment, const std::string& out, const std::vector<std::string>& sets,
           const std::string& seeds, std::size_t threads, bool force, bool overwrite, bool verbose) {
   ExperimentFile file = load_experiment(experiment);
@@ -141,6 +153,7 @@ PYBIND11_MODULE(_gridpeer, module) {
   module.def("run", &run, py::arg("arguments"));
   module.def("compare", &compare, py::arg("arguments"), py::arg("data_blind"), py::arg("threads"));
   module.def("coalloc", &coalloc, py::arg("arguments"));
+  module.def("allocate", &allocate, py::arg("arguments"));
   module.def("replay", &replay, py::arg("arguments"), py::arg("verbose"));
   module.def("sweep", &sweep, py::arg("experiment"), py::arg("out"), py::arg("sets"), py::arg("seeds"),
              py::arg("threads"), py::arg("force"), py::arg("overwrite"), py::arg("verbose"));

@@ -69,7 +69,6 @@ check(abs(summary.avg_response_s_mean.iloc[0] - first.avg_response_s.mean()) < 1
       "sweep: the summary's mean is not the mean of its runs")
 check(summary.avg_response_s_ci95.notna().all(), "sweep: no confidence interval with three seeds")
 
-print("gridpeer_module_check:", "FAILED" if failures else "ok")
 # 4. Jones et al.'s clusters: the same numbers as `gridsim coalloc --out`, and a jobs table.
 split = gridpeer.coalloc(method="b3", chunk=80, bsbw=700, jobs_per_cluster=3000, seed=2)
 out = os.path.join(workdir, "coalloc.json")
@@ -87,4 +86,26 @@ try:
 except ValueError as error:
     check("--method" in str(error), f"the refusal names the option: {error}")
 
+# 5. Shih et al.'s allocation on a synthetic model: the same numbers as `gridsim allocate --out`,
+# and a jobs table whose starts keep strict FCFS order and whose responses give the ART.
+placed = gridpeer.allocate(workload="lublin99", jobs=3000, aarr=9, rule="tai2", sh=0.12, speed_draw=2, seed=4)
+out = os.path.join(workdir, "allocate.json")
+subprocess.run([gridsim, "allocate", "--workload", "lublin99", "--jobs", "3000", "--aarr", "9", "--rule", "tai2",
+                "--sh", "0.12", "--speed-draw", "2", "--seed", "4", "--out", out], check=True,
+               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+cli = json.load(open(out))
+for metric in ("jobs", "art_s", "avg_wait_s", "mean_queue_events", "speeds"):
+    check(placed.summary[metric] == cli[metric], f"allocate {metric}: {placed.summary[metric]} != {cli[metric]}")
+jobs = placed.jobs.sort_values("job_id")
+check(len(jobs) == 3000 and list(jobs.job_id) == list(range(1, 3001)), f"allocate jobs table: {len(jobs)} rows")
+check((jobs.start_s.diff().dropna() >= 0).all(), "allocate: a job started before one ahead of it")
+check(abs(jobs.response_s.mean() - cli["art_s"]) < 1e-3, "allocate: the jobs table gives the ART")
+check(set(jobs.site) <= {1, 2, 3, 4, 5}, f"allocate sites: {set(jobs.site)}")
+try:
+    gridpeer.allocate(rule="best")
+    check(False, "a bad rule is refused")
+except ValueError as error:
+    check("--rule" in str(error), f"the refusal names the option: {error}")
+
+print("gridpeer_module_check:", "FAILED" if failures else "ok")
 sys.exit(1 if failures else 0)

@@ -1,4 +1,4 @@
-"""gridpeer's simulator from Python: run, compare, replay and sweep in-process.
+"""gridpeer's simulator from Python: run, compare, coalloc, allocate, replay and sweep in-process.
 
 Options are gridsim's (``gridsim run --help``), written as keyword arguments
 with ``_`` for ``-``: ``gridpeer.run(topology="tiny-3server", workload="lublin",
@@ -19,7 +19,7 @@ import os
 
 from . import _gridpeer
 
-__all__ = ["Run", "run", "compare", "coalloc", "replay", "sweep", "version", "builtin_experiments"]
+__all__ = ["Run", "run", "compare", "coalloc", "allocate", "replay", "sweep", "version", "builtin_experiments"]
 
 ExperimentError = _gridpeer.ExperimentError
 
@@ -65,7 +65,8 @@ class Run:
         self.series = _table(series) if series is not None else None
 
     def __repr__(self):
-        label = self.summary.get("algorithm") or self.summary.get("policy") or self.summary.get("method")
+        label = (self.summary.get("algorithm") or self.summary.get("policy") or self.summary.get("method")
+                 or self.summary.get("rule"))
         return f"<gridpeer.Run {label}: {self.summary.get('jobs')} jobs>"
 
 
@@ -88,6 +89,14 @@ def coalloc(**options):
     Run: summary, and jobs (where each ran: local, migrated or split, its parts
     and lowest slowdown; docs/coallocation.md); series is None."""
     return Run(_gridpeer.coalloc(_arguments(options)))
+
+
+def allocate(**options):
+    """One run of Shih, Huang & Chung's processor allocation, as ``gridsim
+    allocate`` (options of ``gridsim allocate --help``: rule, sh, speed_draw,
+    sl, rc, workload, ...). Returns a Run: summary, and jobs (each job's site,
+    speed, start and end; docs/processor-allocation.md); series is None."""
+    return Run(_gridpeer.allocate(_arguments(options)))
 
 
 def replay(verbose=False, **options):
