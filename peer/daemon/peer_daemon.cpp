@@ -20,7 +20,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
       clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : net::ScaledClock::unix_now_us()),
       acceptor_(io),
       deadline_timer_(io) {
-  network_ = std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid));
+  network_ = std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
+                                                          topology::route_rule(config_.grid));
   std::vector<ServerIndex> partners;
   for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
     if (i != config_.self) partners.push_back(i);

@@ -118,7 +118,8 @@ CaseResult run_network_case() {
   // 10,000 flows of 1-100 MB between random servers of a 100-server grid,
   // all started at t = 0, run until the last completes.
   const topology::Topology grid = synthetic_grid(100);
-  network::NetworkModel network(topology::network_graph(grid), network::Sharing::equal_share);
+  network::NetworkModel network(topology::network_graph(grid), network::Sharing::equal_share,
+                                topology::route_rule(grid));
   Rng rng(1);
   const auto start = Clock::now();
   const TimePoint zero{};

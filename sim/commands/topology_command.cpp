@@ -35,8 +35,19 @@ int run_topology_command(int argc, char** argv) {
 
   std::cout << grid.name << ": " << grid.description << '\n'
             << "site split '" << grid.split << "' (" << grid.site_count << " sites), network '" << grid.network_name
-            << "': site " << grid.network.site_mbps << " Mb/s, WAN " << grid.network.wan_mbps << " Mb/s\n"
-            << "splits offered: ";
+            << "': ";
+  if (grid.routed) {
+    std::cout << grid.routed->routers.size() << " routers, " << grid.routed->links.size() << " links, routes "
+              << network::to_string(grid.routed->rule) << '\n';
+    for (const auto& link : grid.routed->links) {
+      std::cout << fmt::format("  {} - {}: {:.3f} Mb/s{}, {:g} ms\n", link.a, link.b, link.mbps,
+                               link.capacity_class.empty() ? "" : " (class " + link.capacity_class + ")",
+                               to_seconds(link.latency) * 1000);
+    }
+  } else {
+    std::cout << "site " << grid.network.site_mbps << " Mb/s, WAN " << grid.network.wan_mbps << " Mb/s\n";
+  }
+  std::cout << "splits offered: ";
   for (const auto& split : grid.splits) std::cout << split << ' ';
   std::cout << "   networks offered: ";
   for (const auto& network : grid.networks) std::cout << network << ' ';

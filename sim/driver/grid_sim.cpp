@@ -42,7 +42,7 @@ class GridDriver {
       : grid_(grid),
         jobs_(jobs),
         options_(options),
-        network_(topology::network_graph(grid), options.sharing),
+        network_(topology::network_graph(grid), options.sharing, topology::route_rule(grid)),
         meta_(options.config.algorithm == GridAlgorithm::central && !options.config.central_peer) {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));

@@ -52,6 +52,11 @@ std::string service_name(const std::string& server) {
 }
 
 ComposePlan plan_compose(const topology::Topology& grid, const ComposeOptions& options) {
+  if (grid.routed) {
+    throw std::invalid_argument(grid.name +
+                                " has a routed network; a testbed shapes site networks and WAN links only " +
+                                "(give a topology with [networks.*])");
+  }
   if (grid.servers.size() > static_cast<std::size_t>(kMaxPeers)) {
     throw std::invalid_argument("a testbed holds at most " + std::to_string(kMaxPeers) + " peers; " + grid.name +
                                 " has " + std::to_string(grid.servers.size()));

@@ -1,12 +1,36 @@
 #include "peer/io/topology/network_graph.hpp"
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "peer/network/site_wan.hpp"
 
 namespace gridpeer::topology {
 
+namespace {
+
+network::NetworkGraph routed_graph(const Topology& grid) {
+  network::NetworkGraph graph;
+  std::map<std::string, network::NodeId> nodes;
+  for (ServerIndex i = 0; i < grid.servers.size(); ++i) {
+    const network::NodeId node = graph.add_node(grid.servers[i].spec.name);
+    nodes[grid.servers[i].spec.name] = node;
+    graph.place_host(i, node);
+  }
+  for (const std::string& router : grid.routed->routers) nodes[router] = graph.add_node(router);
+  for (const RoutedLink& link : grid.routed->links) {
+    const network::LinkId id =
+        graph.add_link({link.a + "-" + link.b, network::megabits_to_bytes_per_second(link.mbps), link.latency});
+    graph.connect(nodes.at(link.a), nodes.at(link.b), id);
+  }
+  return graph;
+}
+
+}  // namespace
+
 network::NetworkGraph network_graph(const Topology& grid) {
+  if (grid.routed) return routed_graph(grid);
   std::vector<int> sites;
   sites.reserve(grid.servers.size());
   for (const TopologyServer& server : grid.servers) sites.push_back(server.spec.site);

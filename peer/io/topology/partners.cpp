@@ -49,7 +49,7 @@ std::vector<std::vector<ServerIndex>> partner_sets(const Topology& grid, const P
   std::vector<std::vector<ServerIndex>> sets(n);
   Rng root(seed ^ 0x9a27'7e25'0f1d'3c4bULL);          // a stream of its own, apart from the workload's
   std::optional<network::StaticNetworkView> network;  // best:K ranks by the routes' bottlenecks and latencies
-  if (rule.kind == PartnerRule::Kind::best) network.emplace(network_graph(grid));
+  if (rule.kind == PartnerRule::Kind::best) network.emplace(network_graph(grid), route_rule(grid));
   for (ServerIndex i = 0; i < n; ++i) {
     std::vector<ServerIndex>& set = sets[i];
     switch (rule.kind) {

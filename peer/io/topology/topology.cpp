@@ -3,12 +3,15 @@
 #include <gridpeer/builtin_topologies.hpp>
 
 #include <toml++/toml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include "peer/model/rng.hpp"
 
 namespace gridpeer::topology {
 namespace {
@@ -98,6 +101,114 @@ NetworkSetting read_network(const Reader& reader, const toml::table& table, cons
   return network;
 }
 
+const toml::array& array_of_tables(const Reader& reader, const toml::table& table, std::string_view key,
+                                   const std::string& where) {
+  const toml::node& node = reader.require(table, key, where);
+  const toml::array* array = node.as_array();
+  if (array == nullptr || array->empty() || !array->is_array_of_tables()) {
+    reader.fail(
+        &node, where,
+        "'" + std::string(key) + "' must be a non-empty array of tables ([[" + where + "." + std::string(key) + "]])");
+  }
+  return *array;
+}
+
+/// [routed]: routers, links, capacity classes and the route rule. Link ends
+/// are checked against `servers` by the caller, once servers are read.
+RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
+  const std::string where = "routed";
+  RoutedNetwork routed;
+  const std::string rule = reader.string_or(table, "route", "widest-shortest", where);
+  const auto parsed = network::parse_route_rule(rule);
+  if (!parsed) reader.fail(table.get("route"), where, "'route' must be widest-shortest or shortest-latency");
+  routed.rule = *parsed;
+  if (const toml::node* seed = table.get("seed"))
+    routed.seed = static_cast<std::uint64_t>(reader.positive_int(*seed, "seed", where));
+  std::map<std::string, std::pair<double, double>> classes;
+  if (const toml::node* node = table.get("classes")) {
+    const toml::table* named = node->as_table();
+    if (named == nullptr) reader.fail(node, where, "'classes' must be a table of [min, max] Mb/s");
+    for (const auto& [key, value] : *named) {
+      const toml::array* range = value.as_array();
+      const auto low = range != nullptr && range->size() == 2 ? range->get(0)->value<double>() : std::nullopt;
+      const auto high = range != nullptr && range->size() == 2 ? range->get(1)->value<double>() : std::nullopt;
+      if (!low || !high || !(*low > 0) || !(*high >= *low) || !std::isfinite(*high)) {
+        reader.fail(&value, where + ".classes",
+                    "class " + in_quotes(key.str()) + " must be [min, max] Mb/s, 0 < min <= max");
+      }
+      classes[std::string(key.str())] = {*low, *high};
+    }
+  }
+  const toml::array& routers = array_of_tables(reader, table, "routers", where);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < routers.size(); ++i) {
+    const std::string name =
+        reader.string(*routers.get(i)->as_table(), "name", where + ".routers[" + std::to_string(i) + "]");
+    if (!names.insert(name).second)
+      reader.fail(routers.get(i), where + ".routers[" + std::to_string(i) + "]", "duplicate router " + in_quotes(name));
+    routed.routers.push_back(name);
+  }
+  Rng draws(routed.seed);
+  const toml::array& links = array_of_tables(reader, table, "links", where);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const toml::table& link = *links.get(i)->as_table();
+    const std::string at = where + ".links[" + std::to_string(i) + "]";
+    const toml::node& between = reader.require(link, "between", at);
+    const toml::array* ends = between.as_array();
+    const auto a = ends != nullptr && ends->size() == 2 ? ends->get(0)->value<std::string>() : std::nullopt;
+    const auto b = ends != nullptr && ends->size() == 2 ? ends->get(1)->value<std::string>() : std::nullopt;
+    if (!a || !b) reader.fail(&between, at, "'between' must name two ends, e.g. [\"S1\", \"edge\"]");
+    if (*a == *b) reader.fail(&between, at, "a link joins two different ends");
+    RoutedLink parsed_link{*a, *b, 0, seconds_ceil(reader.non_negative(link, "latency_ms", at, 0.0) / 1e3), ""};
+    if (link.contains("mbps")) {
+      parsed_link.mbps = reader.non_negative(link, "mbps", at);
+      if (parsed_link.mbps <= 0) reader.fail(link.get("mbps"), at, "'mbps' must be positive");
+    } else if (link.contains("class")) {
+      parsed_link.capacity_class = reader.string(link, "class", at);
+      const auto found = classes.find(parsed_link.capacity_class);
+      if (found == classes.end()) {
+        reader.fail(link.get("class"), at,
+                    "class " + in_quotes(parsed_link.capacity_class) + " is not in [routed.classes]");
+      }
+      parsed_link.mbps = draws.uniform(found->second.first, found->second.second);
+    } else {
+      reader.fail(&link, at, "give 'mbps' or 'class'");
+    }
+    routed.links.push_back(std::move(parsed_link));
+  }
+  return routed;
+}
+
+/// Every link end names a router or a server, no router takes a server's
+/// name, and every server has a link.
+void check_routed(const Reader& reader, const toml::table& root, const Topology& topology) {
+  const RoutedNetwork& routed = *topology.routed;
+  std::set<std::string> servers;
+  for (const TopologyServer& server : topology.servers) servers.insert(server.spec.name);
+  const std::set<std::string> routers(routed.routers.begin(), routed.routers.end());
+  const toml::table& table = *root.get("routed")->as_table();
+  for (const std::string& router : routed.routers) {
+    if (servers.count(router) != 0U)
+      reader.fail(&table, "routed", "router " + in_quotes(router) + " has a server's name");
+  }
+  const toml::array& links = *table.get("links")->as_array();
+  std::set<std::string> linked;
+  for (std::size_t i = 0; i < routed.links.size(); ++i) {
+    for (const std::string& end : {routed.links[i].a, routed.links[i].b}) {
+      if (servers.count(end) == 0U && routers.count(end) == 0U) {
+        reader.fail(links.get(i), "routed.links[" + std::to_string(i) + "]",
+                    in_quotes(end) + " is neither a router nor a server");
+      }
+      linked.insert(end);
+    }
+  }
+  for (const TopologyServer& server : topology.servers) {
+    if (linked.count(server.spec.name) == 0U) {
+      reader.fail(&table, "routed", "server " + in_quotes(server.spec.name) + " has no link");
+    }
+  }
+}
+
 TraceAssignment read_trace(const Reader& reader, const toml::node& node, const std::string& where) {
   const toml::table* table = node.as_table();
   if (table == nullptr) reader.fail(&node, where, "'trace' must be a table { file, start, days }");
@@ -116,6 +227,10 @@ TraceAssignment read_trace(const Reader& reader, const toml::node& node, const s
 }
 
 }  // namespace
+
+network::RouteRule route_rule(const Topology& grid) {
+  return grid.routed ? grid.routed->rule : network::RouteRule::widest_shortest;
+}
 
 std::optional<std::size_t> Topology::find_server(std::string_view server_name) const {
   for (std::size_t i = 0; i < servers.size(); ++i) {
@@ -152,22 +267,36 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
   topology.name = reader.string(root, "name", "top level");
   topology.description = reader.string_or(root, "description", "", "top level");
 
-  // Network settings.
-  const toml::node& networks_node = reader.require(root, "networks", "top level");
-  const toml::table* networks = networks_node.as_table();
-  if (networks == nullptr || networks->empty()) {
-    reader.fail(&networks_node, "networks", "must hold at least one setting, e.g. [networks.fast]");
+  // The network: named site/WAN settings, or one routed network.
+  const toml::node* routed_node = root.get("routed");
+  if (routed_node != nullptr) {
+    if (root.contains("networks")) reader.fail(routed_node, "top level", "give [networks.*] or [routed], not both");
+    const toml::table* routed = routed_node->as_table();
+    if (routed == nullptr) reader.fail(routed_node, "routed", "must be a table ([routed])");
+    if (selection.network && *selection.network != "routed") {
+      throw TopologyError(source + ": network setting " + in_quotes(*selection.network) +
+                          " not found; the file has one routed network");
+    }
+    topology.routed = read_routed(reader, *routed);
+    topology.networks = {"routed"};
+    topology.network_name = "routed";
+  } else {
+    const toml::node& networks_node = reader.require(root, "networks", "top level");
+    const toml::table* networks = networks_node.as_table();
+    if (networks == nullptr || networks->empty()) {
+      reader.fail(&networks_node, "networks", "must hold at least one setting, e.g. [networks.fast]");
+    }
+    for (const auto& [key, value] : *networks) topology.networks.emplace_back(key.str());
+    const std::string network_name =
+        selection.network.value_or(reader.string_or(root, "default_network", topology.networks.front(), "top level"));
+    const toml::node* network_node = networks->get(network_name);
+    if (network_node == nullptr || !network_node->is_table()) {
+      throw TopologyError(source + ": network setting " + in_quotes(network_name) + " not found; the file offers " +
+                          join(topology.networks));
+    }
+    topology.network = read_network(reader, *network_node->as_table(), network_name);
+    topology.network_name = network_name;
   }
-  for (const auto& [key, value] : *networks) topology.networks.emplace_back(key.str());
-  const std::string network_name =
-      selection.network.value_or(reader.string_or(root, "default_network", topology.networks.front(), "top level"));
-  const toml::node* network_node = networks->get(network_name);
-  if (network_node == nullptr || !network_node->is_table()) {
-    throw TopologyError(source + ": network setting " + in_quotes(network_name) + " not found; the file offers " +
-                        join(topology.networks));
-  }
-  topology.network = read_network(reader, *network_node->as_table(), network_name);
-  topology.network_name = network_name;
 
   // Servers.
   const toml::node& servers_node = reader.require(root, "servers", "top level");
@@ -230,6 +359,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
     topology.servers.push_back(std::move(server));
   }
   topology.split = split.value_or("default");
+  if (topology.routed) check_routed(reader, root, topology);
   // Every site between 0 and the largest must hold a server.
   std::vector<bool> used(static_cast<std::size_t>(topology.site_count), false);
   for (const auto& server : topology.servers) used[static_cast<std::size_t>(server.spec.site)] = true;

@@ -1,7 +1,8 @@
 #pragma once
 // Grid topologies from TOML (schema: topologies/README.md): servers, their
-// site under each named site split, named network settings, and each
-// server's default trace window. A file may hold several splits and settings;
+// site under each named site split, named network settings (site networks
+// and WAN links) or one routed network, and each server's default trace
+// window. A file may hold several splits and settings;
 // loading picks one of each and yields a concrete grid.
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "peer/model/server.hpp"
 #include "peer/model/time.hpp"
+#include "peer/network/routes.hpp"
 #include "peer/workload/calendar.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
@@ -29,6 +31,23 @@ struct NetworkSetting {
   double wan_mbps = 0;   ///< bandwidth of each site-to-site WAN link (Mb/s)
   Duration site_latency{};
   Duration wan_latency{};
+};
+
+/// A routed network ([routed]): routers, and links between routers and
+/// servers (each server is a host at a node of its own). Capacities are given
+/// in Mb/s, or drawn uniformly from a named class by the file's seed.
+struct RoutedLink {
+  std::string a, b;  ///< router or server names
+  double mbps = 0;   ///< as given, or as drawn
+  Duration latency{};
+  std::string capacity_class;  ///< the class it was drawn from ("" if given)
+};
+
+struct RoutedNetwork {
+  std::vector<std::string> routers;
+  std::vector<RoutedLink> links;
+  network::RouteRule rule = network::RouteRule::widest_shortest;
+  std::uint64_t seed = 1;
 };
 
 struct TraceAssignment {
@@ -52,7 +71,8 @@ struct Topology {
   std::string split;   ///< the site split in use
   std::string network_name;
   int site_count = 0;
-  NetworkSetting network;
+  NetworkSetting network;  ///< site and WAN links (not set for a routed network)
+  std::optional<RoutedNetwork> routed;
   std::vector<TopologyServer> servers;
   std::vector<std::string> splits;    ///< every split the file offers
   std::vector<std::string> networks;  ///< every network setting the file offers
@@ -66,6 +86,9 @@ struct TopologySelection {
   std::optional<std::string> split;    ///< e.g. "3", "6", "12"; default: the file's default_split
   std::optional<std::string> network;  ///< e.g. "fast", "slow"; default: the file's default_network
 };
+
+/// The route rule the grid's network uses (a routed file's `route`, else widest-shortest).
+network::RouteRule route_rule(const Topology& grid);
 
 /// Parses TOML text; `source` names it in errors.
 Topology parse_topology(std::string_view text, const std::string& source, const TopologySelection& selection = {});

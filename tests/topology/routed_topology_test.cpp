@@ -1,0 +1,168 @@
+// Routed networks in topology files ([routed]: routers, links between
+// routers and servers, capacities given or drawn from a class by a seed):
+// the graph they make (spec 003 case 3's shape, by hand), and broken files
+// that name the place.
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "peer/io/topology/network_graph.hpp"
+#include "peer/io/topology/topology.hpp"
+#include "peer/network/routes.hpp"
+
+using namespace gridpeer;
+using namespace gridpeer::topology;
+
+namespace {
+
+const std::string kServers = R"(
+[[servers]]
+name = "U"
+nodes = 1
+cpus_per_node = 1
+mhz = 1000
+site = 0
+[[servers]]
+name = "R1"
+nodes = 2
+cpus_per_node = 1
+mhz = 1050
+site = 0
+[[servers]]
+name = "R2"
+nodes = 1
+cpus_per_node = 1
+mhz = 684
+site = 0
+)";
+
+// U - A 100 Mb/s; A - B drawn from "low" (0.1-1 Mb/s); B - R1 50; A - C 5;
+// C - R2 50; A - D 20; D - E 20; E - R1 50. 10 ms per link.
+std::string routed(const std::string& seed = "5") {
+  return R"(
+name = "routed"
+[routed]
+seed = )" +
+         seed +
+         R"(
+[routed.classes]
+low = [0.1, 1.0]
+[[routed.routers]]
+name = "A"
+[[routed.routers]]
+name = "B"
+[[routed.routers]]
+name = "C"
+[[routed.routers]]
+name = "D"
+[[routed.routers]]
+name = "E"
+[[routed.links]]
+between = ["U", "A"]
+mbps = 100
+latency_ms = 10
+[[routed.links]]
+between = ["A", "B"]
+class = "low"
+latency_ms = 10
+[[routed.links]]
+between = ["B", "R1"]
+mbps = 50
+latency_ms = 10
+[[routed.links]]
+between = ["A", "C"]
+mbps = 5
+latency_ms = 10
+[[routed.links]]
+between = ["C", "R2"]
+mbps = 50
+latency_ms = 10
+[[routed.links]]
+between = ["A", "D"]
+mbps = 20
+latency_ms = 10
+[[routed.links]]
+between = ["D", "E"]
+mbps = 20
+latency_ms = 10
+[[routed.links]]
+between = ["E", "R1"]
+mbps = 50
+latency_ms = 10
+)" + kServers;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_topology(text, "routed.toml");
+  } catch (const TopologyError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(routed_topologies)
+
+BOOST_AUTO_TEST_CASE(a_routed_file_makes_its_graph_and_routes) {
+  const Topology grid = parse_topology(routed(), "routed.toml");
+  BOOST_TEST(grid.network_name == "routed");
+  BOOST_REQUIRE(grid.routed.has_value());
+  BOOST_TEST(grid.routed->routers.size() == 5U);
+  BOOST_REQUIRE(grid.routed->links.size() == 8U);
+  const double low = grid.routed->links[1].mbps;
+  BOOST_TEST(low >= 0.1);
+  BOOST_TEST(low <= 1.0);
+  const network::NetworkGraph graph = network_graph(grid);
+  const network::RouteTable table(graph, route_rule(grid));
+  // Widest-shortest: U to R1 over A-B (3 links) at the drawn low capacity;
+  // U to R2 over A-C (3 links) at 5 Mb/s.
+  BOOST_TEST(table.route(0, 1).size() == 3U);
+  BOOST_TEST(table.bottleneck(table.route(0, 1)) == network::megabits_to_bytes_per_second(low));
+  BOOST_TEST(table.bottleneck(table.route(0, 2)) == network::megabits_to_bytes_per_second(5));
+  BOOST_TEST(table.latency(table.route(0, 1)).count() == 30'000);
+  // The same seed draws the same capacity; another seed another.
+  BOOST_TEST(parse_topology(routed(), "again.toml").routed->links[1].mbps == low);
+  BOOST_TEST(parse_topology(routed("6"), "other.toml").routed->links[1].mbps != low);
+}
+
+BOOST_AUTO_TEST_CASE(the_route_rule_is_the_files) {
+  std::string text = routed();
+  text.replace(text.find("[routed]\n"), 9, "[routed]\nroute = \"shortest-latency\"\n");
+  const Topology grid = parse_topology(text, "routed.toml");
+  BOOST_TEST((route_rule(grid) == network::RouteRule::shortest_latency));
+  BOOST_TEST(contains(error_of(routed().replace(routed().find("[routed]\n"), 9, "[routed]\nroute = \"widest\"\n")),
+                      "'route' must be widest-shortest or shortest-latency"));
+}
+
+BOOST_AUTO_TEST_CASE(broken_routed_files_name_the_place) {
+  std::string unknown = routed();
+  unknown.replace(unknown.find("[\"E\", \"R1\"]"), 11, "[\"E\", \"R9\"]");
+  const std::string no_end = error_of(unknown);
+  BOOST_TEST(contains(no_end, "routed.links[7]: 'R9' is neither a router nor a server"), no_end);
+  BOOST_TEST(contains(no_end, "routed.toml:"), no_end);
+  std::string no_class = routed();
+  no_class.replace(no_class.find("class = \"low\""), 13, "class = \"tiny\"");
+  BOOST_TEST(contains(error_of(no_class), "routed.links[1]: class 'tiny' is not in [routed.classes]"));
+  std::string no_capacity = routed();
+  no_capacity.replace(no_capacity.find("class = \"low\""), 13, "");
+  BOOST_TEST(contains(error_of(no_capacity), "routed.links[1]: give 'mbps' or 'class'"));
+  std::string loop = routed();
+  loop.replace(loop.find("[\"D\", \"E\"]"), 10, "[\"D\", \"D\"]");
+  BOOST_TEST(contains(error_of(loop), "routed.links[6]: a link joins two different ends"));
+  std::string clash = routed();
+  clash.replace(clash.find("name = \"E\""), 10, "name = \"U\"");
+  BOOST_TEST(contains(error_of(clash), "router 'U' has a server's name"));
+  // A server no link reaches.
+  std::string alone = routed() + "[[servers]]\nname = \"Z\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = 0\n";
+  BOOST_TEST(contains(error_of(alone), "server 'Z' has no link"));
+  // Both kinds of network at once.
+  const std::string both = routed() + "[networks.fast]\nsite_mbps = 1\nwan_mbps = 1\n";
+  BOOST_TEST(contains(error_of(both), "give [networks.*] or [routed], not both"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
