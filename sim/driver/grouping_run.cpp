@@ -69,8 +69,8 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
 
   network.flows().advance(start);
   std::unordered_map<network::FlowId, Flight> flights;
-  std::vector<int> free_pes;
-  for (const GroupingSite& site : sites) free_pes.push_back(site.pes);
+  std::vector<int> free_pes(sites.size());
+  for (std::size_t site = 0; site < sites.size(); ++site) free_pes[site] = sites[site].pes;
   std::vector<std::deque<std::size_t>> waiting(sites.size());
   std::multimap<TimePoint, std::size_t> run_ends;  // ties: in the order they started
   std::size_t next_to_send = 0;
