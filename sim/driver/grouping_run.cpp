@@ -35,7 +35,8 @@ struct Flight {
 }  // namespace
 
 GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector<GroupingSite>& sites,
-                               const std::vector<GroupingJob>& jobs, const GroupingRunSpec& spec, TimePoint start) {
+                               const std::vector<GroupingJob>& jobs, const GroupingRunSpec& spec, TimePoint start,
+                               BackgroundLoad* background) {
   if (sites.empty()) throw std::invalid_argument("job grouping needs a resource");
   GroupingRunResult result;
   std::vector<GroupingResource> resources;
@@ -99,7 +100,8 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
     while (next_to_send < groups.size()) send(start);
   }
   while (returned < groups.size()) {
-    const TimePoint next = std::min(network.flows().next_event(), run_ends.empty() ? kNever : run_ends.begin()->first);
+    const TimePoint next = std::min({network.flows().next_event(), run_ends.empty() ? kNever : run_ends.begin()->first,
+                                     background != nullptr ? background->traffic.next_burst() : kNever});
     if (next == kNever) throw std::logic_error("job grouping: groups left with nothing under way");
     network.flows().advance(next);
     for (const auto& [id, when] : network.flows().take_completed()) {
@@ -117,6 +119,14 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
       waiting[record.site].push_back(flight.group);
       run_next(record.site, when);
       if (spec.serial_uplink && next_to_send < groups.size()) send(when);
+    }
+    while (background != nullptr && background->traffic.next_burst() <= next) {
+      const workload::TrafficBurst burst = background->traffic.pop();
+      for (const ServerIndex to : background->destinations) {
+        if (to == burst.from) continue;
+        network.start_transfer(burst.from, to, static_cast<double>(burst.bytes), burst.at);
+        ++background->flows_started;
+      }
     }
     while (!run_ends.empty() && run_ends.begin()->first <= next) {
       const auto [when, g] = *run_ends.begin();

@@ -9,12 +9,14 @@
 // output port is a FIFO; with fair sharing, largest-first dispatch would
 // mean nothing); outputs return as soon as their group ends.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "peer/core/policy/job_grouping.hpp"
 #include "peer/model/ids.hpp"
 #include "peer/model/time.hpp"
 #include "peer/network/network_model.hpp"
+#include "peer/workload/background_traffic.hpp"
 
 namespace gridpeer::sim {
 
@@ -64,11 +66,21 @@ struct GroupingRunResult {
   std::vector<double> bandwidths;   ///< per site, bytes/s, as the scheduler ordered them
 };
 
+/// Other users' traffic while the bag runs: each burst becomes one flow to
+/// every destination but its sender (spec 003: users send to every other
+/// user and every resource).
+struct BackgroundLoad {
+  workload::BackgroundTraffic& traffic;
+  std::vector<ServerIndex> destinations;
+  std::uint64_t flows_started = 0;  ///< out
+};
+
 /// Runs `jobs` from `start` on `network` (which may carry other flows: they
-/// share the links as they would). Throws std::invalid_argument for no site,
-/// a site without PEs or MIPS, or a granularity <= 0.
+/// share the links as they would), with `background` bursts injected as they
+/// fall due. Throws std::invalid_argument for no site, a site without PEs or
+/// MIPS, or a granularity <= 0.
 GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector<GroupingSite>& sites,
                                const std::vector<GroupingJob>& jobs, const GroupingRunSpec& spec,
-                               TimePoint start = TimePoint{});
+                               TimePoint start = TimePoint{}, BackgroundLoad* background = nullptr);
 
 }  // namespace gridpeer::sim

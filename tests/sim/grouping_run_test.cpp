@@ -132,4 +132,33 @@ BOOST_AUTO_TEST_CASE(bandwidth_order_keeps_the_big_group_off_the_narrow_path) {
   BOOST_TEST(total[GroupingScheduler::bandwidth_aware] < 13.0);
 }
 
+BOOST_AUTO_TEST_CASE(background_bursts_share_the_bottleneck) {
+  // Case 4's three links, and another user (host 2) at B sending bursts to
+  // the scheduling user (host 0) across the 8 Mb/s link: the group's input
+  // and output share it, so the bag takes longer, and the same seed gives the
+  // same run.
+  network::NetworkGraph graph = three_links();
+  const auto other = graph.add_node("V");
+  graph.connect(other, 2, graph.add_link({"v-b", megabits_to_bytes_per_second(100), microseconds(10'000)}));
+  graph.place_host(2, other);
+  const std::vector<GroupingSite> sites{{1, 1, 1050}};
+  const std::vector<GroupingJob> jobs{{1000, 4e6, 4e6}};
+  GroupingRunSpec spec;
+  const auto run = [&](bool loaded, std::uint64_t seed) {
+    network::NetworkModel network(graph, network::Sharing::max_min);
+    workload::BackgroundTrafficConfig bursts;
+    bursts.mean_gap_s = 0.5;  // dense enough that the 4 s transfers meet several
+    workload::BackgroundTraffic traffic({2}, bursts, Rng(seed), TimePoint{});
+    BackgroundLoad load{traffic, {0, 1}};
+    const GroupingRunResult result = run_grouping(network, sites, jobs, spec, TimePoint{}, loaded ? &load : nullptr);
+    if (loaded) BOOST_TEST(load.flows_started > 0U);
+    return to_seconds(result.total);
+  };
+  const double quiet = run(false, 1);
+  BOOST_TEST(quiet == 4.03 + 1000.0 / 1050 + 4.03, boost::test_tools::tolerance(1e-5));
+  const double busy = run(true, 1);
+  BOOST_TEST(busy > quiet + 0.5);
+  BOOST_TEST(run(true, 1) == busy);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
