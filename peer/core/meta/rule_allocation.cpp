@@ -13,22 +13,20 @@ RuleAllocation::RuleAllocation(std::unique_ptr<AllocationRule> rule, int referen
 
 std::optional<JobPlacement> RuleAllocation::place(const Job& job, const SiteView& sites) {
   sites_.clear();
-  int free = 0;
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     const ServerSpec& spec = sites.server(site);
     sites_.push_back({sites.free_nodes(site) * spec.cpus_per_node,
                       static_cast<double>(spec.mhz) / static_cast<double>(reference_mhz_)});
-    free += sites_.back().free;
   }
   if (!heterogeneity_) heterogeneity_ = speed_heterogeneity(sites_);
   // The queue from its head, which is this job under strict FCFS: only the
-  // prefix a what-if chain can reach (free + 1 jobs), and the total for SL,
-  // so an event costs O(m + free), not O(q), at queues in the thousands.
+  // prefix a what-if chain can reach, and the total for SL, so an event costs
+  // O(m + free), not O(q), at queues in the thousands.
   waiting_.clear();
   double waiting_processors = job.cpus;
   bool head = true;
   if (const GlobalQueue* queue = sites.queue(); queue != nullptr && !queue->empty()) {
-    const auto reachable = static_cast<std::size_t>(free) + 1;
+    const std::size_t reachable = reachable_jobs(sites_);
     queue->for_each_while([&](const Job& waiting) {
       if (waiting_.empty()) head = waiting.id == job.id;
       waiting_.push_back(waiting.cpus);

@@ -17,16 +17,18 @@ std::optional<std::size_t> AllocationSelection::choose(std::span<const SiteCandi
   // The sites a rule may use: candidates that can run the job at all, in the
   // caller's order (so ties go to it, as 004's lowest index).
   std::vector<std::size_t> usable;
+  std::vector<double> paces;  // 1 / (ATT - AWT): run plus staging there
   bool starts_now = false;
   double mean_mhz = 0;
-  double mean_pace = 0;  // mean of 1 / (ATT - AWT)
+  double mean_pace = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const SiteCandidate& c = candidates[i];
     if (c.att == kForever || c.mhz <= 0) continue;
     usable.push_back(i);
+    paces.push_back(1.0 / static_cast<double>(std::max<Duration::rep>(1, (c.att - c.awt).count())));
     starts_now = starts_now || c.free_cpus >= job.cpus;
     mean_mhz += c.mhz;
-    mean_pace += 1.0 / static_cast<double>(std::max<Duration::rep>(1, (c.att - c.awt).count()));
+    mean_pace += paces.back();
   }
   if (!starts_now) return fallback_->choose(candidates, job, context);
   const auto n = static_cast<double>(usable.size());
@@ -34,15 +36,12 @@ std::optional<std::size_t> AllocationSelection::choose(std::span<const SiteCandi
   mean_pace /= n;
   std::vector<AllocationSite> sites;
   std::vector<AllocationSite> clocks;
-  for (const std::size_t i : usable) {
-    const SiteCandidate& c = candidates[i];
-    const double pace = 1.0 / static_cast<double>(std::max<Duration::rep>(1, (c.att - c.awt).count()));
-    sites.push_back({c.free_cpus, pace / mean_pace});
+  for (std::size_t k = 0; k < usable.size(); ++k) {
+    const SiteCandidate& c = candidates[usable[k]];
+    sites.push_back({c.free_cpus, paces[k] / mean_pace});
     clocks.push_back({c.free_cpus, c.mhz / mean_mhz});
   }
-  // A chain places each job on one free CPU or more: (free + 1) jobs reach its end.
-  std::size_t reachable = 1;
-  for (const AllocationSite& site : sites) reachable += static_cast<std::size_t>(std::max(0, site.free));
+  const std::size_t reachable = reachable_jobs(sites);
   std::vector<int> waiting{job.cpus};
   double waiting_cpus = job.cpus;
   for (const int cpus : context.queued_cpus) {

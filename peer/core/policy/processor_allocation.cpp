@@ -1,5 +1,6 @@
 #include "peer/core/policy/processor_allocation.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
@@ -61,6 +62,12 @@ ChainOutcome allocation_chain(const AllocationState& state, std::size_t first) {
     outcome.capacity += sites[*site].speed * processors;
   }
   return outcome;
+}
+
+std::size_t reachable_jobs(std::span<const AllocationSite> sites) {
+  std::size_t reachable = 1;
+  for (const AllocationSite& site : sites) reachable += static_cast<std::size_t>(std::max(0, site.free));
+  return reachable;
 }
 
 namespace {

@@ -56,6 +56,10 @@ struct ChainOutcome {
   double capacity = 0;  ///< TCC
 };
 ChainOutcome allocation_chain(const AllocationState& state, std::size_t first);
+/// How many waiting jobs (the head included) a what-if chain can reach on
+/// `sites`: each placed job takes one free processor or more, so free + 1.
+/// A caller may hand a rule only that prefix of a long queue.
+std::size_t reachable_jobs(std::span<const AllocationSite> sites);
 
 enum class AllocationRuleKind { bf, ff, si, ti, ai, ai2, tai, tai2 };
 
