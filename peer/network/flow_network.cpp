@@ -23,6 +23,7 @@ LinkId FlowNetwork::add_link(Link link) {
   links_.push_back(std::move(link));
   link_users_.push_back(0);
   link_moving_.push_back(0);
+  link_bytes_completed_.push_back(0);
   link_moving_groups_.emplace_back();
   return static_cast<LinkId>(links_.size() - 1);
 }
@@ -126,6 +127,7 @@ void FlowNetwork::complete_due() {
       flows_.erase(it);
       group.members.pop();
       for (LinkId link : group.route) {
+        link_bytes_completed_[link] += it->second.bytes;
         --link_users_[link];
         --link_moving_[link];
         changed_links_.push_back(link);
@@ -165,6 +167,17 @@ double FlowNetwork::bytes_delivered() const {
     if (!flow.active) continue;
     const double moved = groups_[flow.group].progress_at(now_) - (flow.target - flow.bytes);
     total += std::clamp(moved, 0.0, flow.bytes);
+  }
+  return total;
+}
+
+double FlowNetwork::link_bytes(LinkId link) const {
+  double total = link_bytes_completed_.at(link);
+  for (const auto& [id, flow] : flows_) {
+    if (!flow.active) continue;
+    const RouteGroup& group = groups_[flow.group];
+    if (std::find(group.route.begin(), group.route.end(), link) == group.route.end()) continue;
+    total += std::clamp(group.progress_at(now_) - (flow.target - flow.bytes), 0.0, flow.bytes);
   }
   return total;
 }

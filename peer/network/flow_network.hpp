@@ -48,6 +48,9 @@ class FlowNetwork {
   [[nodiscard]] double bytes_delivered() const;
   /// Bytes of the flows that have completed (bytes_delivered less those in flight).
   [[nodiscard]] double bytes_completed() const { return bytes_completed_; }
+  /// Bytes a link has carried so far (completed flows whole, moving ones in
+  /// part): with its capacity and a span, the link's utilisation.
+  [[nodiscard]] double link_bytes(LinkId link) const;
 
   // ---- what sharing models read ----------------------------------------------
   /// Flows crossing the link, those still in their latency phase included.
@@ -118,6 +121,7 @@ class FlowNetwork {
   FlowId next_id_ = 0;
   TimePoint now_{};
   double bytes_completed_ = 0;
+  std::vector<double> link_bytes_completed_;  // per link, bytes of the flows completed over it
   std::vector<std::pair<FlowId, TimePoint>> completed_;
   std::vector<int> link_users_;                           // flows crossing the link, latent ones included
   std::vector<int> link_moving_;                          // flows crossing the link past their latency phase

@@ -37,8 +37,8 @@ int run_topology_command(int argc, char** argv) {
             << "site split '" << grid.split << "' (" << grid.site_count << " sites), network '" << grid.network_name
             << "': ";
   if (grid.routed) {
-    std::cout << grid.routed->routers.size() << " routers, " << grid.routed->links.size() << " links, routes "
-              << network::to_string(grid.routed->rule) << '\n';
+    std::cout << grid.routed->routers.size() << " routers, " << grid.routed->hosts.size() << " hosts besides servers, "
+              << grid.routed->links.size() << " links, routes " << network::to_string(grid.routed->rule) << '\n';
     for (const auto& link : grid.routed->links) {
       std::cout << fmt::format("  {} - {}: {:.3f} Mb/s{}, {:g} ms\n", link.a, link.b, link.mbps,
                                link.capacity_class.empty() ? "" : " (class " + link.capacity_class + ")",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -27,8 +28,27 @@ std::vector<JobGroup> plan(const GroupingRunSpec& spec, std::span<const double> 
   throw std::invalid_argument("unknown grouping scheduler");
 }
 
+constexpr std::size_t kNotMeasured = std::numeric_limits<std::size_t>::max();
+
+/// One transfer-run-return unit: a group of the measured user, or another
+/// user's single job.
+struct Unit {
+  ServerIndex from = 0;
+  std::size_t site = 0;
+  double mi = 0;
+  double in = 0;
+  double out = 0;
+  std::size_t group = kNotMeasured;  ///< index into the result's groups
+};
+
+/// A user's uplink: its units in sending order.
+struct Sender {
+  std::vector<std::size_t> units;
+  std::size_t next = 0;
+};
+
 struct Flight {
-  std::size_t group = 0;
+  std::size_t unit = 0;
   bool input = true;
 };
 
@@ -36,7 +56,7 @@ struct Flight {
 
 GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector<GroupingSite>& sites,
                                const std::vector<GroupingJob>& jobs, const GroupingRunSpec& spec, TimePoint start,
-                               BackgroundLoad* background) {
+                               GroupingLoad* load) {
   if (sites.empty()) throw std::invalid_argument("job grouping needs a resource");
   GroupingRunResult result;
   std::vector<GroupingResource> resources;
@@ -54,88 +74,110 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
   mi.reserve(jobs.size());
   for (const GroupingJob& job : jobs) mi.push_back(job.mi);
   const std::vector<JobGroup> groups = plan(spec, mi, resources);
+  if (groups.empty()) return result;
 
-  struct Bytes {
-    double in = 0;
-    double out = 0;
-  };
-  std::vector<Bytes> bytes(groups.size());
+  // Units: the measured user's groups first (sender 0), then each other user's jobs.
+  std::vector<Unit> units;
+  std::vector<Sender> senders(1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     result.groups.push_back({groups[g].resource, groups[g].jobs.size(), groups[g].mi, {}, {}, {}, {}, {}});
+    Unit unit{spec.user, groups[g].resource, groups[g].mi, 0, 0, g};
     for (const std::size_t j : groups[g].jobs) {
-      bytes[g].in += jobs[j].input_bytes;
-      bytes[g].out += jobs[j].output_bytes;
+      unit.in += jobs[j].input_bytes;
+      unit.out += jobs[j].output_bytes;
     }
+    senders[0].units.push_back(units.size());
+    units.push_back(unit);
+  }
+  if (load != nullptr) {
+    for (const OtherUserJobs& other : load->others) {
+      Sender& sender = senders.emplace_back();
+      for (const auto& [site, job] : other.jobs) {
+        if (site >= sites.size()) throw std::invalid_argument("another user's job names a resource that is not");
+        sender.units.push_back(units.size());
+        units.push_back({other.user, site, job.mi, job.input_bytes, job.output_bytes, kNotMeasured});
+      }
+    }
+  }
+  std::vector<std::size_t> sender_of(units.size());
+  for (std::size_t s = 0; s < senders.size(); ++s) {
+    for (const std::size_t u : senders[s].units) sender_of[u] = s;
   }
 
   network.flows().advance(start);
-  std::unordered_map<network::FlowId, Flight> flights;
+  std::unordered_map<network::FlowId, Flight> flights;  // looked up, never iterated
   std::vector<int> free_pes(sites.size());
   for (std::size_t site = 0; site < sites.size(); ++site) free_pes[site] = sites[site].pes;
-  std::vector<std::deque<std::size_t>> waiting(sites.size());
-  std::multimap<TimePoint, std::size_t> run_ends;  // ties: in the order they started
-  std::size_t next_to_send = 0;
+  std::vector<std::deque<std::size_t>> waiting(sites.size());  // units, in arrival order
+  std::multimap<TimePoint, std::size_t> run_ends;              // ties: in the order they started
   std::size_t returned = 0;
 
-  const auto send = [&](TimePoint now) {
-    const std::size_t g = next_to_send++;
-    result.groups[g].sent = now;
-    const ServerIndex host = sites[groups[g].resource].host;
-    flights[network.start_transfer(spec.user, host, bytes[g].in, now)] = {g, true};
+  const auto send_next = [&](std::size_t s, TimePoint now) {
+    Sender& sender = senders[s];
+    if (sender.next >= sender.units.size()) return;
+    const std::size_t u = sender.units[sender.next++];
+    if (units[u].group != kNotMeasured) result.groups[units[u].group].sent = now;
+    flights[network.start_transfer(units[u].from, sites[units[u].site].host, units[u].in, now)] = {u, true};
   };
   const auto run_next = [&](std::size_t site, TimePoint now) {
     while (free_pes[site] > 0 && !waiting[site].empty()) {
-      const std::size_t g = waiting[site].front();
+      const std::size_t u = waiting[site].front();
       waiting[site].pop_front();
       --free_pes[site];
-      result.groups[g].started = now;
-      run_ends.emplace(now + seconds_ceil(groups[g].mi / sites[site].mips_per_pe), g);
+      if (units[u].group != kNotMeasured) result.groups[units[u].group].started = now;
+      run_ends.emplace(now + seconds_ceil(units[u].mi / sites[site].mips_per_pe), u);
     }
   };
 
-  if (groups.empty()) return result;
-  if (spec.serial_uplink) {
-    send(start);
-  } else {
-    while (next_to_send < groups.size()) send(start);
+  for (std::size_t s = 0; s < senders.size(); ++s) {
+    if (spec.serial_uplink) {
+      send_next(s, start);
+    } else {
+      while (senders[s].next < senders[s].units.size()) send_next(s, start);
+    }
   }
+  workload::BackgroundTraffic* traffic = load != nullptr ? load->traffic : nullptr;
   while (returned < groups.size()) {
     const TimePoint next = std::min({network.flows().next_event(), run_ends.empty() ? kNever : run_ends.begin()->first,
-                                     background != nullptr ? background->traffic.next_burst() : kNever});
+                                     traffic != nullptr ? traffic->next_burst() : kNever});
     if (next == kNever) throw std::logic_error("job grouping: groups left with nothing under way");
     network.flows().advance(next);
     for (const auto& [id, when] : network.flows().take_completed()) {
       const auto it = flights.find(id);
-      if (it == flights.end()) continue;  // someone else's flow (background traffic)
+      if (it == flights.end()) continue;  // background traffic
       const Flight flight = it->second;
       flights.erase(it);
-      GroupRecord& record = result.groups[flight.group];
+      const Unit& unit = units[flight.unit];
       if (!flight.input) {
-        record.returned = when;
-        ++returned;
+        if (unit.group == kNotMeasured) {
+          ++load->other_jobs_done;
+        } else {
+          result.groups[unit.group].returned = when;
+          ++returned;
+        }
         continue;
       }
-      record.arrived = when;
-      waiting[record.site].push_back(flight.group);
-      run_next(record.site, when);
-      if (spec.serial_uplink && next_to_send < groups.size()) send(when);
+      if (unit.group != kNotMeasured) result.groups[unit.group].arrived = when;
+      waiting[unit.site].push_back(flight.unit);
+      run_next(unit.site, when);
+      if (spec.serial_uplink) send_next(sender_of[flight.unit], when);
     }
-    while (background != nullptr && background->traffic.next_burst() <= next) {
-      const workload::TrafficBurst burst = background->traffic.pop();
-      for (const ServerIndex to : background->destinations) {
+    while (traffic != nullptr && traffic->next_burst() <= next) {
+      const workload::TrafficBurst burst = traffic->pop();
+      for (const ServerIndex to : load->destinations) {
         if (to == burst.from) continue;
         network.start_transfer(burst.from, to, static_cast<double>(burst.bytes), burst.at);
-        ++background->flows_started;
+        ++load->flows_started;
       }
     }
     while (!run_ends.empty() && run_ends.begin()->first <= next) {
-      const auto [when, g] = *run_ends.begin();
+      const auto [when, u] = *run_ends.begin();
       run_ends.erase(run_ends.begin());
-      GroupRecord& record = result.groups[g];
-      record.finished = when;
-      ++free_pes[record.site];
-      flights[network.start_transfer(sites[record.site].host, spec.user, bytes[g].out, when)] = {g, false};
-      run_next(record.site, when);
+      const Unit& unit = units[u];
+      if (unit.group != kNotMeasured) result.groups[unit.group].finished = when;
+      ++free_pes[unit.site];
+      flights[network.start_transfer(sites[unit.site].host, unit.from, unit.out, when)] = {u, false};
+      run_next(unit.site, when);
     }
   }
   TimePoint last = start;

@@ -66,21 +66,32 @@ struct GroupingRunResult {
   std::vector<double> bandwidths;   ///< per site, bytes/s, as the scheduler ordered them
 };
 
-/// Other users' traffic while the bag runs: each burst becomes one flow to
-/// every destination but its sender (spec 003: users send to every other
-/// user and every resource).
-struct BackgroundLoad {
-  workload::BackgroundTraffic& traffic;
+/// Another user's jobs competing for the resources (003's other users):
+/// each job is sent alone to its resource over that user's own uplink (one
+/// after another, as the measured user's), queued FIFO with everyone else's
+/// at the resource, and its output sent back.
+struct OtherUserJobs {
+  ServerIndex user = 0;
+  std::vector<std::pair<std::size_t, GroupingJob>> jobs;  ///< (site, job), in sending order
+};
+
+/// What else the network and resources carry while the bag runs.
+struct GroupingLoad {
+  /// Bursts injected as they fall due: one flow to every destination but
+  /// its sender (003: users send to every other user and every resource).
+  workload::BackgroundTraffic* traffic = nullptr;
   std::vector<ServerIndex> destinations;
-  std::uint64_t flows_started = 0;  ///< out
+  std::vector<OtherUserJobs> others;  ///< all sent from `start`
+  std::uint64_t flows_started = 0;    ///< out: background flows
+  std::uint64_t other_jobs_done = 0;  ///< out: other users' jobs whose output was home by the bag's end
 };
 
 /// Runs `jobs` from `start` on `network` (which may carry other flows: they
-/// share the links as they would), with `background` bursts injected as they
-/// fall due. Throws std::invalid_argument for no site, a site without PEs or
-/// MIPS, or a granularity <= 0.
+/// share the links as they would), with `load`'s bursts and other users'
+/// jobs. Throws std::invalid_argument for no site, a site without PEs or
+/// MIPS, a granularity <= 0, or another user's job for a site that is not.
 GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector<GroupingSite>& sites,
                                const std::vector<GroupingJob>& jobs, const GroupingRunSpec& spec,
-                               TimePoint start = TimePoint{}, BackgroundLoad* background = nullptr);
+                               TimePoint start = TimePoint{}, GroupingLoad* load = nullptr);
 
 }  // namespace gridpeer::sim

@@ -34,6 +34,24 @@ BOOST_AUTO_TEST_CASE(one_flow_takes_bytes_over_bandwidth_plus_latency) {
   BOOST_TEST(net.bytes_delivered() == 10 * kMB);
 }
 
+BOOST_AUTO_TEST_CASE(links_count_the_bytes_they_carry) {
+  // L0 10 MB/s, L1 5 MB/s. A: 20 MB over L0; B: 10 MB over L0 and L1.
+  // Max-min: B is held to 5 by L1, A gets the other 5 of L0. At 1 s L0 has
+  // carried 10 MB and L1 5; B ends at 2 s, A then runs alone at 10 and ends
+  // at 3 s: L0 30 MB, L1 10 MB.
+  FlowNetwork net(Sharing::max_min);
+  const LinkId l0 = net.add_link({"l0", 10 * kMB, Duration{}});
+  const LinkId l1 = net.add_link({"l1", 5 * kMB, Duration{}});
+  net.start_flow({l0}, 20 * kMB, TimePoint{});
+  net.start_flow({l0, l1}, 10 * kMB, TimePoint{});
+  net.advance(TimePoint{seconds_ceil(1.0)});
+  BOOST_TEST(net.link_bytes(l0) == 10 * kMB, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(net.link_bytes(l1) == 5 * kMB, boost::test_tools::tolerance(1e-9));
+  run_all(net);
+  BOOST_TEST(net.link_bytes(l0) == 30 * kMB);
+  BOOST_TEST(net.link_bytes(l1) == 10 * kMB);
+}
+
 BOOST_AUTO_TEST_CASE(flows_share_a_link_and_speed_up_when_one_ends) {
   // 10 MB/s shared by A (5 MB) and B (10 MB): 5 MB/s each; A ends at 1 s with
   // B half done; B alone then moves 5 MB at 10 MB/s: ends at 1.5 s.

@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(background_bursts_share_the_bottleneck) {
     workload::BackgroundTrafficConfig bursts;
     bursts.mean_gap_s = 0.5;  // dense enough that the 4 s transfers meet several
     workload::BackgroundTraffic traffic({2}, bursts, Rng(seed), TimePoint{});
-    BackgroundLoad load{traffic, {0, 1}};
+    GroupingLoad load{&traffic, {0, 1}, {}};
     const GroupingRunResult result = run_grouping(network, sites, jobs, spec, TimePoint{}, loaded ? &load : nullptr);
     if (loaded) BOOST_TEST(load.flows_started > 0U);
     return to_seconds(result.total);
@@ -159,6 +159,33 @@ BOOST_AUTO_TEST_CASE(background_bursts_share_the_bottleneck) {
   const double busy = run(true, 1);
   BOOST_TEST(busy > quiet + 0.5);
   BOOST_TEST(run(true, 1) == busy);
+}
+
+BOOST_AUTO_TEST_CASE(other_users_jobs_queue_ahead_at_the_resource) {
+  // Case 4's grid with another user V at the user's node sending two jobs of
+  // 2100 MI and no data to the one 1050-MIPS PE over the same three links
+  // (30 ms of latency each way). V's first is in at 0.03 s and runs 2 s; V's
+  // second, sent after the first, is in at 0.06 s. Our group (1 MB in) is in
+  // at 1.03 s, queued behind both: it starts at 4.03 s, runs 0.952381 s, and
+  // its 1 MB is home 1.03 s later. V's empty outputs are home at 2.06 and 4.06 s.
+  network::NetworkGraph graph = three_links();
+  graph.place_host(2, 0);  // V at U's node
+  network::NetworkModel network(graph, network::Sharing::max_min);
+  const std::vector<GroupingSite> sites{{1, 1, 1050}};
+  const std::vector<GroupingJob> jobs{{1000, 1e6, 1e6}};
+  GroupingRunSpec spec;
+  spec.granularity_s = 1;
+  GroupingLoad load;
+  load.others.push_back({2, {{0, {2100, 0, 0}}, {0, {2100, 0, 0}}}});
+  const GroupingRunResult result = run_grouping(network, sites, jobs, spec, TimePoint{}, &load);
+  const auto tolerance = boost::test_tools::tolerance(1e-5);
+  BOOST_TEST(to_seconds(result.groups[0].started) == 4.03, tolerance);
+  BOOST_TEST(to_seconds(result.total) == 4.03 + 1000.0 / 1050 + 1.03, tolerance);
+  BOOST_TEST(load.other_jobs_done == 2U);
+  GroupingLoad wrong;
+  wrong.others.push_back({2, {{3, {100, 0, 0}}}});
+  network::NetworkModel again(graph, network::Sharing::max_min);
+  BOOST_CHECK_THROW(run_grouping(again, sites, jobs, spec, TimePoint{}, &wrong), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

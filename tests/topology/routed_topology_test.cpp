@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(broken_routed_files_name_the_place) {
   std::string unknown = routed();
   unknown.replace(unknown.find("[\"E\", \"R1\"]"), 11, "[\"E\", \"R9\"]");
   const std::string no_end = error_of(unknown);
-  BOOST_TEST(contains(no_end, "routed.links[7]: 'R9' is neither a router nor a server"), no_end);
+  BOOST_TEST(contains(no_end, "routed.links[7]: 'R9' is not a router, a server or a host"), no_end);
   BOOST_TEST(contains(no_end, "routed.toml:"), no_end);
   std::string no_class = routed();
   no_class.replace(no_class.find("class = \"low\""), 13, "class = \"tiny\"");
@@ -163,6 +163,38 @@ BOOST_AUTO_TEST_CASE(broken_routed_files_name_the_place) {
   // Both kinds of network at once.
   const std::string both = routed() + "[networks.fast]\nsite_mbps = 1\nwan_mbps = 1\n";
   BOOST_TEST(contains(error_of(both), "give [networks.*] or [routed], not both"));
+}
+
+BOOST_AUTO_TEST_CASE(hosts_that_are_not_servers_follow_the_servers) {
+  // Two users behind router A: hosts 3 and 4 after the three servers.
+  std::string text = routed();
+  text.replace(text.find("[[routed.links]]"), 0,
+               "[[routed.hosts]]\nname = \"u1\"\n[[routed.hosts]]\nname = \"u2\"\n"
+               "[[routed.links]]\nbetween = [\"u1\", \"A\"]\nmbps = 10\n"
+               "[[routed.links]]\nbetween = [\"u2\", \"A\"]\nmbps = 40\n");
+  const Topology grid = parse_topology(text, "hosts.toml");
+  BOOST_REQUIRE(grid.routed->hosts.size() == 2U);
+  BOOST_TEST(*grid.find_host("u2") == 4U);
+  BOOST_TEST(*grid.find_host("R1") == 1U);
+  BOOST_TEST(!grid.find_host("A").has_value());  // a router is not a host
+  const network::NetworkGraph graph = network_graph(grid);
+  BOOST_TEST(graph.host_count() == 5U);
+  const network::RouteTable table(graph, route_rule(grid));
+  // u2 -> R2: u2-A (40), A-C (5), C-R2 (50): bottleneck 5 Mb/s over 3 links.
+  BOOST_TEST(table.route(4, 2).size() == 3U);
+  BOOST_TEST(table.bottleneck(table.route(4, 2)) == network::megabits_to_bytes_per_second(5));
+  // u1 -> u2: both at A, 2 links, the slower 10 Mb/s.
+  BOOST_TEST(table.bottleneck(table.route(3, 4)) == network::megabits_to_bytes_per_second(10));
+
+  std::string unlinked = routed();
+  unlinked.replace(unlinked.find("[[routed.links]]"), 0, "[[routed.hosts]]\nname = \"u9\"\n");
+  BOOST_TEST(contains(error_of(unlinked), "host 'u9' has no link"));
+  std::string clash = routed();
+  clash.replace(clash.find("[[routed.links]]"), 0, "[[routed.hosts]]\nname = \"R1\"\n");
+  BOOST_TEST(contains(error_of(clash), "host 'R1' has a server's name"));
+  std::string twice = routed();
+  twice.replace(twice.find("[[routed.links]]"), 0, "[[routed.hosts]]\nname = \"A\"\n");
+  BOOST_TEST(contains(error_of(twice), "routed.hosts[0]: duplicate name 'A'"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -18,6 +18,12 @@ network::NetworkGraph routed_graph(const Topology& grid) {
     nodes[grid.servers[i].spec.name] = node;
     graph.place_host(i, node);
   }
+  for (std::size_t i = 0; i < grid.routed->hosts.size(); ++i) {
+    const std::string& name = grid.routed->hosts[i];
+    const network::NodeId node = graph.add_node(name);
+    nodes[name] = node;
+    graph.place_host(static_cast<ServerIndex>(grid.servers.size() + i), node);
+  }
   for (const std::string& router : grid.routed->routers) nodes[router] = graph.add_node(router);
   for (const RoutedLink& link : grid.routed->links) {
     const network::LinkId id =

@@ -148,6 +148,15 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
       reader.fail(routers.get(i), where + ".routers[" + std::to_string(i) + "]", "duplicate router " + in_quotes(name));
     routed.routers.push_back(name);
   }
+  if (table.contains("hosts")) {
+    const toml::array& hosts = array_of_tables(reader, table, "hosts", where);
+    for (std::size_t i = 0; i < hosts.size(); ++i) {
+      const std::string at = where + ".hosts[" + std::to_string(i) + "]";
+      const std::string name = reader.string(*hosts.get(i)->as_table(), "name", at);
+      if (!names.insert(name).second) reader.fail(hosts.get(i), at, "duplicate name " + in_quotes(name));
+      routed.hosts.push_back(name);
+    }
+  }
   Rng draws(routed.seed);
   const toml::array& links = array_of_tables(reader, table, "links", where);
   for (std::size_t i = 0; i < links.size(); ++i) {
@@ -179,25 +188,29 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
   return routed;
 }
 
-/// Every link end names a router or a server, no router takes a server's
-/// name, and every server has a link.
+/// Every link end names a router, a server or a host, no router or host
+/// takes a server's name, and every server and host has a link.
 void check_routed(const Reader& reader, const toml::table& root, const Topology& topology) {
   const RoutedNetwork& routed = *topology.routed;
   std::set<std::string> servers;
   for (const TopologyServer& server : topology.servers) servers.insert(server.spec.name);
   const std::set<std::string> routers(routed.routers.begin(), routed.routers.end());
   const toml::table& table = *root.get("routed")->as_table();
+  const std::set<std::string> hosts(routed.hosts.begin(), routed.hosts.end());
   for (const std::string& router : routed.routers) {
     if (servers.count(router) != 0U)
       reader.fail(&table, "routed", "router " + in_quotes(router) + " has a server's name");
+  }
+  for (const std::string& host : routed.hosts) {
+    if (servers.count(host) != 0U) reader.fail(&table, "routed", "host " + in_quotes(host) + " has a server's name");
   }
   const toml::array& links = *table.get("links")->as_array();
   std::set<std::string> linked;
   for (std::size_t i = 0; i < routed.links.size(); ++i) {
     for (const std::string& end : {routed.links[i].a, routed.links[i].b}) {
-      if (servers.count(end) == 0U && routers.count(end) == 0U) {
+      if (servers.count(end) == 0U && routers.count(end) == 0U && hosts.count(end) == 0U) {
         reader.fail(links.get(i), "routed.links[" + std::to_string(i) + "]",
-                    in_quotes(end) + " is neither a router nor a server");
+                    in_quotes(end) + " is not a router, a server or a host");
       }
       linked.insert(end);
     }
@@ -206,6 +219,9 @@ void check_routed(const Reader& reader, const toml::table& root, const Topology&
     if (linked.count(server.spec.name) == 0U) {
       reader.fail(&table, "routed", "server " + in_quotes(server.spec.name) + " has no link");
     }
+  }
+  for (const std::string& host : routed.hosts) {
+    if (linked.count(host) == 0U) reader.fail(&table, "routed", "host " + in_quotes(host) + " has no link");
   }
 }
 
@@ -235,6 +251,15 @@ network::RouteRule route_rule(const Topology& grid) {
 std::optional<std::size_t> Topology::find_server(std::string_view server_name) const {
   for (std::size_t i = 0; i < servers.size(); ++i) {
     if (servers[i].spec.name == server_name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<ServerIndex> Topology::find_host(std::string_view host_name) const {
+  if (const auto server = find_server(host_name)) return static_cast<ServerIndex>(*server);
+  if (!routed) return std::nullopt;
+  for (std::size_t i = 0; i < routed->hosts.size(); ++i) {
+    if (routed->hosts[i] == host_name) return static_cast<ServerIndex>(servers.size() + i);
   }
   return std::nullopt;
 }

@@ -45,6 +45,9 @@ struct RoutedLink {
 
 struct RoutedNetwork {
   std::vector<std::string> routers;
+  /// Endpoints that are not servers (003's users): hosts numbered after the
+  /// servers, in file order, so host servers.size() + i is hosts[i].
+  std::vector<std::string> hosts;
   std::vector<RoutedLink> links;
   network::RouteRule rule = network::RouteRule::widest_shortest;
   std::uint64_t seed = 1;
@@ -78,6 +81,8 @@ struct Topology {
   std::vector<std::string> networks;  ///< every network setting the file offers
 
   [[nodiscard]] std::optional<std::size_t> find_server(std::string_view name) const;
+  /// A routed host's index (servers first, then [[routed.hosts]]); nullopt if none is so named.
+  [[nodiscard]] std::optional<ServerIndex> find_host(std::string_view name) const;
   /// A server's name, or its index; throws std::invalid_argument naming the choices.
   [[nodiscard]] ServerIndex resolve_server(const std::string& name_or_index) const;
 };
