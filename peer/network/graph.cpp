@@ -43,4 +43,17 @@ void NetworkGraph::check_hosts_placed() const {
   }
 }
 
+void NetworkGraph::pin_route(NodeId from, NodeId to, Route route) {
+  if (from >= nodes_.size() || to >= nodes_.size()) throw std::invalid_argument("pinned route between unknown nodes");
+  for (const LinkId link : route) {
+    if (link >= links_.size()) throw std::invalid_argument("pinned route over an unknown link");
+  }
+  pinned_[{from, to}] = std::move(route);
+}
+
+const Route* NetworkGraph::pinned_route(NodeId from, NodeId to) const {
+  const auto found = pinned_.find({from, to});
+  return found == pinned_.end() ? nullptr : &found->second;
+}
+
 }  // namespace gridpeer::network

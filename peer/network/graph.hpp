@@ -6,6 +6,7 @@
 // RouteTable (routes.hpp) turns it into the links each transfer crosses.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +50,12 @@ class NetworkGraph {
   [[nodiscard]] NodeId host_node(ServerIndex host) const { return host_nodes_.at(host); }
   /// Throws std::invalid_argument when a host was left unplaced.
   void check_hosts_placed() const;
+  /// Fixes the route from node `from` to node `to` (one direction), as a
+  /// platform with explicit routes (SimGrid's Full routing) gives it; the
+  /// route rule is not asked for a pinned pair. Replaces an earlier pin.
+  void pin_route(NodeId from, NodeId to, Route route);
+  /// The pinned route, or nullptr.
+  [[nodiscard]] const Route* pinned_route(NodeId from, NodeId to) const;
 
  private:
   static constexpr NodeId kUnplaced = UINT32_MAX;
@@ -57,6 +64,7 @@ class NetworkGraph {
   std::vector<Edge> edges_;
   std::vector<std::vector<std::uint32_t>> adjacency_;  // edge indices per node
   std::vector<NodeId> host_nodes_;
+  std::map<std::pair<NodeId, NodeId>, Route> pinned_;
 };
 
 }  // namespace gridpeer::network

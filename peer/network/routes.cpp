@@ -70,6 +70,7 @@ double RouteTable::bottleneck(const Route& route) const {
 }
 
 Route RouteTable::between_nodes(NodeId from, NodeId to) const {
+  if (const Route* pinned = graph_.pinned_route(from, to)) return *pinned;
   Route route = rule_ == RouteRule::widest_shortest ? widest_shortest(from, to) : shortest_latency(from, to);
   if (route.empty()) {
     throw std::invalid_argument("no route from node '" + graph_.node(from).name + "' to node '" + graph_.node(to).name +

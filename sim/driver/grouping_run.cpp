@@ -99,10 +99,6 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
       }
     }
   }
-  std::vector<std::size_t> sender_of(units.size());
-  for (std::size_t s = 0; s < senders.size(); ++s) {
-    for (const std::size_t u : senders[s].units) sender_of[u] = s;
-  }
 
   network.flows().advance(start);
   std::unordered_map<network::FlowId, Flight> flights;  // looked up, never iterated
@@ -111,13 +107,27 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
   std::vector<std::deque<std::size_t>> waiting(sites.size());  // units, in arrival order
   std::multimap<TimePoint, std::size_t> run_ends;              // ties: in the order they started
   std::size_t returned = 0;
+  // Background flows in flight, and how many per (sender, destination) pair.
+  std::unordered_map<network::FlowId, std::uint64_t> background_pair;  // looked up, never iterated
+  std::unordered_map<std::uint64_t, int> in_flight;
+  const auto pair_key = [](ServerIndex from, ServerIndex to) { return (std::uint64_t{from} << 32U) | to; };
 
+  // A serialised port puts one transfer on the user's first link after
+  // another, each at that link's capacity (GridSim's output port is a FIFO of
+  // packets); past the first link the transfers overlap as any flows do.
+  std::multimap<TimePoint, std::size_t> port_free;  // (when, sender); ties in the order sent
   const auto send_next = [&](std::size_t s, TimePoint now) {
     Sender& sender = senders[s];
     if (sender.next >= sender.units.size()) return;
     const std::size_t u = sender.units[sender.next++];
     if (units[u].group != kNotMeasured) result.groups[units[u].group].sent = now;
-    flights[network.start_transfer(units[u].from, sites[units[u].site].host, units[u].in, now)] = {u, true};
+    const ServerIndex to = sites[units[u].site].host;
+    flights[network.start_transfer(units[u].from, to, units[u].in, now)] = {u, true};
+    if (!spec.serial_uplink) return;
+    const network::Route& route = network.route(units[u].from, to);
+    const Duration on_port =
+        route.empty() ? Duration{} : seconds_ceil(units[u].in / network.graph().link(route.front()).bytes_per_second);
+    port_free.emplace(now + on_port, s);
   };
   const auto run_next = [&](std::size_t site, TimePoint now) {
     while (free_pes[site] > 0 && !waiting[site].empty()) {
@@ -139,12 +149,21 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
   workload::BackgroundTraffic* traffic = load != nullptr ? load->traffic : nullptr;
   while (returned < groups.size()) {
     const TimePoint next = std::min({network.flows().next_event(), run_ends.empty() ? kNever : run_ends.begin()->first,
+                                     port_free.empty() ? kNever : port_free.begin()->first,
                                      traffic != nullptr ? traffic->next_burst() : kNever});
     if (next == kNever) throw std::logic_error("job grouping: groups left with nothing under way");
+    ++result.events;
     network.flows().advance(next);
     for (const auto& [id, when] : network.flows().take_completed()) {
       const auto it = flights.find(id);
-      if (it == flights.end()) continue;  // background traffic
+      if (it == flights.end()) {
+        const auto background = background_pair.find(id);
+        if (background != background_pair.end()) {
+          --in_flight[background->second];
+          background_pair.erase(background);
+        }
+        continue;
+      }
       const Flight flight = it->second;
       flights.erase(it);
       const Unit& unit = units[flight.unit];
@@ -160,16 +179,28 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
       if (unit.group != kNotMeasured) result.groups[unit.group].arrived = when;
       waiting[unit.site].push_back(flight.unit);
       run_next(unit.site, when);
-      if (spec.serial_uplink) send_next(sender_of[flight.unit], when);
+    }
+    while (!port_free.empty() && port_free.begin()->first <= next) {
+      const auto [when, sender] = *port_free.begin();
+      port_free.erase(port_free.begin());
+      send_next(sender, when);
     }
     while (traffic != nullptr && traffic->next_burst() <= next) {
       const workload::TrafficBurst burst = traffic->pop();
       for (const ServerIndex to : load->destinations) {
         if (to == burst.from) continue;
-        network.start_transfer(burst.from, to, static_cast<double>(burst.bytes), burst.at);
+        int& pending = in_flight[pair_key(burst.from, to)];
+        if (pending >= load->max_in_flight_per_pair) {
+          ++load->flows_dropped;
+          continue;
+        }
+        ++pending;
+        background_pair[network.start_transfer(burst.from, to, static_cast<double>(burst.bytes), burst.at)] =
+            pair_key(burst.from, to);
         ++load->flows_started;
       }
     }
+    result.peak_flows = std::max(result.peak_flows, network.flows().active_flows());
     while (!run_ends.empty() && run_ends.begin()->first <= next) {
       const auto [when, u] = *run_ends.begin();
       run_ends.erase(run_ends.begin());

@@ -5,9 +5,11 @@
 // run on one PE of its resource (space-shared, FIFO), its output sent back;
 // the total is the time from the start of scheduling (grouping takes no
 // simulated time) to the last result home (spec 003's measure).
-// The user's port sends one transfer after another by default (GridSim's
-// output port is a FIFO; with fair sharing, largest-first dispatch would
-// mean nothing); outputs return as soon as their group ends.
+// The user's port puts one transfer on its first link after another by
+// default, each at that link's capacity (GridSim's output port is a FIFO of
+// packets; with fair sharing, largest-first dispatch would mean nothing);
+// past the first link transfers overlap as flows. Outputs return as soon as
+// their group ends.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -43,7 +45,7 @@ struct GroupingRunSpec {
   GroupingScheduler scheduler = GroupingScheduler::bandwidth_aware;
   double granularity_s = 10;
   bool total_mips = false;     ///< RMI from the resource's total MIPS instead of one PE's
-  bool serial_uplink = true;   ///< the user's port sends one input after another
+  bool serial_uplink = true;   ///< the user's port puts one input on its first link after another
   bool current_share = false;  ///< order by the max-min share a new flow would get now, not capacity
   ServerIndex user = 0;        ///< the user's host
 };
@@ -64,6 +66,8 @@ struct GroupingRunResult {
   Duration total{};                 ///< from `start` to the last result home
   std::vector<GroupRecord> groups;  ///< in dispatch order
   std::vector<double> bandwidths;   ///< per site, bytes/s, as the scheduler ordered them
+  std::size_t peak_flows = 0;       ///< most flows under way at once (all users, background too)
+  std::uint64_t events = 0;         ///< times the run moved on (flow, run, port or burst events)
 };
 
 /// Another user's jobs competing for the resources (003's other users):
@@ -82,7 +86,13 @@ struct GroupingLoad {
   workload::BackgroundTraffic* traffic = nullptr;
   std::vector<ServerIndex> destinations;
   std::vector<OtherUserJobs> others;  ///< all sent from `start`
+  /// Bursts are best effort, as junk packets in a drop-tail buffer: a burst
+  /// to a destination that still has this many of the sender's bursts in
+  /// flight is dropped. Bounds the flows where the offered load exceeds a
+  /// link's capacity (they would otherwise pile up for ever).
+  int max_in_flight_per_pair = 1;
   std::uint64_t flows_started = 0;    ///< out: background flows
+  std::uint64_t flows_dropped = 0;    ///< out: background flows not started (their pair was full)
   std::uint64_t other_jobs_done = 0;  ///< out: other users' jobs whose output was home by the bag's end
 };
 

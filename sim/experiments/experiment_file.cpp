@@ -138,16 +138,18 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   }
   experiment.title = reader.string_or(*head, "title", experiment.name);
   experiment.model = reader.string_or(*head, "model", "grid");
-  if (experiment.model != "grid" && experiment.model != "coalloc" && experiment.model != "allocation") {
+  if (experiment.model != "grid" && experiment.model != "coalloc" && experiment.model != "allocation" &&
+      experiment.model != "grouping") {
     reader.fail(head, "[experiment]: model '" + experiment.model +
-                          "' is not grid (gridsim run's peers), coalloc (gridsim coalloc's clusters) or allocation "
-                          "(gridsim allocate's sites)");
+                          "' is not grid (gridsim run's peers), coalloc (gridsim coalloc's clusters), allocation "
+                          "(gridsim allocate's sites) or grouping (gridsim group's bag)");
   }
   experiment.report = reader.string_or(*head, "report", "");
   if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&
-      experiment.report != "jones2006" && experiment.report != "fairness" && experiment.report != "shih2010") {
+      experiment.report != "jones2006" && experiment.report != "fairness" && experiment.report != "shih2010" &&
+      experiment.report != "ang2007") {
     reader.fail(head, "[experiment]: report '" + experiment.report +
-                          "' is not shan2004, jones2004, jones2006, shih2010 or fairness (or leave it out)");
+                          "' is not shan2004, jones2004, jones2006, shih2010, ang2007 or fairness (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
   if (const toml::node* fixed = root.get("fixed")) {

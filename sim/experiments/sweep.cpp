@@ -184,7 +184,7 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());
   } else if (experiment.report == "jones2004" || experiment.report == "jones2006" || experiment.report == "shih2010" ||
-             experiment.report == "fairness") {
+             experiment.report == "ang2007" || experiment.report == "fairness") {
     // The paper's own figures and claims; bar charts of hundreds of points would say nothing.
     const std::string command = experiment.report == "fairness" ? "fairness-sweep" : experiment.report;
     if (run_plot_script({command, options.out.string(), "--quiet"}) == 0) {

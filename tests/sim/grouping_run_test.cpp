@@ -165,7 +165,8 @@ BOOST_AUTO_TEST_CASE(other_users_jobs_queue_ahead_at_the_resource) {
   // Case 4's grid with another user V at the user's node sending two jobs of
   // 2100 MI and no data to the one 1050-MIPS PE over the same three links
   // (30 ms of latency each way). V's first is in at 0.03 s and runs 2 s; V's
-  // second, sent after the first, is in at 0.06 s. Our group (1 MB in) is in
+  // second (no bytes: the port is free at once) is in at 0.03 s too, queued
+  // behind it. Our group (1 MB in) is in
   // at 1.03 s, queued behind both: it starts at 4.03 s, runs 0.952381 s, and
   // its 1 MB is home 1.03 s later. V's empty outputs are home at 2.06 and 4.06 s.
   network::NetworkGraph graph = three_links();

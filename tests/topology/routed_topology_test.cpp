@@ -128,6 +128,12 @@ BOOST_AUTO_TEST_CASE(a_routed_file_makes_its_graph_and_routes) {
   // The same seed draws the same capacity; another seed another.
   BOOST_TEST(parse_topology(routed(), "again.toml").routed->links[1].mbps == low);
   BOOST_TEST(parse_topology(routed("6"), "other.toml").routed->links[1].mbps != low);
+  // A selection may re-draw them with a seed of its own.
+  TopologySelection redraw;
+  redraw.routed_seed = 6;
+  const Topology redrawn = parse_topology(routed(), "redrawn.toml", redraw);
+  BOOST_TEST(redrawn.routed->seed == 6U);
+  BOOST_TEST(redrawn.routed->links[1].mbps == parse_topology(routed("6"), "other.toml").routed->links[1].mbps);
 }
 
 BOOST_AUTO_TEST_CASE(the_route_rule_is_the_files) {

@@ -26,9 +26,14 @@ network::NetworkGraph routed_graph(const Topology& grid) {
   }
   for (const std::string& router : grid.routed->routers) nodes[router] = graph.add_node(router);
   for (const RoutedLink& link : grid.routed->links) {
-    const network::LinkId id =
-        graph.add_link({link.a + "-" + link.b, network::megabits_to_bytes_per_second(link.mbps), link.latency});
-    graph.connect(nodes.at(link.a), nodes.at(link.b), id);
+    const std::string name = !link.name.empty() ? link.name : link.a + "-" + link.b;
+    const network::LinkId id = graph.add_link({name, network::megabits_to_bytes_per_second(link.mbps), link.latency});
+    if (!link.a.empty()) graph.connect(nodes.at(link.a), nodes.at(link.b), id);
+  }
+  for (const PinnedRoute& pinned : grid.routed->routes) {
+    network::Route route;
+    for (const std::size_t link : pinned.links) route.push_back(static_cast<network::LinkId>(link));
+    graph.pin_route(nodes.at(pinned.from), nodes.at(pinned.to), std::move(route));
   }
   return graph;
 }

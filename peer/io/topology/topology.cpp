@@ -1,4 +1,5 @@
 #include "peer/io/topology/topology.hpp"
+#include "peer/io/topology/simgrid_platform.hpp"
 
 #include <gridpeer/builtin_topologies.hpp>
 
@@ -115,7 +116,7 @@ const toml::array& array_of_tables(const Reader& reader, const toml::table& tabl
 
 /// [routed]: routers, links, capacity classes and the route rule. Link ends
 /// are checked against `servers` by the caller, once servers are read.
-RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
+RoutedNetwork read_routed(const Reader& reader, const toml::table& table, std::optional<std::uint64_t> seed_override) {
   const std::string where = "routed";
   RoutedNetwork routed;
   const std::string rule = reader.string_or(table, "route", "widest-shortest", where);
@@ -124,6 +125,7 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
   routed.rule = *parsed;
   if (const toml::node* seed = table.get("seed"))
     routed.seed = static_cast<std::uint64_t>(reader.positive_int(*seed, "seed", where));
+  if (seed_override) routed.seed = *seed_override;
   std::map<std::string, std::pair<double, double>> classes;
   if (const toml::node* node = table.get("classes")) {
     const toml::table* named = node->as_table();
@@ -168,7 +170,7 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table) {
     const auto b = ends != nullptr && ends->size() == 2 ? ends->get(1)->value<std::string>() : std::nullopt;
     if (!a || !b) reader.fail(&between, at, "'between' must name two ends, e.g. [\"S1\", \"edge\"]");
     if (*a == *b) reader.fail(&between, at, "a link joins two different ends");
-    RoutedLink parsed_link{*a, *b, 0, seconds_ceil(reader.non_negative(link, "latency_ms", at, 0.0) / 1e3), ""};
+    RoutedLink parsed_link{*a, *b, 0, seconds_ceil(reader.non_negative(link, "latency_ms", at, 0.0) / 1e3), "", ""};
     if (link.contains("mbps")) {
       parsed_link.mbps = reader.non_negative(link, "mbps", at);
       if (parsed_link.mbps <= 0) reader.fail(link.get("mbps"), at, "'mbps' must be positive");
@@ -302,7 +304,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
       throw TopologyError(source + ": network setting " + in_quotes(*selection.network) +
                           " not found; the file has one routed network");
     }
-    topology.routed = read_routed(reader, *routed);
+    topology.routed = read_routed(reader, *routed, selection.routed_seed);
     topology.networks = {"routed"};
     topology.network_name = "routed";
   } else {
@@ -409,7 +411,8 @@ std::string read_topology_file(const std::filesystem::path& path) {
 }
 
 bool names_builtin(const std::string& name_or_path) {
-  return name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".toml");
+  return name_or_path.find('/') == std::string::npos && !name_or_path.ends_with(".toml") &&
+         !name_or_path.ends_with(".xml");
 }
 
 std::string_view builtin_text(const std::string& name) {
@@ -439,6 +442,7 @@ Topology load_topology(const std::string& name_or_path, const TopologySelection&
   if (names_builtin(name_or_path)) {
     return parse_topology(builtin_text(name_or_path), "built-in topology " + name_or_path, selection);
   }
+  if (name_or_path.ends_with(".xml")) return load_simgrid_platform(name_or_path);
   return load_topology_file(name_or_path, selection);
 }
 

@@ -37,10 +37,18 @@ struct NetworkSetting {
 /// servers (each server is a host at a node of its own). Capacities are given
 /// in Mb/s, or drawn uniformly from a named class by the file's seed.
 struct RoutedLink {
-  std::string a, b;  ///< router or server names
+  std::string a, b;  ///< router, server or host names; both empty for a link used only by pinned routes
   double mbps = 0;   ///< as given, or as drawn
   Duration latency{};
   std::string capacity_class;  ///< the class it was drawn from ("" if given)
+  std::string name;            ///< as the file names it (SimGrid's link id); "" in TOML files
+};
+
+/// A route fixed by the file, one direction (SimGrid's Full routing): the
+/// route rule is not asked for this pair.
+struct PinnedRoute {
+  std::string from, to;            ///< server or host names
+  std::vector<std::size_t> links;  ///< indices into RoutedNetwork::links, in order
 };
 
 struct RoutedNetwork {
@@ -48,7 +56,8 @@ struct RoutedNetwork {
   /// Endpoints that are not servers (003's users): hosts numbered after the
   /// servers, in file order, so host servers.size() + i is hosts[i].
   std::vector<std::string> hosts;
-  std::vector<RoutedLink> links;
+  std::vector<RoutedLink> links;  ///< a link of a pinned route alone may have no ends
+  std::vector<PinnedRoute> routes;
   network::RouteRule rule = network::RouteRule::widest_shortest;
   std::uint64_t seed = 1;
 };
@@ -90,6 +99,9 @@ struct Topology {
 struct TopologySelection {
   std::optional<std::string> split;    ///< e.g. "3", "6", "12"; default: the file's default_split
   std::optional<std::string> network;  ///< e.g. "fast", "slow"; default: the file's default_network
+  /// Draws a routed file's class capacities with this seed instead of the
+  /// file's (an experiment re-draws the network per run seed).
+  std::optional<std::uint64_t> routed_seed;
 };
 
 /// The route rule the grid's network uses (a routed file's `route`, else widest-shortest).
@@ -99,9 +111,10 @@ network::RouteRule route_rule(const Topology& grid);
 Topology parse_topology(std::string_view text, const std::string& source, const TopologySelection& selection = {});
 Topology load_topology_file(const std::filesystem::path& path, const TopologySelection& selection = {});
 
-/// The rule every tool follows for --topology: a name without a slash or
-/// ".toml" is one of the built-in topologies (the repository's topologies/,
-/// compiled in); anything else is a file path.
+/// The rule every tool follows for --topology: a name without a slash,
+/// ".toml" or ".xml" is one of the built-in topologies (the repository's
+/// topologies/, compiled in); a path ending in ".xml" is a SimGrid platform
+/// (simgrid_platform.hpp); anything else a TOML file.
 Topology load_topology(const std::string& name_or_path, const TopologySelection& selection = {});
 /// The TOML text load_topology would read (to hash it); throws TopologyError.
 std::string topology_text(const std::string& name_or_path);
