@@ -8,7 +8,7 @@
 // bandwidth-blind grouping (resources in their own order, groups sent in
 // creation order) and no grouping (each job alone, round-robin). Pure
 // functions; the drivers time the transfers and runs
-// (docs/job-grouping.md once the experiment exists; spec 003).
+// (docs/reproducing-003.md; spec 003).
 #include <cstddef>
 #include <span>
 #include <vector>
