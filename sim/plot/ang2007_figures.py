@@ -24,6 +24,7 @@ SCHEDULERS = [("ba", "bandwidth-aware (BA)"), ("blind", "grouping, bandwidth-bli
 # Published reductions of BA (%), min and max over the figure's points (003 §5).
 PUBLISHED = {("jobs", "light"): {"blind": (7, 81), "none": (9, 77)},
              ("jobs", "heavy"): {"blind": (4, 82), "none": (6, 78)}}
+LOADS = {10: "light", 30: "heavy"}
 FIGURE = {("jobs", "light"): "Fig. 3", ("jobs", "heavy"): "Fig. 4",
           ("granularity", "light"): "Fig. 5", ("granularity", "heavy"): "Fig. 6"}
 
@@ -36,14 +37,15 @@ def load(folder):
         runs = json.load(file)
     axes = runs[0]["axes"] if runs else {}
     axis = "jobs" if "jobs" in axes else "granularity" if "granularity" in axes else None
-    if axis is None or "scheduler" not in axes or "load" not in axes:
-        raise SystemExit(f"gridpeer_plot: {path} has no jobs or granularity axis with load and scheduler: "
+    if axis is None or "scheduler" not in axes:
+        raise SystemExit(f"gridpeer_plot: {path} has no jobs or granularity axis with a scheduler axis: "
                          "is it an ang2007 sweep?")
-    # times[load][x][scheduler][seed] = total_s
+    # times[load][x][scheduler][seed] = total_s; the load is an axis, or fixed.
     times = {}
     for run in runs:
         a = run["axes"]
-        times.setdefault(a["load"], {}).setdefault(number(a[axis]), {}).setdefault(a["scheduler"], {})[
+        load_name = a.get("load") or LOADS.get(run["other_jobs_per_user"], f"{run['other_jobs_per_user']} jobs per user")
+        times.setdefault(load_name, {}).setdefault(number(a[axis]), {}).setdefault(a["scheduler"], {})[
             run["seed"]] = run["total_s"]
     return axis, times
 
