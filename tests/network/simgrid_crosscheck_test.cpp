@@ -18,6 +18,7 @@
 
 #include "peer/model/rng.hpp"
 #include "peer/network/flow_network.hpp"
+#include "tests/support/simgrid_oracle.hpp"
 
 namespace sg4 = simgrid::s4u;
 using namespace gridpeer;
@@ -123,19 +124,7 @@ std::vector<double> ours(const Platform& p, const std::vector<FlowSpec>& specs, 
 }
 
 std::vector<double> run_simgrid(const Platform& p, const std::vector<FlowSpec>& specs) {
-  std::vector<std::string> args{"crosscheck",
-                                "--cfg=network/model:CM02",
-                                "--cfg=network/crosstraffic:0",
-                                "--cfg=network/TCP-gamma:1e15",
-                                "--cfg=network/bandwidth-factor:1.0",
-                                "--cfg=network/latency-factor:1.0",
-                                "--cfg=network/weight-S:0",
-                                "--log=root.thresh:critical"};
-  std::vector<char*> argv;
-  argv.reserve(args.size());
-  for (auto& arg : args) argv.push_back(arg.data());
-  int argc = static_cast<int>(argv.size());
-  sg4::Engine engine(&argc, argv.data());
+  const auto engine = testing::max_min_oracle("crosscheck");
   auto* zone = sg4::create_full_zone("world");
   std::vector<sg4::Host*> hosts;
   hosts.reserve(static_cast<std::size_t>(p.hosts));
@@ -164,7 +153,7 @@ std::vector<double> run_simgrid(const Platform& p, const std::vector<FlowSpec>& 
       end[i] = sg4::Engine::get_clock();
     });
   }
-  engine.run();
+  engine->run();
   return end;
 }
 

@@ -20,6 +20,7 @@
 #include "peer/io/topology/simgrid_platform.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
+#include "tests/support/simgrid_oracle.hpp"
 
 namespace sg4 = simgrid::s4u;
 using namespace gridpeer;
@@ -99,20 +100,8 @@ std::vector<double> ours(const topology::Topology& grid, const std::vector<FlowS
 }
 
 std::vector<double> run_simgrid(const std::string& platform, const std::vector<FlowSpec>& specs) {
-  std::vector<std::string> args{"platform",
-                                "--cfg=network/model:CM02",
-                                "--cfg=network/crosstraffic:0",
-                                "--cfg=network/TCP-gamma:1e15",
-                                "--cfg=network/bandwidth-factor:1.0",
-                                "--cfg=network/latency-factor:1.0",
-                                "--cfg=network/weight-S:0",
-                                "--log=root.thresh:critical"};
-  std::vector<char*> argv;
-  argv.reserve(args.size());
-  for (auto& arg : args) argv.push_back(arg.data());
-  int argc = static_cast<int>(argv.size());
-  sg4::Engine engine(&argc, argv.data());
-  engine.load_platform(platform);
+  const auto engine = testing::max_min_oracle("platform");
+  engine->load_platform(platform);
   std::vector<double> end(specs.size(), -1);
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const FlowSpec spec = specs[i];
@@ -124,7 +113,7 @@ std::vector<double> run_simgrid(const std::string& platform, const std::vector<F
       end[i] = sg4::Engine::get_clock();
     });
   }
-  engine.run();
+  engine->run();
   return end;
 }
 
