@@ -1,5 +1,7 @@
 #include "peer/io/topology/simgrid_platform.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 
@@ -106,8 +108,8 @@ Topology parse_simgrid_platform(std::string_view xml, const std::string& source)
   for (const auto& [tag, child] : *platform) {
     if (tag == "<xmlattr>" || tag == "<xmlcomment>") continue;
     if (tag != "zone" && tag != "AS") {
-      throw TopologyError(source + ": <platform> holds <" + tag +
-                          ">: only one <zone> of hosts, routers and links is read");
+      throw TopologyError(
+          fmt::format("{}: <platform> holds <{}>: only one <zone> of hosts, routers and links is read", source, tag));
     }
     if (zone != nullptr) throw TopologyError(source + ": more than one top-level <zone>: only one flat zone is read");
     zone = &child;
@@ -145,11 +147,11 @@ Topology parse_simgrid_platform(std::string_view xml, const std::string& source)
     if (tag == "<xmlattr>" || tag == "<xmlcomment>") continue;
     if (tag == "host") {
       const std::string id = attribute(element, "id", zone_where + " <host>");
-      const std::string where = zone_where + " <host id=\"" + id + "\">";
+      const std::string where = fmt::format("{} <host id=\"{}\">", zone_where, id);
       if (!names.insert(id).second) throw TopologyError(where + ": the name is already taken");
       for (const auto& [inner, unused] : element) {
         if (inner != "<xmlattr>" && inner != "prop" && inner != "<xmlcomment>") {
-          throw TopologyError(where + ": <" + inner + "> is not read");
+          throw TopologyError(fmt::format("{}: <{}> is not read", where, inner));
         }
       }
       TopologyServer server;
@@ -161,7 +163,9 @@ Topology parse_simgrid_platform(std::string_view xml, const std::string& source)
       } catch (const std::exception&) {
         server.spec.cpus_per_node = 0;
       }
-      if (server.spec.cpus_per_node < 1) throw TopologyError(where + ": core \"" + cores + "\" is not a count >= 1");
+      if (server.spec.cpus_per_node < 1) {
+        throw TopologyError(fmt::format("{}: core \"{}\" is not a count >= 1", where, cores));
+      }
       const double speed = simgrid_speed(attribute(element, "speed", where), where);
       server.spec.mhz = static_cast<int>(std::max(1.0, std::round(speed / 1e6)));
       server.spec.site = 0;
@@ -169,16 +173,16 @@ Topology parse_simgrid_platform(std::string_view xml, const std::string& source)
     } else if (tag == "router") {
       const std::string id = attribute(element, "id", zone_where + " <router>");
       if (!names.insert(id).second)
-        throw TopologyError(zone_where + " <router id=\"" + id + "\">: the name is already taken");
+        throw TopologyError(fmt::format("{} <router id=\"{}\">: the name is already taken", zone_where, id));
       routed.routers.push_back(id);
     } else if (tag == "link") {
       const std::string id = attribute(element, "id", zone_where + " <link>");
-      const std::string where = zone_where + " <link id=\"" + id + "\">";
+      const std::string where = fmt::format("{} <link id=\"{}\">", zone_where, id);
       if (link_index.count(id) != 0U) throw TopologyError(where + ": declared twice");
       const std::string sharing = optional_attribute(element, "sharing_policy", "SHARED");
       if (sharing != "SHARED") {
-        throw TopologyError(where + ": sharing_policy " + sharing +
-                            " is not read (only SHARED: one capacity for both directions)");
+        throw TopologyError(fmt::format(
+            "{}: sharing_policy {} is not read (only SHARED: one capacity for both directions)", where, sharing));
       }
       RoutedLink link;
       link.name = id;
@@ -213,9 +217,10 @@ Topology parse_simgrid_platform(std::string_view xml, const std::string& source)
       if (route.links.empty()) throw TopologyError(route.where + ": lists no <link_ctn>");
       routes.push_back(std::move(route));
     } else {
-      throw TopologyError(zone_where + ": <" + tag +
-                          "> is not read (hosts, routers, links and routes of one flat zone are; clusters and nested "
-                          "zones are not)");
+      throw TopologyError(fmt::format(
+          "{}: <{}> is not read (hosts, routers, links and routes of one flat zone are; clusters and nested zones are "
+          "not)",
+          zone_where, tag));
     }
   }
   if (topology.servers.empty()) throw TopologyError(zone_where + ": no <host>");
