@@ -122,12 +122,13 @@ void FlowNetwork::complete_due() {
       const bool empty_flow = member.target <= progress;
       if (!due && !empty_flow) break;
       const auto it = flows_.find(member.id);
-      bytes_completed_ += it->second.bytes;
+      const double bytes = it->second.bytes;
+      bytes_completed_ += bytes;
       completed_.emplace_back(member.id, now_);
       flows_.erase(it);
       group.members.pop();
       for (LinkId link : group.route) {
-        link_bytes_completed_[link] += it->second.bytes;
+        link_bytes_completed_[link] += bytes;
         --link_users_[link];
         --link_moving_[link];
         changed_links_.push_back(link);
