@@ -39,8 +39,12 @@ int run_topology_command(int argc, char** argv) {
   if (grid.routed) {
     std::cout << grid.routed->routers.size() << " routers, " << grid.routed->hosts.size() << " hosts besides servers, "
               << grid.routed->links.size() << " links, routes " << network::to_string(grid.routed->rule) << '\n';
+    if (!grid.routed->routes.empty()) {
+      std::cout << "  " << grid.routed->routes.size() << " routes given by the file (one direction each)\n";
+    }
     for (const auto& link : grid.routed->links) {
-      std::cout << fmt::format("  {} - {}: {:.3f} Mb/s{}, {:g} ms\n", link.a, link.b, link.mbps,
+      const std::string ends = link.a.empty() ? link.name : link.a + " - " + link.b;
+      std::cout << fmt::format("  {}: {:.3f} Mb/s{}, {:g} ms\n", ends, link.mbps,
                                link.capacity_class.empty() ? "" : " (class " + link.capacity_class + ")",
                                to_seconds(link.latency) * 1000);
     }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/metrics.hpp"
@@ -151,4 +152,52 @@ BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
   BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --policy sjf > /dev/null 2>&1").c_str()) != 0);
   BOOST_TEST(
       std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
+}
+
+BOOST_AUTO_TEST_CASE(gridsim_group_and_topology_read_a_simgrid_platform) {
+  // A Full zone of three hosts: the user h0 and two resources behind one
+  // link each. `gridsim topology` shows the pinned routes; `gridsim group`
+  // groups a bag over them, writing its JSON; a broken file is an error.
+  const auto dir = std::filesystem::temp_directory_path() / "gridsim-platform-test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream xml(dir / "p.xml");
+    xml << "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"w\" routing=\"Full\">"
+           "<host id=\"h0\" speed=\"1Gf\"/><host id=\"h1\" speed=\"1050Mf\" core=\"2\"/>"
+           "<host id=\"h2\" speed=\"684Mf\"/>"
+           "<link id=\"a\" bandwidth=\"10Mbps\" latency=\"10ms\"/><link id=\"b\" bandwidth=\"1Mbps\" "
+           "latency=\"10ms\"/>"
+           "<route src=\"h0\" dst=\"h1\"><link_ctn id=\"a\"/></route>"
+           "<route src=\"h0\" dst=\"h2\"><link_ctn id=\"b\"/></route>"
+           "<route src=\"h1\" dst=\"h2\"><link_ctn id=\"a\"/><link_ctn id=\"b\"/></route>"
+           "</zone></platform>\n";
+  }
+  const std::string gridsim = GRIDSIM_BINARY;
+  BOOST_TEST(
+      std::system(
+          (gridsim + " topology " + (dir / "p.xml").string() + " > " + (dir / "t.txt").string() + " 2>&1").c_str()) ==
+      0);
+  std::ifstream shown(dir / "t.txt");
+  std::stringstream read;
+  read << shown.rdbuf();
+  const std::string text = read.str();
+  BOOST_TEST(text.find("6 routes given by the file") != std::string::npos, text);
+  const auto out = dir / "g.json";
+  BOOST_REQUIRE(std::system((gridsim + " group --topology " + (dir / "p.xml").string() +
+                             " --user h0 --no-background --jobs 20 --granularity 2 --no-timing --out " + out.string() +
+                             " > /dev/null 2>&1")
+                                .c_str()) == 0);
+  std::ifstream in(out);
+  const auto json = nlohmann::json::parse(in);
+  // h1 (10 Mb/s) before h2 (1 Mb/s); RMI 2,100 and 1,368 MI over 4,000 MI of jobs.
+  BOOST_TEST(json["path_mbps"]["h1"].get<double>() == 10.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(json["path_mbps"]["h2"].get<double>() == 1.0, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(json["groups"].get<int>() >= 2);
+  BOOST_TEST(json["total_s"].get<double>() > 0);
+  {
+    std::ofstream broken(dir / "b.xml");
+    broken << "<platform version=\"4.1\"><zone id=\"w\" routing=\"Cluster\"/></platform>";
+  }
+  BOOST_TEST(std::system((gridsim + " topology " + (dir / "b.xml").string() + " > /dev/null 2>&1").c_str()) != 0);
+  std::filesystem::remove_all(dir);
 }
