@@ -26,12 +26,7 @@ using namespace gridpeer::network;
 
 namespace {
 
-struct FlowSpec {
-  int src = 0;
-  int dst = 0;
-  double start_s = 0;
-  double bytes = 0;
-};
+using FlowSpec = testing::OracleFlow;
 
 struct Platform {
   std::vector<Link> links;
@@ -142,19 +137,7 @@ std::vector<double> run_simgrid(const Platform& p, const std::vector<FlowSpec>& 
                     hosts[static_cast<std::size_t>(pair.second)]->get_netpoint(), nullptr, nullptr, in_route, true);
   }
   zone->seal();
-  std::vector<double> end(specs.size(), -1);
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const FlowSpec spec = specs[i];
-    sg4::Host* src = hosts[static_cast<std::size_t>(spec.src)];
-    sg4::Host* dst = hosts[static_cast<std::size_t>(spec.dst)];
-    sg4::Actor::create("flow" + std::to_string(i), src, [&end, i, spec, src, dst] {
-      sg4::this_actor::sleep_until(spec.start_s);
-      sg4::Comm::sendto(src, dst, static_cast<std::uint64_t>(spec.bytes));
-      end[i] = sg4::Engine::get_clock();
-    });
-  }
-  engine->run();
-  return end;
+  return testing::oracle_flow_ends(*engine, specs, [&hosts](int h) { return hosts[static_cast<std::size_t>(h)]; });
 }
 
 }  // namespace

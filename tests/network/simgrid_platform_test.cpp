@@ -52,12 +52,7 @@ const char* const kPlatform = R"(<?xml version='1.0'?>
 </platform>
 )";
 
-struct FlowSpec {
-  int src = 0;
-  int dst = 0;
-  double start_s = 0;
-  double bytes = 0;
-};
+using FlowSpec = testing::OracleFlow;
 
 std::vector<FlowSpec> make_flows(std::uint64_t seed, int count) {
   Rng rng(seed);
@@ -102,19 +97,7 @@ std::vector<double> ours(const topology::Topology& grid, const std::vector<FlowS
 std::vector<double> run_simgrid(const std::string& platform, const std::vector<FlowSpec>& specs) {
   const auto engine = testing::max_min_oracle("platform");
   engine->load_platform(platform);
-  std::vector<double> end(specs.size(), -1);
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const FlowSpec spec = specs[i];
-    sg4::Host* src = sg4::Host::by_name("h" + std::to_string(spec.src));
-    sg4::Host* dst = sg4::Host::by_name("h" + std::to_string(spec.dst));
-    sg4::Actor::create("flow" + std::to_string(i), src, [&end, i, spec, src, dst] {
-      sg4::this_actor::sleep_until(spec.start_s);
-      sg4::Comm::sendto(src, dst, static_cast<std::uint64_t>(spec.bytes));
-      end[i] = sg4::Engine::get_clock();
-    });
-  }
-  engine->run();
-  return end;
+  return testing::oracle_flow_ends(*engine, specs, [](int h) { return sg4::Host::by_name("h" + std::to_string(h)); });
 }
 
 }  // namespace
