@@ -40,6 +40,7 @@ std::string algorithm_label(const GridConfig& config) {
   if (config.site_selection.rule != SiteRule::turnaround_cost) {
     label += "+" + std::string(site_rule_name(config.site_selection));
   }
+  if (config.bag_grouping.enabled) label += config.bag_grouping.bandwidth_aware ? "+bag-ba" : "+bag-blind";
   if (config.algorithm == GridAlgorithm::central && config.central_peer) {
     label += "@" + std::to_string(*config.central_peer);
   }

@@ -51,6 +51,20 @@ struct FairSharing {
   int reservation_depth = 10;
 };
 
+/// Ang et al.'s bandwidth-aware grouping carried into the P2P grid (seed 003,
+/// issue 17): an origin holding a bag asks its partners once, groups the bag
+/// over the repliers and itself by RMI = MIPS x granularity, and sends each
+/// group as one 1-CPU job (docs/reproducing-003.md, "In the P2P grid").
+struct BagGrouping {
+  bool enabled = false;
+  double granularity_s = 10;
+  /// Visit the candidates by path bandwidth from the origin, widest first
+  /// (BA); false: in their own order, the origin first (bandwidth-blind).
+  bool bandwidth_aware = true;
+  /// RMI from a candidate's MIPS x its free CPUs, not one CPU's MIPS.
+  bool total_mips = false;
+};
+
 struct GridConfig {
   GridAlgorithm algorithm = GridAlgorithm::sender;
   GridParameters parameters;
@@ -64,6 +78,8 @@ struct GridConfig {
   /// from its ATT queries. Unset, one meta-scheduler with instant knowledge
   /// of every server places them, as 002's reference does (gridsim).
   std::optional<ServerIndex> central_peer;
+  /// S-I, R-I, Sy-I: bags are grouped at their origin (off: each job of a bag is decided alone).
+  BagGrouping bag_grouping;
 };
 
 /// How often an unconfirmed commit is sent again before the job is given up.

@@ -104,6 +104,7 @@ struct SchedulerCounters {
   std::uint64_t stale_messages = 0;     ///< hand-off messages of an attempt no longer open (ignored)
   std::uint64_t stray_inputs = 0;       ///< inputs for no open hand-off (dropped)
   std::uint64_t lost = 0;               ///< own jobs given up with their executor
+  std::uint64_t bag_groups = 0;         ///< groups made of own bags (each sent as one job)
 };
 
 class Scheduler {

@@ -16,6 +16,10 @@ struct Job {
   Duration requested_time{};  ///< the user's estimate (SWF field 9); schedulers plan with it
   std::uint64_t input_bytes = 0;
   std::uint64_t output_bytes = 0;
+  /// Jobs of one bag (a user's fine-grained jobs submitted together to one
+  /// origin, seed 003) share a non-zero number; 0: not in a bag. Only an
+  /// origin that groups bags reads it (GridConfig::bag_grouping).
+  std::uint32_t bag = 0;
 };
 
 }  // namespace gridpeer

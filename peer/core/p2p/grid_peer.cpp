@@ -18,6 +18,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       partners_(std::move(partners)),
       network_(network),
       local_(std::move(server), effective_local_policy(config_), start),
+      bags_(config_.bag_grouping),
       closed_(config_.parameters.handoff_memory),
       ran_here_(config_.parameters.handoff_memory) {
   if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
@@ -27,6 +28,12 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
   }
   if (config_.fair.enabled && config_.algorithm == GridAlgorithm::central) {
     throw std::invalid_argument("fair sharing applies to S-I, R-I, Sy-I and Local, not to Centralized");
+  }
+  if (config_.bag_grouping.enabled &&
+      (config_.algorithm == GridAlgorithm::local || config_.algorithm == GridAlgorithm::central)) {
+    throw std::invalid_argument(
+        "bag grouping applies to S-I, R-I and Sy-I: Local never moves a job, Centralized "
+        "places each job alone");
   }
   if (config_.fair.reservation_depth < 0) throw std::invalid_argument("the fair reservation depth must be >= 0");
   std::sort(partners_.begin(), partners_.end());
@@ -45,7 +52,7 @@ protocol::JobRequirements GridPeer::requirements(const Job& job) const {
 // ---- inputs -----------------------------------------------------------------
 
 bool GridPeer::knows(JobId job) const {
-  return hosted_.count(job) != 0U || offers_.count(job) != 0U || accepted_.count(job) != 0U ||
+  return hosted_.count(job) != 0U || offers_.count(job) != 0U || accepted_.count(job) != 0U || bags_.knows(job) ||
          std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
 }
 
@@ -57,6 +64,8 @@ void GridPeer::submit(const Job& job, TimePoint now) {
     // ends here (the job known under the id goes on).
     outputs_.emplace_back(JobEnded{JobRecord::of(job, id_, now, now, now), JobOutcome::rejected,
                                    "job id " + std::to_string(job.id) + " is already in use on this peer"});
+  } else if (job.bag != 0 && config_.bag_grouping.enabled) {
+    collect_bag(job, now);
   } else {
     decide(job, now);
   }
@@ -267,6 +276,10 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
     conclude_placement(query, now);
     return;
   }
+  if (query.kind == QueryKind::bag) {
+    conclude_bag(query, now);
+    return;
+  }
   const Waiting* asked_for = find_waiting(query.job);
   invariant(asked_for != nullptr, "GridPeer", "a concluded query's job waits in the grid queue");
   const Job job = asked_for->job;
@@ -449,7 +462,12 @@ void GridPeer::pump_local() {
 void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string reason) {
   assert(record.origin == id_);
   attempts_.erase(record.id);
-  outputs_.emplace_back(JobEnded{record, outcome, std::move(reason)});
+  std::vector<JobRecord> members = bags_.members_of(record);
+  if (members.empty()) {
+    outputs_.emplace_back(JobEnded{record, outcome, std::move(reason)});
+    return;
+  }
+  for (const JobRecord& member : members) outputs_.emplace_back(JobEnded{member, outcome, reason});
 }
 
 void GridPeer::remove_waiting(JobId job) {

@@ -16,6 +16,7 @@
 
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
+#include "peer/core/p2p/bag_rounds.hpp"
 #include "peer/core/policy/site_selection.hpp"
 #include "peer/core/scheduler.hpp"
 #include "peer/core/timer_table.hpp"
@@ -50,7 +51,7 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] std::span<const ServerIndex> servers() const override { return {&id_, 1}; }
   [[nodiscard]] ServerLoad load(ServerIndex server) const override;
   [[nodiscard]] const SchedulerCounters& counters(ServerIndex /*server*/) const override { return counters_; }
-  [[nodiscard]] std::size_t undecided_jobs() const override { return grid_queue_.size(); }
+  [[nodiscard]] std::size_t undecided_jobs() const override { return grid_queue_.size() + bags_.waiting(); }
   [[nodiscard]] std::size_t open_handoffs() const override { return offers_.size() + accepted_.size(); }
   void check_invariants() const override;
 
@@ -93,6 +94,7 @@ class GridPeer final : public Scheduler {
     partners,   ///< S-I: the partners were asked; the job runs here if nobody is better
     volunteer,  ///< R-I: one volunteer was asked; the job keeps waiting if it is no better
     placement,  ///< Centralized over messages: the central asked every server for a job of `placing`
+    bag,        ///< bag grouping: the partners were asked once for a whole bag (`job` names its round)
   };
   struct Query {
     JobId job = 0;
@@ -168,6 +170,12 @@ class GridPeer final : public Scheduler {
   void conclude_placement(Query& query, TimePoint now);
   void on_placement(JobId job, ServerIndex server, TimePoint now);
 
+  // grid_peer_bags.cpp: bags grouped at their origin (seed 003)
+  /// A member of a bag joins its round; the first one opens it and asks the partners.
+  void collect_bag(const Job& job, TimePoint now);
+  /// The round's replies are in (or its time is up): the bag's groups are placed.
+  void conclude_bag(const Query& query, TimePoint now);
+
   // grid_peer_handoff.cpp: the hand-off
   void handle(ServerIndex from, const protocol::JobOffer& offer, TimePoint now);
   void handle(ServerIndex from, const protocol::JobAccept& accept, TimePoint now);
@@ -213,6 +221,7 @@ class GridPeer final : public Scheduler {
   const network::NetworkView& network_;
   LocalScheduler local_;
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
+  BagRounds bags_;                   // own bags waiting for their round, and their groups until they end
   std::map<protocol::QueryId, Query> queries_;
   Timers timers_;
   TimerSlot tick_;

@@ -42,7 +42,9 @@ void GridPeer::check_invariants() const {
     require(query.timeout.has_value(), "an open query has its time-out");
     owns(query.timeout);
     require(query.replies.size() < query.expected, "a query answered in full is concluded");
-    if (query.kind != QueryKind::placement) {
+    if (query.kind == QueryKind::bag) {
+      require(bags_.round_open(query.job), "a bag query's round is open");
+    } else if (query.kind != QueryKind::placement) {
       const auto it =
           std::find_if(grid_queue_.begin(), grid_queue_.end(), [&](const Waiting& w) { return w.job.id == query.job; });
       require(it != grid_queue_.end() && it->negotiating, "a query's job waits, negotiating");
@@ -69,6 +71,13 @@ void GridPeer::check_invariants() const {
   for (const auto& [id, attempt] : attempts_) {
     const bool known = seen.count(id) != 0U || offers_.count(id) != 0U || hosted_.count(id) != 0U;
     require(known && attempt > 0, "attempts are kept for live own jobs only");
+  }
+  // A group not ended is one job of ours: running or queued here, offered, or
+  // waiting for a decision after its hand-off failed.
+  bags_.check_invariants();
+  for (JobId group : bags_.group_ids()) {
+    require(seen.count(group) != 0U || offers_.count(group) != 0U || hosted_.count(group) != 0U,
+            "a bag's group is waiting, hosted or offered");
   }
   require(periodic_ == tick_.has_value(), "the period runs exactly while its tick is armed");
   owns(tick_);
