@@ -46,8 +46,8 @@ int run_group_command(int argc, char** argv) {
       "or more\n"
       "  other users' jobs home by then: {} of {}\n"
       "  {:.2f} s wall\n",
-      to_string(spec.scheduler), spec.jobs, json["bag_mi"].get<double>(), spec.user, spec.topology, spec.granularity_s,
-      spec.other_jobs, json["total_s"].get<double>(), result.run.groups.size(), json["mean_group_jobs"].get<double>(),
+      to_string(spec.rule.scheduler), spec.bag.jobs, json["bag_mi"].get<double>(), spec.user, spec.topology, spec.rule.granularity_s,
+      spec.bag.other_jobs, json["total_s"].get<double>(), result.run.groups.size(), json["mean_group_jobs"].get<double>(),
       json["path_mbps"].dump(), result.background_flows, result.background_dropped, result.run.peak_flows,
       json["mean_link_utilisation"].get<double>(), json["peak_link_utilisation"].get<double>(),
       json["saturated_links"].get<std::size_t>(), result.other_jobs_done, result.other_jobs, result.wall_seconds);

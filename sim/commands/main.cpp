@@ -22,6 +22,8 @@ void print_usage(std::ostream& out) {
          "              placed by one of Shih et al.'s eight rules (BF ... TAI2): ART, queue\n"
          "  group       a user's bag of fine-grained jobs grouped over a routed grid with\n"
          "              background traffic (Ang et al.: bandwidth-aware, blind, none)\n"
+         "  bag         one peer's bag of fine-grained jobs in the P2P grid, grouped over\n"
+         "              its partners (Ang et al.'s rule) or decided job by job (S-I)\n"
          "  sweep       run an experiment file (built in: shan2004, jones2004, ...; or your\n"
          "              own TOML) over its axes and seeds, in parallel and resumable:\n"
          "              results, means with 95% intervals, figures, report\n"
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
     if (command == "coalloc") return gridpeer::sim::run_coalloc_command(argc - 1, argv + 1);
     if (command == "allocate") return gridpeer::sim::run_allocate_command(argc - 1, argv + 1);
     if (command == "group") return gridpeer::sim::run_group_command(argc - 1, argv + 1);
+    if (command == "bag") return gridpeer::sim::run_bag_command(argc - 1, argv + 1);
     if (command == "sweep") return gridpeer::sim::run_sweep_command(argc - 1, argv + 1);
     if (command == "compare") return gridpeer::sim::run_compare_command(argc - 1, argv + 1);
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);

@@ -24,33 +24,8 @@ constexpr std::uint64_t kBagStream = 1;
 constexpr std::uint64_t kOthersStream = 2;
 constexpr std::uint64_t kBurstStream = 3;
 
-GroupingJob draw_job(Rng& rng, const GroupingStudySpec& spec) {
-  const double mi = spec.mean_mi * (1 + rng.uniform(-spec.mi_spread, spec.mi_spread));
-  const double in = rng.uniform(spec.min_file_kb, spec.max_file_kb) * 1e3;
-  const double out = rng.uniform(spec.min_file_kb, spec.max_file_kb) * 1e3;
-  return {mi, in, out};
-}
 
 }  // namespace
-
-std::string to_string(GroupingScheduler scheduler) {
-  switch (scheduler) {
-    case GroupingScheduler::bandwidth_aware:
-      return "ba";
-    case GroupingScheduler::blind:
-      return "blind";
-    case GroupingScheduler::none:
-      return "none";
-  }
-  return "?";
-}
-
-GroupingScheduler parse_grouping_scheduler(const std::string& text) {
-  if (text == "ba" || text == "bandwidth-aware") return GroupingScheduler::bandwidth_aware;
-  if (text == "blind") return GroupingScheduler::blind;
-  if (text == "none") return GroupingScheduler::none;
-  throw std::invalid_argument("--scheduler: '" + text + "' is not ba, blind or none");
-}
 
 void add_grouping_options(cxxopts::Options& options) {
   options.add_options("grid")(
@@ -65,29 +40,15 @@ void add_grouping_options(cxxopts::Options& options) {
                                                "seed of the jobs, files, bursts and (see --fixed-network) "
                                                "link capacities",
                                                cxxopts::value<std::uint64_t>()->default_value("1"));
-  options.add_options("workload")("jobs", "jobs in the measured user's bag (003 Figs. 3-4: the x axis)",
-                                  cxxopts::value<std::size_t>()->default_value("120"))(
-      "mi", "mean MI of a job", cxxopts::value<double>()->default_value("200"))(
-      "mi-spread", "a job's MI is mean x (1 + U(-s, s))", cxxopts::value<double>()->default_value("0.2"))(
-      "load", "the other users' jobs: light (10 each, 003 Figs. 3, 5) or heavy (30 each, Figs. 4, 6)",
-      cxxopts::value<std::string>()->default_value("light"))(
-      "other-jobs", "jobs of each other user instead of --load's", cxxopts::value<int>())(
-      "file-kb", "MIN,MAX: each job's input and output file, uniform in KB (003 gives none)",
-      cxxopts::value<std::string>()->default_value("10,100"))("no-background", "no background bursts")(
+  add_bag_workload_options(options);
+  options.add_options("workload")("no-background", "no background bursts")(
       "burst-buffer",
       "bursts of one sender to one destination that may be in flight at once; a burst beyond it is dropped, as junk "
       "packets at a full drop-tail buffer (keeps saturated links from piling up flows for ever)",
       cxxopts::value<int>()->default_value("1"))("burst-gap", "mean gap of a user's background bursts (s)",
                                                  cxxopts::value<double>()->default_value("16"));
+  add_grouping_rule_options(options);
   options.add_options("scheduler")(
-      "scheduler",
-      "ba (bandwidth-aware grouping, Ang et al.), blind (Muthuvelu et al. 2005's grouping, resources in their own "
-      "order) or none (each job alone, round robin)",
-      cxxopts::value<std::string>()->default_value("ba"))(
-      "granularity", "seconds of work per group: RMI = MIPS x granularity (003 Figs. 5-6: the x axis)",
-      cxxopts::value<double>()->default_value("10"))("total-mips",
-                                                     "RMI from a resource's total MIPS (GridSim's getMIPSRating) "
-                                                     "instead of one PE's")(
       "shared-uplink", "users send their transfers at once, sharing their link, instead of one after another")(
       "current-share", "order resources by the share a new flow would get now instead of static capacity");
 }
@@ -98,38 +59,13 @@ GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args) {
   spec.user = args["user"].as<std::string>();
   spec.fixed_network = args.count("fixed-network") != 0U;
   spec.seed = args["seed"].as<std::uint64_t>();
-  spec.jobs = args["jobs"].as<std::size_t>();
-  if (spec.jobs == 0) throw std::invalid_argument("--jobs: give 1 or more");
-  spec.mean_mi = args["mi"].as<double>();
-  if (!(spec.mean_mi > 0)) throw std::invalid_argument("--mi: give a number above 0");
-  spec.mi_spread = args["mi-spread"].as<double>();
-  if (!(spec.mi_spread >= 0 && spec.mi_spread < 1)) throw std::invalid_argument("--mi-spread: give 0 <= s < 1");
-  const std::string load = args["load"].as<std::string>();
-  if (load == "light") {
-    spec.other_jobs = 10;
-  } else if (load == "heavy") {
-    spec.other_jobs = 30;
-  } else {
-    throw std::invalid_argument("--load: '" + load + "' is not light or heavy");
-  }
-  if (args.count("other-jobs") != 0U) {
-    spec.other_jobs = args["other-jobs"].as<int>();
-    if (spec.other_jobs < 0) throw std::invalid_argument("--other-jobs: give 0 or more");
-  }
-  const std::vector<double> files =
-      parse_positive_list(args["file-kb"].as<std::string>(), "file-kb", "a size in KB", "MIN,MAX, e.g. 10,100");
-  if (files.size() != 2 || files[1] < files[0]) throw std::invalid_argument("--file-kb: give MIN,MAX with MIN <= MAX");
-  spec.min_file_kb = files[0];
-  spec.max_file_kb = files[1];
+  spec.bag = bag_workload_from_options(args);
   spec.background = args.count("no-background") == 0U;
   spec.burst_gap_s = args["burst-gap"].as<double>();
   if (!(spec.burst_gap_s > 0)) throw std::invalid_argument("--burst-gap: give a number of seconds above 0");
   spec.burst_buffer = args["burst-buffer"].as<int>();
   if (spec.burst_buffer < 1) throw std::invalid_argument("--burst-buffer: give 1 or more");
-  spec.scheduler = parse_grouping_scheduler(args["scheduler"].as<std::string>());
-  spec.granularity_s = args["granularity"].as<double>();
-  if (!(spec.granularity_s > 0)) throw std::invalid_argument("--granularity: give a number of seconds above 0");
-  spec.total_mips = args.count("total-mips") != 0U;
+  spec.rule = grouping_rule_from_options(args);
   spec.serial_uplink = args.count("shared-uplink") == 0U;
   spec.current_share = args.count("current-share") != 0U;
   return spec;
@@ -162,8 +98,8 @@ GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec) {
   Rng root(spec.seed);
   Rng bag = root.fork(kBagStream);
   std::vector<GroupingJob> jobs;
-  for (std::size_t j = 0; j < spec.jobs; ++j) {
-    jobs.push_back(draw_job(bag, spec));
+  for (std::size_t j = 0; j < spec.bag.jobs; ++j) {
+    jobs.push_back(draw_bag_job(bag, spec.bag));
     result.job_mi.push_back(jobs.back().mi);
   }
   // Every host but the measured user is another user: servers are resources,
@@ -177,8 +113,8 @@ GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec) {
   for (std::size_t k = 0; k < users.size(); ++k) {
     if (users[k] == *user) continue;
     OtherUserJobs other{users[k], {}};
-    for (int j = 0; j < spec.other_jobs; ++j) {
-      other.jobs.emplace_back((k + static_cast<std::size_t>(j)) % sites.size(), draw_job(others, spec));
+    for (int j = 0; j < spec.bag.other_jobs; ++j) {
+      other.jobs.emplace_back((k + static_cast<std::size_t>(j)) % sites.size(), draw_bag_job(others, spec.bag));
     }
     result.other_jobs += other.jobs.size();
     load.others.push_back(std::move(other));
@@ -194,9 +130,9 @@ GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec) {
   }
 
   GroupingRunSpec run;
-  run.scheduler = spec.scheduler;
-  run.granularity_s = spec.granularity_s;
-  run.total_mips = spec.total_mips;
+  run.scheduler = spec.rule.scheduler;
+  run.granularity_s = spec.rule.granularity_s;
+  run.total_mips = spec.rule.total_mips;
   run.serial_uplink = spec.serial_uplink;
   run.current_share = spec.current_share;
   run.user = *user;
@@ -220,22 +156,22 @@ nlohmann::json grouping_identity(const GroupingStudySpec& spec, const std::strin
   // No grouping reads neither the granularity nor the RMI rule; only the
   // bandwidth-aware scheduler reads the bandwidth: their runs at other values
   // are one run.
-  const bool groups = spec.scheduler != GroupingScheduler::none;
-  const bool reads_bandwidth = spec.scheduler == GroupingScheduler::bandwidth_aware;
+  const bool groups = spec.rule.scheduler != GroupingScheduler::none;
+  const bool reads_bandwidth = spec.rule.scheduler == GroupingScheduler::bandwidth_aware;
   const nlohmann::json null = nullptr;
   return {{"version", gridpeer_version()},
           {"model", "grouping"},
           {"options",
            {{"topology", spec.topology},
             {"user", spec.user},
-            {"jobs", spec.jobs},
-            {"mi", spec.mean_mi},
-            {"mi_spread", spec.mi_spread},
-            {"granularity_s", groups ? nlohmann::json(spec.granularity_s) : null},
-            {"other_jobs", spec.other_jobs},
-            {"file_kb", {spec.min_file_kb, spec.max_file_kb}},
-            {"scheduler", to_string(spec.scheduler)},
-            {"total_mips", groups ? nlohmann::json(spec.total_mips) : null},
+            {"jobs", spec.bag.jobs},
+            {"mi", spec.bag.mean_mi},
+            {"mi_spread", spec.bag.mi_spread},
+            {"granularity_s", groups ? nlohmann::json(spec.rule.granularity_s) : null},
+            {"other_jobs", spec.bag.other_jobs},
+            {"file_kb", {spec.bag.min_file_kb, spec.bag.max_file_kb}},
+            {"scheduler", to_string(spec.rule.scheduler)},
+            {"total_mips", groups ? nlohmann::json(spec.rule.total_mips) : null},
             {"serial_uplink", spec.serial_uplink},
             {"current_share", reads_bandwidth ? nlohmann::json(spec.current_share) : null},
             {"background", spec.background},
@@ -278,20 +214,20 @@ nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyR
   return {{"model", "grouping"},
           {"topology", spec.topology},
           {"workload", fmt::format("a bag of {} jobs of {:g} MI +- {:g}%, files {:g}-{:g} KB, {} jobs per other user{}",
-                                   spec.jobs, spec.mean_mi, spec.mi_spread * 100, spec.min_file_kb, spec.max_file_kb,
-                                   spec.other_jobs, spec.background ? ", background bursts" : "")},
+                                   spec.bag.jobs, spec.bag.mean_mi, spec.bag.mi_spread * 100, spec.bag.min_file_kb, spec.bag.max_file_kb,
+                                   spec.bag.other_jobs, spec.background ? ", background bursts" : "")},
           {"unfinished_jobs", 0},
           {"events", result.run.events},
           {"user", spec.user},
-          {"scheduler", to_string(spec.scheduler)},
-          {"jobs", spec.jobs},
-          {"granularity_s", spec.granularity_s},
-          {"other_jobs_per_user", spec.other_jobs},
-          {"file_kb", {spec.min_file_kb, spec.max_file_kb}},
+          {"scheduler", to_string(spec.rule.scheduler)},
+          {"jobs", spec.bag.jobs},
+          {"granularity_s", spec.rule.granularity_s},
+          {"other_jobs_per_user", spec.bag.other_jobs},
+          {"file_kb", {spec.bag.min_file_kb, spec.bag.max_file_kb}},
           {"seed", spec.seed},
           {"total_s", to_seconds(result.run.total)},
           {"groups", result.run.groups.size()},
-          {"mean_group_jobs", group_count > 0 ? static_cast<double>(spec.jobs) / group_count : 0.0},
+          {"mean_group_jobs", group_count > 0 ? static_cast<double>(spec.bag.jobs) / group_count : 0.0},
           {"bag_mi", groups_mi},
           {"path_mbps", bandwidths},
           {"other_jobs", result.other_jobs},

@@ -13,21 +13,15 @@
 #include <vector>
 
 #include "sim/driver/grouping_run.hpp"
+#include "sim/experiments/bag_workload.hpp"
 
 namespace gridpeer::sim {
 
 struct GroupingStudySpec {
   std::string topology = "ang2007-badg";  ///< a routed topology: servers are the resources, mhz their MIPS per PE
   std::string user = "mel-u1";            ///< the measured scheduler (a host of the topology)
-  std::size_t jobs = 120;
-  double mean_mi = 200;
-  double mi_spread = 0.2;     ///< MI = mean x (1 + U(-spread, spread))
-  double granularity_s = 10;  ///< RMI = MIPS x granularity
-  int other_jobs = 10;        ///< jobs of each other user: light 10, heavy 30
-  double min_file_kb = 10;    ///< each job's input and output: U(min, max) KB each
-  double max_file_kb = 100;
-  GroupingScheduler scheduler = GroupingScheduler::bandwidth_aware;
-  bool total_mips = false;     ///< RMI from a resource's total MIPS, not one PE's
+  BagWorkload bag;
+  GroupingRule rule;
   bool serial_uplink = true;   ///< every user's port sends one transfer after another
   bool current_share = false;  ///< order by the share a new flow gets now, not static capacity
   bool background = true;      ///< every user's bursts to every other user and resource
@@ -41,9 +35,6 @@ void add_grouping_options(cxxopts::Options& options);
 /// Throws std::invalid_argument naming the option and what it accepts.
 GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args);
 
-std::string to_string(GroupingScheduler scheduler);
-/// "ba" (bandwidth-aware), "blind" or "none"; throws std::invalid_argument otherwise.
-GroupingScheduler parse_grouping_scheduler(const std::string& text);
 
 struct LinkUse {
   std::string name;

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <stdexcept>
 
 #include "peer/io/topology/topology.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "sim/experiments/allocation_study.hpp"
+#include "sim/experiments/bag_study.hpp"
 #include "sim/experiments/coalloc_study.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 #include "sim/experiments/grid_options.hpp"
@@ -178,27 +180,25 @@ class AllocationModel final : public SweepModel {
 
 }  // namespace
 
-// ---- grouping: gridsim group ------------------------------------------------
+// ---- runs that draw everything from their own seed ---------------------------
 
-class GroupingRun final : public SweepRun {
+/// A run of a study that draws its jobs, files and network from its own seed
+/// (gridsim group, gridsim bag): no workload is shared between runs.
+class SelfContainedRun final : public SweepRun {
  public:
-  explicit GroupingRun(GroupingStudySpec spec)
-      : spec_(std::move(spec)),
-        identity_(grouping_identity(spec_, hash_hex(topology::topology_text(spec_.topology)))) {}
+  SelfContainedRun(nlohmann::json identity, std::function<nlohmann::json()> run)
+      : identity_(std::move(identity)), run_(std::move(run)) {}
   [[nodiscard]] const nlohmann::json& identity() const override { return identity_; }
-  // A run draws its own bag, load and bursts from its seed: nothing to share.
   [[nodiscard]] std::string workload_key() const override { return identity_hash(identity_); }
   [[nodiscard]] std::shared_ptr<const void> load_workload() const override { return nullptr; }
-  [[nodiscard]] nlohmann::json run(const void* /*workload*/) const override {
-    nlohmann::json json = grouping_json(spec_, run_grouping_study(spec_), true);
-    json.erase("group_list");  // per-group detail: `gridsim group --groups-csv`
-    return json;
-  }
+  [[nodiscard]] nlohmann::json run(const void* /*workload*/) const override { return run_(); }
 
  private:
-  GroupingStudySpec spec_;
   nlohmann::json identity_;
+  std::function<nlohmann::json()> run_;
 };
+
+// ---- grouping: gridsim group ------------------------------------------------
 
 class GroupingModel final : public SweepModel {
  public:
@@ -206,7 +206,13 @@ class GroupingModel final : public SweepModel {
   void add_options(cxxopts::Options& options) const override { add_grouping_options(options); }
   [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args,
                                                   FileHashes& /*hashes*/) const override {
-    return std::make_unique<GroupingRun>(grouping_spec_from_options(args));
+    GroupingStudySpec spec = grouping_spec_from_options(args);
+    nlohmann::json identity = grouping_identity(spec, hash_hex(topology::topology_text(spec.topology)));
+    return std::make_unique<SelfContainedRun>(std::move(identity), [spec] {
+      nlohmann::json json = grouping_json(spec, run_grouping_study(spec), true);
+      json.erase("group_list");  // per-group detail: `gridsim group --groups-csv`
+      return json;
+    });
   }
   [[nodiscard]] const std::vector<std::string>& metrics() const override { return grouping_summary_metrics(); }
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
@@ -217,12 +223,36 @@ class GroupingModel final : public SweepModel {
   }
 };
 
+// ---- bag: gridsim bag --------------------------------------------------------
+
+class BagModel final : public SweepModel {
+ public:
+  [[nodiscard]] std::string_view command() const override { return "gridsim bag"; }
+  void add_options(cxxopts::Options& options) const override { add_bag_options(options); }
+  [[nodiscard]] std::unique_ptr<SweepRun> resolve(const cxxopts::ParseResult& args,
+                                                  FileHashes& /*hashes*/) const override {
+    BagStudySpec spec = bag_spec_from_options(args);
+    nlohmann::json identity = bag_identity(spec, hash_hex(topology::topology_text(spec.topology)));
+    return std::make_unique<SelfContainedRun>(std::move(identity),
+                                              [spec] { return bag_json(spec, run_bag_study(spec), true); });
+  }
+  [[nodiscard]] const std::vector<std::string>& metrics() const override { return bag_summary_metrics(); }
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
+    return {{"bag_makespan_s", "bag makespan (s)"},
+            {"bag_mean_response_s", "bag mean response (s)"},
+            {"bag_moved_fraction", "moved"},
+            {"handoffs", "hand-offs"},
+            {"messages", "messages"}};
+  }
+};
+
 std::unique_ptr<SweepModel> make_sweep_model(const std::string& name) {
   if (name == "grid") return std::make_unique<GridModel>();
   if (name == "coalloc") return std::make_unique<CoallocModel>();
   if (name == "allocation") return std::make_unique<AllocationModel>();
   if (name == "grouping") return std::make_unique<GroupingModel>();
-  throw std::invalid_argument("no sweep model '" + name + "' (grid, coalloc, allocation, grouping)");
+  if (name == "bag") return std::make_unique<BagModel>();
+  throw std::invalid_argument("no sweep model '" + name + "' (grid, coalloc, allocation, grouping, bag)");
 }
 
 }  // namespace gridpeer::sim

@@ -194,7 +194,8 @@ BOOST_AUTO_TEST_CASE(a_refused_group_is_decided_as_a_plain_job) {
 }
 
 // A member submitted while the round is open joins it; a partner whose
-// reply shows no free CPU is left out while another has one; a later bag
+// reply shows no free CPU and an AWT of phi is left out while another is
+// ready; a later bag
 // opens a round of its own; ids of a bag's members count as in use.
 BOOST_AUTO_TEST_CASE(late_members_join_busy_partners_are_left_out) {
   const TwoPaths network;
@@ -208,6 +209,7 @@ BOOST_AUTO_TEST_CASE(late_members_join_busy_partners_are_left_out) {
   BOOST_TEST(seen(peer).queries == 0U);  // they joined the open round
   protocol::AttReply busy = idle_reply(200);
   busy.free_cpus = 0;
+  busy.awt = seconds(10);  // = phi: its groups would wait too long
   peer.on_message(1, busy, at(0));
   peer.on_message(2, idle_reply(100), at(0));
   // Candidates origin (200 MI) and 2 (200 MI): {1,2}@0, {3,4}@2, {5,6}@0.

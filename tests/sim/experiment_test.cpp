@@ -312,6 +312,10 @@ BOOST_AUTO_TEST_CASE(the_built_in_003_studies_plan_the_papers_axes) {
   const auto quiet = plan_runs(gridpeer::sim::load_experiment("ang2007-quiet"));
   BOOST_TEST(quiet.size() == 480U);
   BOOST_TEST(value_of(quiet.front().options, "no-background") == "true");
+  // The P2P variant: 2 loads x 2 phis x 6 bag sizes x 3 schedulers x 10 seeds.
+  const auto p2p = plan_runs(gridpeer::sim::load_experiment("ang2007-p2p"));
+  BOOST_TEST(p2p.size() == 720U);
+  BOOST_TEST(value_of(p2p.front().options, "algorithm") == "si");
 }
 
 BOOST_AUTO_TEST_CASE(a_grouping_sweep_end_to_end_judges_the_claims) {

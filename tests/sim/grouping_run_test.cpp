@@ -194,14 +194,14 @@ BOOST_AUTO_TEST_CASE(a_study_is_one_function_of_its_seed) {
   // The BADG-like grid with everything on: the same seed gives the same run;
   // the three schedulers of a seed see the same bag; another seed another.
   GroupingStudySpec spec;
-  spec.jobs = 60;
+  spec.bag.jobs = 60;
   const auto json_of = [](const GroupingStudySpec& s) { return grouping_json(s, run_grouping_study(s), false); };
   const nlohmann::json first = json_of(spec);
   BOOST_TEST(first == json_of(spec));
   BOOST_TEST(first["background_flows"].get<std::uint64_t>() > 0U);
   BOOST_TEST(first["other_jobs"].get<std::uint64_t>() == 190U);  // 19 other users x 10
   GroupingStudySpec blind = spec;
-  blind.scheduler = GroupingScheduler::blind;
+  blind.rule.scheduler = GroupingScheduler::blind;
   BOOST_TEST(run_grouping_study(blind).job_mi == run_grouping_study(spec).job_mi);
   GroupingStudySpec other = spec;
   other.seed = 2;

@@ -64,14 +64,15 @@ std::vector<GroupPlacement> BagRounds::conclude(JobId round, std::span<const Bag
   open_.erase(bag.bag);
   waiting_ -= bag.members.size();
 
-  // [choice] A candidate without a free CPU would hold its groups in its
-  // queue: left out, unless no candidate has one.
-  const bool any_free = std::any_of(candidates.begin(), candidates.end(),
-                                    [](const BagCandidate& c) { return c.can_run && c.free_cpus > 0; });
+  // [choice] A candidate that would hold its groups in its queue for phi or
+  // more is left out, unless every candidate would (002's rule for one job,
+  // applied to the bag's groups).
+  const bool any_ready = std::any_of(candidates.begin(), candidates.end(),
+                                     [](const BagCandidate& c) { return c.can_run && c.ready; });
   std::vector<ServerIndex> servers;
   std::vector<GroupingResource> resources;
   for (const BagCandidate& c : candidates) {
-    if (!c.can_run || (any_free && c.free_cpus <= 0) || c.mhz <= 0) continue;
+    if (!c.can_run || (any_ready && !c.ready) || c.mhz <= 0) continue;
     const double mips = config_.total_mips ? static_cast<double>(c.mhz) * std::max(c.free_cpus, 1) : c.mhz;
     servers.push_back(c.server);
     resources.push_back({mips, c.bandwidth});

@@ -26,6 +26,7 @@ struct BagCandidate {
   int free_cpus = 0;     ///< CPUs of its idle nodes
   double bandwidth = 0;  ///< bottleneck bandwidth of the path from the origin, bytes/s (infinite for the origin)
   bool can_run = true;   ///< a finite ATT: the bag's jobs fit there
+  bool ready = true;     ///< a job would start there soon: a free CPU, or an AWT below phi
 };
 
 /// A group to place: run at `target` (the origin itself or a partner).
@@ -44,8 +45,8 @@ class BagRounds {
   bool collect(const Job& job);
   /// The round `round` closes: its members grouped over `candidates` (the
   /// origin first, then the repliers by server). Candidates that cannot run
-  /// the jobs are left out, and so are those without a free CPU unless none
-  /// has one [choice]. Groups in dispatch order, largest first; each
+  /// the jobs are left out, and so are those not ready (no free CPU and an
+  /// AWT of phi or more) unless none is [choice]. Groups in dispatch order, largest first; each
   /// group's id is its first member's. Throws std::invalid_argument when no
   /// candidate can run the bag (the origin always can: a bag is of 1-CPU jobs).
   std::vector<GroupPlacement> conclude(JobId round, std::span<const BagCandidate> candidates, int origin_mhz);
