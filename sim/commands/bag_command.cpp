@@ -47,10 +47,11 @@ int run_bag_command(int argc, char** argv) {
       "  {:.2f} s wall\n",
       json["algorithm"].get<std::string>(), to_string(spec.rule.scheduler), describe(spec.bag), spec.origin,
       spec.topology, spec.rule.granularity_s, to_seconds(spec.phi), json["bag_makespan_s"].get<double>(),
-      json["bag_mean_response_s"].get<double>(), json["bag_moved"].get<std::size_t>(), json["bag_ended"].get<std::size_t>(),
-      json["bag_moved_mb"].get<double>(), json["bag_by_server"].dump(), json["groups"].get<std::uint64_t>(),
-      json["handoffs"].get<std::uint64_t>(), json["origin_queries"].get<std::uint64_t>(),
-      json["messages"].get<std::uint64_t>(), json["others_mean_response_s"].get<double>(), result.wall_seconds);
+      json["bag_mean_response_s"].get<double>(), json["bag_moved"].get<std::size_t>(),
+      json["bag_ended"].get<std::size_t>(), json["bag_moved_mb"].get<double>(), json["bag_by_server"].dump(),
+      json["groups"].get<std::uint64_t>(), json["handoffs"].get<std::uint64_t>(),
+      json["origin_queries"].get<std::uint64_t>(), json["messages"].get<std::uint64_t>(),
+      json["others_mean_response_s"].get<double>(), result.wall_seconds);
   if (result.run.unfinished > 0 || !result.run.lost.empty() || result.run.rejected > 0) {
     logger->warn("{} jobs unfinished, {} lost, {} rejected", result.run.unfinished, result.run.lost.size(),
                  result.run.rejected);

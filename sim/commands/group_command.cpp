@@ -46,11 +46,12 @@ int run_group_command(int argc, char** argv) {
       "or more\n"
       "  other users' jobs home by then: {} of {}\n"
       "  {:.2f} s wall\n",
-      to_string(spec.rule.scheduler), spec.bag.jobs, json["bag_mi"].get<double>(), spec.user, spec.topology, spec.rule.granularity_s,
-      spec.bag.other_jobs, json["total_s"].get<double>(), result.run.groups.size(), json["mean_group_jobs"].get<double>(),
-      json["path_mbps"].dump(), result.background_flows, result.background_dropped, result.run.peak_flows,
-      json["mean_link_utilisation"].get<double>(), json["peak_link_utilisation"].get<double>(),
-      json["saturated_links"].get<std::size_t>(), result.other_jobs_done, result.other_jobs, result.wall_seconds);
+      to_string(spec.rule.scheduler), spec.bag.jobs, json["bag_mi"].get<double>(), spec.user, spec.topology,
+      spec.rule.granularity_s, spec.bag.other_jobs, json["total_s"].get<double>(), result.run.groups.size(),
+      json["mean_group_jobs"].get<double>(), json["path_mbps"].dump(), result.background_flows,
+      result.background_dropped, result.run.peak_flows, json["mean_link_utilisation"].get<double>(),
+      json["peak_link_utilisation"].get<double>(), json["saturated_links"].get<std::size_t>(), result.other_jobs_done,
+      result.other_jobs, result.wall_seconds);
   std::cout << "seed " << spec.seed << '\n';
   if (args.count("groups-csv") != 0U)
     write_text_file(args["groups-csv"].as<std::string>(), grouping_groups_csv(result));

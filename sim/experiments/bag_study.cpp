@@ -40,8 +40,8 @@ GridConfig config_of(const BagStudySpec& spec) {
   config.algorithm = spec.algorithm;
   config.parameters.phi = spec.phi;
   if (spec.rule.scheduler != GroupingScheduler::none) {
-    config.bag_grouping = {true, spec.rule.granularity_s,
-                           spec.rule.scheduler == GroupingScheduler::bandwidth_aware, spec.rule.total_mips};
+    config.bag_grouping = {true, spec.rule.granularity_s, spec.rule.scheduler == GroupingScheduler::bandwidth_aware,
+                           spec.rule.total_mips};
   }
   return config;
 }
@@ -115,8 +115,8 @@ BagStudyResult run_bag_study(const BagStudySpec& spec) {
   for (ServerIndex s = 0; s < grid.servers.size(); ++s) {
     if (s == *origin) continue;
     for (int j = 0; j < spec.bag.other_jobs; ++j) {
-      jobs.push_back(job_of(static_cast<JobId>(jobs.size() + 1), s, grid.servers[s].spec,
-                            draw_bag_job(others, spec.bag)));
+      jobs.push_back(
+          job_of(static_cast<JobId>(jobs.size() + 1), s, grid.servers[s].spec, draw_bag_job(others, spec.bag)));
     }
   }
   GridRunOptions options;

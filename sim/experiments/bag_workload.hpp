@@ -17,9 +17,9 @@ namespace gridpeer::sim {
 struct BagWorkload {
   std::size_t jobs = 120;
   double mean_mi = 200;
-  double mi_spread = 0.2;    ///< MI = mean x (1 + U(-spread, spread))
-  int other_jobs = 10;       ///< jobs of each other user (peer): light 10, heavy 30
-  double min_file_kb = 10;   ///< each job's input and output: U(min, max) KB each
+  double mi_spread = 0.2;   ///< MI = mean x (1 + U(-spread, spread))
+  int other_jobs = 10;      ///< jobs of each other user (peer): light 10, heavy 30
+  double min_file_kb = 10;  ///< each job's input and output: U(min, max) KB each
   double max_file_kb = 100;
 };
 

@@ -24,7 +24,6 @@ constexpr std::uint64_t kBagStream = 1;
 constexpr std::uint64_t kOthersStream = 2;
 constexpr std::uint64_t kBurstStream = 3;
 
-
 }  // namespace
 
 void add_grouping_options(cxxopts::Options& options) {
@@ -213,9 +212,10 @@ nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyR
   const auto group_count = static_cast<double>(result.run.groups.size());
   return {{"model", "grouping"},
           {"topology", spec.topology},
-          {"workload", fmt::format("a bag of {} jobs of {:g} MI +- {:g}%, files {:g}-{:g} KB, {} jobs per other user{}",
-                                   spec.bag.jobs, spec.bag.mean_mi, spec.bag.mi_spread * 100, spec.bag.min_file_kb, spec.bag.max_file_kb,
-                                   spec.bag.other_jobs, spec.background ? ", background bursts" : "")},
+          {"workload",
+           fmt::format("a bag of {} jobs of {:g} MI +- {:g}%, files {:g}-{:g} KB, {} jobs per other user{}",
+                       spec.bag.jobs, spec.bag.mean_mi, spec.bag.mi_spread * 100, spec.bag.min_file_kb,
+                       spec.bag.max_file_kb, spec.bag.other_jobs, spec.background ? ", background bursts" : "")},
           {"unfinished_jobs", 0},
           {"events", result.run.events},
           {"user", spec.user},

@@ -35,7 +35,6 @@ void add_grouping_options(cxxopts::Options& options);
 /// Throws std::invalid_argument naming the option and what it accepts.
 GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args);
 
-
 struct LinkUse {
   std::string name;
   double mbps = 0;

@@ -3,7 +3,9 @@ folder of the ang2007 family:
 
 - ang2007 (axis jobs): total processing time against the number of jobs,
   light and heavy load (the paper's Figs. 3 and 4);
-- ang2007-granularity (axis granularity): against the granularity (Figs. 5, 6).
+- ang2007-granularity (axis granularity): against the granularity (Figs. 5, 6);
+- ang2007-p2p (model bag): the grouping at a peer of the P2P grid
+  (ang2007_p2p_figures.py).
 
 Each point is the mean over seeds with the seeds' range as a band. The
 reduction of the bandwidth-aware scheduler (BA) against a baseline is paired
@@ -18,6 +20,7 @@ import statistics
 
 import matplotlib.pyplot as plt
 
+import ang2007_p2p_figures
 from paper_support import claim_rows, number, write_markdown
 
 SCHEDULERS = [("ba", "bandwidth-aware (BA)"), ("blind", "grouping, bandwidth-blind"), ("none", "no grouping")]
@@ -174,6 +177,13 @@ def report(axis, times, folder):
 
 
 def plot(folder, out, save, quiet):
+    path = os.path.join(folder, "results.json")
+    if os.path.exists(path):
+        with open(path) as file:
+            runs = json.load(file)
+        if runs and runs[0].get("model") == "bag":  # the P2P variant: gridsim sweep ang2007-p2p
+            ang2007_p2p_figures.plot(folder, runs, out, save, quiet)
+            return
     axis, times = load(folder)
     out = out or os.path.join(folder, "figures")
     os.makedirs(out, exist_ok=True)

@@ -67,8 +67,8 @@ std::vector<GroupPlacement> BagRounds::conclude(JobId round, std::span<const Bag
   // [choice] A candidate that would hold its groups in its queue for phi or
   // more is left out, unless every candidate would (002's rule for one job,
   // applied to the bag's groups).
-  const bool any_ready = std::any_of(candidates.begin(), candidates.end(),
-                                     [](const BagCandidate& c) { return c.can_run && c.ready; });
+  const bool any_ready =
+      std::any_of(candidates.begin(), candidates.end(), [](const BagCandidate& c) { return c.can_run && c.ready; });
   std::vector<ServerIndex> servers;
   std::vector<GroupingResource> resources;
   for (const BagCandidate& c : candidates) {

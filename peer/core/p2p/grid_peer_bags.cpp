@@ -29,14 +29,16 @@ void GridPeer::conclude_bag(const Query& query, TimePoint now) {
   // Candidates: this server first (its data stays: infinite bandwidth), then
   // the repliers by server index, with the path bandwidth this peer sees.
   const SiteCandidate self = estimate_here(requirements(Job{query.job, id_, now, 1}), now);
+  // Ready: a group would start there soon (002's phi, read for the group).
+  const auto ready = [&](const SiteCandidate& c) { return c.free_cpus > 0 || c.awt < config_.parameters.phi; };
   std::vector<BagCandidate> candidates{
-      {id_, self.mhz, self.free_cpus, std::numeric_limits<double>::infinity(), self.att != kForever}};
+      {id_, self.mhz, self.free_cpus, std::numeric_limits<double>::infinity(), self.att != kForever, ready(self)}};
   std::vector<SiteCandidate> replies = query.replies;
   std::sort(replies.begin(), replies.end(),
             [](const SiteCandidate& a, const SiteCandidate& b) { return a.server < b.server; });
   for (const SiteCandidate& r : replies) {
     candidates.push_back(
-        {r.server, r.mhz, r.free_cpus, network_.bottleneck_bandwidth(id_, r.server), r.att != kForever});
+        {r.server, r.mhz, r.free_cpus, network_.bottleneck_bandwidth(id_, r.server), r.att != kForever, ready(r)});
   }
   for (const GroupPlacement& placement : bags_.conclude(query.job, candidates, server().mhz)) {
     ++counters_.bag_groups;
