@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "peer/io/cli/parse.hpp"
+#include "peer/io/topology/topology.hpp"
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/bag_study.hpp"
 #include "sim/experiments/cli_support.hpp"
@@ -26,10 +27,8 @@ int run_bag_command(int argc, char** argv) {
       "Reports the bag's makespan and mean response, how much of it moved, hand-offs and messages.\n"
       "The comparison: gridsim sweep ang2007-p2p --out DIR; docs/reproducing-003.md.");
   add_bag_options(options);
-  options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
-      "jobs-csv", "write every job of the bag to this CSV file: where it ran and its times",
-      cxxopts::value<std::string>())("no-timing", "write wall_seconds as 0, so the same seed gives identical JSON")(
-      "v,verbose", "log more")("h,help", "show this help");
+  add_study_output_options(options, "jobs-csv",
+                           "write every job of the bag to this CSV file: where it ran and its times");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -58,11 +57,7 @@ int run_bag_command(int argc, char** argv) {
   }
   std::cout << "seed " << spec.seed << '\n';
   if (args.count("jobs-csv") != 0U) write_text_file(args["jobs-csv"].as<std::string>(), bag_jobs_csv(result));
-  if (args.count("out") != 0U) {
-    nlohmann::json out = json;
-    out["command_line"] = command_line_of(argc, argv);
-    write_json_file(args["out"].as<std::string>(), out);
-  }
+  write_study_json(args, json, bag_identity(spec, hash_hex(topology::topology_text(spec.topology))), argc, argv);
   return 0;
 }
 

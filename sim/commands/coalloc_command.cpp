@@ -24,12 +24,9 @@ int run_coalloc_command(int argc, char** argv) {
       "Fairness (Jones & Ligon 2006): --sharing reservation-safe (ICS+B) or none (No Share), with each\n"
       "cluster's own --rates; its experiment: gridsim sweep jones2006 --out DIR (docs/fairness.md).");
   add_coalloc_options(options);
-  options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
-      "jobs-csv",
-      "write every job to this CSV file: submit, start, end, wait, turnaround, where it ran (local, migrated, "
-      "split and its parts), its lowest slowdown",
-      cxxopts::value<std::string>())("no-timing", "write wall_seconds as 0, so the same seed gives identical JSON")(
-      "v,verbose", "log more")("h,help", "show this help");
+  add_study_output_options(options, "jobs-csv",
+                           "write every job to this CSV file: submit, start, end, wait, turnaround, where it ran "
+                           "(local, migrated, split and its parts), its lowest slowdown");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -61,13 +58,7 @@ int run_coalloc_command(int argc, char** argv) {
   }
   std::cout << "  turnaround by origin:" << by_origin << '\n';
   std::cout << "seed " << spec.seed << '\n';
-  if (args.count("out") != 0U) {
-    nlohmann::json json = coalloc_json(spec, result, args.count("no-timing") == 0U);
-    json["identity"] = coalloc_identity(spec);
-    json["gridpeer_version"] = gridpeer_version();
-    json["command_line"] = command_line_of(argc, argv);
-    write_json_file(args["out"].as<std::string>(), json);
-  }
+  write_study_json(args, coalloc_json(spec, result, args.count("no-timing") == 0U), coalloc_identity(spec), argc, argv);
   if (args.count("jobs-csv") != 0U) write_text_file(args["jobs-csv"].as<std::string>(), coalloc_jobs_csv(result));
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "peer/io/cli/parse.hpp"
+#include "peer/io/topology/topology.hpp"
 #include "sim/commands/commands.hpp"
 #include "sim/experiments/cli_support.hpp"
 #include "sim/experiments/grouping_study.hpp"
@@ -25,10 +26,8 @@ int run_group_command(int argc, char** argv) {
       "whom one is measured, bursts every 16 s of 50-100 packets of 1500 B) and ours where it does not\n"
       "(docs/reproducing-003.md). The experiment: gridsim sweep ang2007 --out DIR.");
   add_grouping_options(options);
-  options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
-      "groups-csv", "write every group to this CSV file: dispatch order, resource, jobs, MI and its times",
-      cxxopts::value<std::string>())("no-timing", "write wall_seconds as 0, so the same seed gives identical JSON")(
-      "v,verbose", "log more")("h,help", "show this help");
+  add_study_output_options(options, "groups-csv",
+                           "write every group to this CSV file: dispatch order, resource, jobs, MI and its times");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -55,11 +54,7 @@ int run_group_command(int argc, char** argv) {
   std::cout << "seed " << spec.seed << '\n';
   if (args.count("groups-csv") != 0U)
     write_text_file(args["groups-csv"].as<std::string>(), grouping_groups_csv(result));
-  if (args.count("out") != 0U) {
-    nlohmann::json out = json;
-    out["command_line"] = command_line_of(argc, argv);
-    write_json_file(args["out"].as<std::string>(), out);
-  }
+  write_study_json(args, json, grouping_identity(spec, hash_hex(topology::topology_text(spec.topology))), argc, argv);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "peer/workload/calendar.hpp"
+#include "sim/experiments/run_identity.hpp"
 
 namespace gridpeer::sim {
 
@@ -63,6 +64,22 @@ void write_text_file(const std::string& path, const std::string& text) {
 
 void write_json_file(const std::string& path, const nlohmann::json& json) {
   write_text_file(path, json.dump(2) + "\n");
+}
+
+void add_study_output_options(cxxopts::Options& options, const std::string& csv, const std::string& csv_help) {
+  options.add_options("output")("out", "write the result as JSON to this file", cxxopts::value<std::string>())(
+      csv, csv_help, cxxopts::value<std::string>())(
+      "no-timing", "write wall_seconds as 0, so the same seed gives identical JSON")("v,verbose", "log more")(
+      "h,help", "show this help");
+}
+
+void write_study_json(const cxxopts::ParseResult& args, nlohmann::json json, const nlohmann::json& identity, int argc,
+                      char** argv) {
+  if (args.count("out") == 0U) return;
+  if (!identity.is_null()) json["identity"] = identity;
+  json["gridpeer_version"] = gridpeer_version();
+  json["command_line"] = command_line_of(argc, argv);
+  write_json_file(args["out"].as<std::string>(), json);
 }
 
 std::optional<workload::TraceWindow> window_from_options(const std::string& start, int days) {

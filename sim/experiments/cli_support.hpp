@@ -40,6 +40,15 @@ std::vector<double> parse_positive_list(const std::string& text, const char* opt
                                         const char* hint = "a number above 0");
 void write_json_file(const std::string& path, const nlohmann::json& json);
 
+/// The output options of a one-run study command (gridsim coalloc, allocate,
+/// group, bag): --out, one per-row CSV option `csv` (help `csv_help`),
+/// --no-timing, -v and -h.
+void add_study_output_options(cxxopts::Options& options, const std::string& csv, const std::string& csv_help);
+/// With --out: the result's JSON, with what identifies the run (unless
+/// null), the version and the command line, written to the file.
+void write_study_json(const cxxopts::ParseResult& args, nlohmann::json json, const nlohmann::json& identity, int argc,
+                      char** argv);
+
 /// --window-start DATE with --window-days N into a window, or nullopt.
 std::optional<workload::TraceWindow> window_from_options(const std::string& start, int days);
 
