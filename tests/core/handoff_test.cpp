@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/policy/estimate.hpp"
 #include "tests/support/fixed_network.hpp"
 
 using namespace gridpeer;
@@ -324,6 +325,37 @@ BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
   const std::vector<std::string> expected{"takes", "has", "has",
                                           "rejects: offered by a peer that is not the job's origin"};
   BOOST_TEST(answers == expected, boost::test_tools::per_element());
+}
+
+// Issue 18: a draining peer that still answered ATT queries with its real
+// turnaround drew offer after offer it then refused -- 94,000 offers for 4
+// jobs. It now answers that it cannot take the job, and never volunteers.
+BOOST_AUTO_TEST_CASE(a_draining_peer_answers_it_cannot_take_work_and_never_volunteers) {
+  Executor e;
+  e.peer.set_draining(true);
+  e.peer.on_message(1, protocol::AttQuery{4, requirements_of(e.seven, 1000)}, at(0));
+  const std::vector<SchedulerOutput> out = e.peer.take_outputs();
+  BOOST_TEST_REQUIRE(out.size() == 1U);
+  const auto& reply = std::get<protocol::AttReply>(std::get<SendMessage>(out.front()).message);
+  BOOST_TEST((reply.att == kForever));
+
+  // Its origin, asking only it, runs the job at home: no offer at all.
+  const testing::FixedNetwork network;
+  GridPeer origin{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1}, network};
+  origin.submit(job(1, 0, 4, 100), at(0));
+  origin.submit(job(2, 0, 4, 100), at(0));
+  BOOST_TEST(said(origin) == Said{"query"}, boost::test_tools::per_element());
+  protocol::AttReply no{0, 2, kForever, kForever, 0.0};
+  origin.on_message(1, no, at(0));
+  BOOST_TEST(said(origin).empty());
+  BOOST_TEST(origin.local().queued_jobs() + origin.local().running_jobs() == 2U);
+
+  GridConfig receiver = sender_config();
+  receiver.algorithm = GridAlgorithm::receiver;
+  GridPeer idle{0, ServerSpec{"B", 4, 1, 1000, 0}, receiver, {1}, network};
+  idle.set_draining(true);
+  idle.advance(at(600));
+  BOOST_TEST(idle.counters().volunteers_sent == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

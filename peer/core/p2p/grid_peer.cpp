@@ -249,8 +249,11 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& tar
 
 void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
   // Another peer's job: under fairness, only on reservation-safe nodes.
-  const SiteCandidate here =
+  SiteCandidate here =
       config_.fair.enabled ? estimate_for_guest(query.requirements, now) : estimate_here(query.requirements, now);
+  // Draining, it would refuse the offer: it says so now, or the asker would
+  // offer and be refused again and again (issue 18).
+  if (draining_) here.att = here.awt = kForever;
   outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
 }
@@ -344,7 +347,7 @@ void GridPeer::tick(TimePoint now) {
   tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
   const double ru = volunteering_utilization();
-  if (ru < config_.parameters.delta) {
+  if (ru < config_.parameters.delta && !draining_) {
     for (ServerIndex partner : live_partners_) {
       outputs_.emplace_back(SendMessage{partner, protocol::Volunteer{ru}});
       ++counters_.volunteers_sent;
