@@ -27,15 +27,39 @@ std::int64_t us(Duration d) {
 std::int64_t us(TimePoint t) {
   return t.time_since_epoch().count();
 }
-Duration duration_of(std::int64_t v) {
-  return Duration{v};
-}
-TimePoint time_of(std::int64_t v) {
-  return TimePoint{Duration{v}};
-}
-
 void require(bool ok, const char* what) {
   if (!ok) throw Invalid{what};
+}
+void require(bool ok, const std::string& what) {
+  if (!ok) throw Invalid{what};
+}
+
+// Every duration and time from the wire passes here, bounded (wire.hpp).
+Duration duration_of(std::int64_t v, const char* field) {
+  require(v >= 0 && v <= kMaxWireDurationUs,
+          std::string(field) + " must be between 0 and 10 years in microseconds, not " + std::to_string(v));
+  return Duration{v};
+}
+/// An ATT or AWT: a duration, or int64 max for "never".
+Duration duration_or_never_of(std::int64_t v, const char* field) {
+  return v == kForever.count() ? kForever : duration_of(v, field);
+}
+TimePoint time_of(std::int64_t v, const char* field) {
+  require(v >= -kMaxWireTimeUs && v <= kMaxWireTimeUs,
+          std::string(field) + " is beyond 10,000 years of virtual time: " + std::to_string(v) + " us");
+  return TimePoint{Duration{v}};
+}
+int cpus_of(std::int32_t v, const char* field) {
+  require(v >= 1 && v <= kMaxWireCpus, std::string(field) + " must be between 1 and 1048576, not " + std::to_string(v));
+  return v;
+}
+int mhz_of(std::int32_t v, const char* field) {
+  require(v >= 1 && v <= kMaxWireMhz, std::string(field) + " must be between 1 and 10000, not " + std::to_string(v));
+  return v;
+}
+std::uint64_t bytes_of(std::uint64_t v, const char* field) {
+  require(v <= kMaxWireBytes, std::string(field) + " is above 1 PiB: " + std::to_string(v));
+  return v;
 }
 
 // ---- encoding -------------------------------------------------------------
@@ -279,27 +303,28 @@ struct Encoder {
 // ---- decoding -------------------------------------------------------------
 
 Job get_job(w::Job::Reader in, const char* where) {
+  const std::string at(where);
   Job job;
   job.id = in.getId();
   job.origin = in.getOrigin();
-  job.cpus = in.getCpus();
-  job.submit = time_of(in.getSubmitUs());
-  job.requested_time = duration_of(in.getRequestedUs());
-  job.run_time = duration_of(in.getRunUs());
-  job.input_bytes = in.getInputBytes();
-  job.output_bytes = in.getOutputBytes();
-  require(job.cpus >= 1, where);
-  require(job.requested_time >= Duration::zero() && job.run_time >= Duration::zero(), where);
+  job.cpus = cpus_of(in.getCpus(), (at + ".cpus").c_str());
+  job.submit = time_of(in.getSubmitUs(), (at + ".submitUs").c_str());
+  job.requested_time = duration_of(in.getRequestedUs(), (at + ".requestedUs").c_str());
+  job.run_time = duration_of(in.getRunUs(), (at + ".runUs").c_str());
+  job.input_bytes = bytes_of(in.getInputBytes(), (at + ".inputBytes").c_str());
+  job.output_bytes = bytes_of(in.getOutputBytes(), (at + ".outputBytes").c_str());
   return job;
 }
 
 JobRequirements get_requirements(w::Requirements::Reader in, const char* where) {
-  const JobRequirements r{in.getJob(),       in.getOrigin(),     in.getCpus(),       duration_of(in.getRequestedUs()),
-                          in.getOriginMhz(), in.getInputBytes(), in.getOutputBytes()};
-  if (r.cpus < 1 || r.requested < Duration::zero() || r.origin_mhz < 1) {
-    throw Invalid{std::string(where) + ".requirements needs cpus >= 1, requestedUs >= 0 and originMhz >= 1"};
-  }
-  return r;
+  const std::string at = std::string(where) + ".requirements";
+  return {in.getJob(),
+          in.getOrigin(),
+          cpus_of(in.getCpus(), (at + ".cpus").c_str()),
+          duration_of(in.getRequestedUs(), (at + ".requestedUs").c_str()),
+          mhz_of(in.getOriginMhz(), (at + ".originMhz").c_str()),
+          bytes_of(in.getInputBytes(), (at + ".inputBytes").c_str()),
+          bytes_of(in.getOutputBytes(), (at + ".outputBytes").c_str())};
 }
 
 bool get_output(w::TransferBegin::Kind kind) {
@@ -338,13 +363,13 @@ ResultRecord get_record(w::JobRecord::Reader in) {
   r.id = in.getId();
   r.origin = in.getOrigin();
   r.executed_on = in.getExecutedOn();
-  r.cpus = in.getCpus();
-  r.submit = time_of(in.getSubmitUs());
-  r.start = time_of(in.getStartUs());
-  r.finish = time_of(in.getFinishUs());
-  r.end = time_of(in.getEndUs());
-  r.input_bytes = in.getInputBytes();
-  r.output_bytes = in.getOutputBytes();
+  r.cpus = cpus_of(in.getCpus(), "results.records[].cpus");
+  r.submit = time_of(in.getSubmitUs(), "results.records[].submitUs");
+  r.start = time_of(in.getStartUs(), "results.records[].startUs");
+  r.finish = time_of(in.getFinishUs(), "results.records[].finishUs");
+  r.end = time_of(in.getEndUs(), "results.records[].endUs");
+  r.input_bytes = bytes_of(in.getInputBytes(), "results.records[].inputBytes");
+  r.output_bytes = bytes_of(in.getOutputBytes(), "results.records[].outputBytes");
   switch (in.getOutcome()) {
     case w::JobRecord::Outcome::COMPLETED:
       result.outcome = ResultRecord::Outcome::completed;
@@ -386,6 +411,18 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.mhz = in.getMhz();
       m.time_scale = in.getTimeScale();
       m.epoch_unix_us = in.getEpochUnixUs();
+      // A peer's epoch and scale set its partners' clocks: a real date and a
+      // scale a clock can multiply by. A client's are not read.
+      if (m.role == Hello::Role::peer) {
+        require(m.time_scale > 0 && m.time_scale <= kMaxWireTimeScale,
+                "hello.timeScale must be above 0 and at most 1e6");
+        require(
+            m.epoch_unix_us >= kMinWireEpochUs && m.epoch_unix_us <= kMaxWireEpochUs,
+            "hello.epochUnixUs of a peer must be a time between 2000 and 2100, not " + std::to_string(m.epoch_unix_us));
+      }
+      require(m.nodes >= 0 && m.nodes <= kMaxWireCpus && m.cpus_per_node >= 0 && m.cpus_per_node <= kMaxWireCpus &&
+                  m.mhz >= 0 && m.mhz <= kMaxWireMhz,
+              "hello.nodes, cpusPerNode and mhz must be within 0..1048576, 0..1048576 and 0..10000");
       m.algorithm = in.getAlgorithm();
       m.boot_id = in.getBootId();
       return m;
@@ -400,21 +437,26 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Placement{env.getPlacement().getJob(), env.getPlacement().getServer()};
     case w::Envelope::ATT_REPLY: {
       const auto in = env.getAttReply();
-      AttReply m{in.getQuery(),      in.getJob(),      duration_of(in.getAttUs()), duration_of(in.getAwtUs()),
-                 in.getRu(),         in.getFreeCpus(), in.getTotalCpus(),          in.getMhz(),
+      AttReply m{in.getQuery(),
+                 in.getJob(),
+                 duration_or_never_of(in.getAttUs(), "attReply.attUs"),
+                 duration_or_never_of(in.getAwtUs(), "attReply.awtUs"),
+                 in.getRu(),
+                 in.getFreeCpus(),
+                 in.getTotalCpus(),
+                 in.getMhz(),
                  in.getQueueLength()};
-      require(m.att >= Duration::zero() && m.awt >= Duration::zero(), "attReply times must not be negative");
-      require(m.free_cpus >= 0 && m.total_cpus >= 0 && m.mhz >= 0, "attReply counts must not be negative");
+      require(m.free_cpus >= 0 && m.free_cpus <= kMaxWireCpus && m.total_cpus >= 0 && m.total_cpus <= kMaxWireCpus &&
+                  m.mhz >= 0 && m.mhz <= kMaxWireMhz,
+              "attReply.freeCpus, totalCpus and mhz must be within 0..1048576 and 0..10000");
       return m;
     }
     case w::Envelope::VOLUNTEER:
       return Volunteer{env.getVolunteer().getRu()};
     case w::Envelope::JOB_OFFER: {
       const auto in = env.getJobOffer();
-      JobOffer m{get_job(in.getJob(), "jobOffer.job needs cpus >= 1 and times >= 0"), in.getOriginMhz(),
-                 in.getAttempt()};
-      require(m.origin_mhz >= 1, "jobOffer.originMhz must be at least 1");
-      return m;
+      return JobOffer{get_job(in.getJob(), "jobOffer.job"), mhz_of(in.getOriginMhz(), "jobOffer.originMhz"),
+                      in.getAttempt()};
     }
     case w::Envelope::JOB_ACCEPT: {
       const auto in = env.getJobAccept();
@@ -433,10 +475,10 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       TransferBegin m;
       m.job = in.getJob();
       m.output = get_output(in.getKind());
-      m.bytes = in.getBytes();
-      m.payload_bytes = in.getPayloadBytes();
-      m.start = time_of(in.getStartUs());
-      m.finish = time_of(in.getFinishUs());
+      m.bytes = bytes_of(in.getBytes(), "transferBegin.bytes");
+      m.payload_bytes = bytes_of(in.getPayloadBytes(), "transferBegin.payloadBytes");
+      m.start = time_of(in.getStartUs(), "transferBegin.startUs");
+      m.finish = time_of(in.getFinishUs(), "transferBegin.finishUs");
       m.attempt = in.getAttempt();
       return m;
     }
@@ -447,14 +489,15 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     }
     case w::Envelope::COMPLETION: {
       const auto in = env.getCompletion();
-      return Completion{in.getJob(), time_of(in.getStartUs()), time_of(in.getFinishUs())};
+      return Completion{in.getJob(), time_of(in.getStartUs(), "completion.startUs"),
+                        time_of(in.getFinishUs(), "completion.finishUs")};
     }
     case w::Envelope::HEARTBEAT:
-      return Heartbeat{time_of(env.getHeartbeat().getSentUs())};
+      return Heartbeat{time_of(env.getHeartbeat().getSentUs(), "heartbeat.sentUs")};
     case w::Envelope::ERROR:
       return Error{plain_code(env.getError().getCode()), env.getError().getDetail()};
     case w::Envelope::SUBMIT:
-      return Submit{get_job(env.getSubmit().getJob(), "submit.job needs cpus >= 1 and times >= 0")};
+      return Submit{get_job(env.getSubmit().getJob(), "submit.job")};
     case w::Envelope::SUBMIT_ACK: {
       const auto in = env.getSubmitAck();
       return SubmitAck{in.getJob(), in.getAccepted(), in.getReason()};
@@ -466,7 +509,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       PeerStatus m;
       m.peer = in.getPeerId();
       m.name = in.getName();
-      m.now = time_of(in.getNowUs());
+      m.now = time_of(in.getNowUs(), "status.nowUs");
       m.grid_queue = in.getGridQueue();
       m.local_queue = in.getLocalQueue();
       m.running = in.getRunning();

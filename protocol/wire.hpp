@@ -122,6 +122,22 @@ struct Ack {};
 constexpr std::size_t kMaxResultsPerReply = 10'000;
 constexpr std::size_t kMaxPeers = 100'000;
 
+/// Value bounds a decoder enforces (issue 18): with them no sum or product
+/// the core forms from wire values overflows int64 microseconds -- a run
+/// time at the fastest origin on the slowest executor (10 years x 10,000
+/// MHz = 3.2e18 us) plus any time below (3.2e17 us) -- and no assertion of
+/// the core can be reached from a frame. A job of 10 years or a clock of
+/// 10 GHz is beyond any grid these peers model.
+constexpr std::int64_t kMaxWireDurationUs = 10LL * 365 * 24 * 3600 * 1'000'000;  // 10 years
+constexpr std::int64_t kMaxWireTimeUs = 10'000LL * 365 * 24 * 3600 * 1'000'000;  // +-10,000 years
+constexpr std::int32_t kMaxWireCpus = 1 << 20;
+constexpr std::int32_t kMaxWireMhz = 10'000;
+constexpr std::uint64_t kMaxWireBytes = 1ULL << 50;  // 1 PiB of modelled data per job
+/// A peer's epoch (the real time of virtual time 0): between 2000 and 2100.
+constexpr std::int64_t kMinWireEpochUs = 946'684'800'000'000;
+constexpr std::int64_t kMaxWireEpochUs = 4'102'444'800'000'000;
+constexpr double kMaxWireTimeScale = 1e6;
+
 /// What clients send a peer, and what it answers them with.
 using ClientRequest = std::variant<Submit, StatusRequest, ResultsRequest, Drain, Shutdown>;
 using ClientReply = std::variant<SubmitAck, PeerStatus, ResultsReply, Ack>;

@@ -22,7 +22,9 @@ class ScaledClock {
 
   /// Monotonic: never earlier than a time it returned before.
   TimePoint now() {
-    const double virtual_us = static_cast<double>(unix_now_us() - epoch_unix_us_) * scale_;
+    // Clamped before the conversion: a double beyond int64 is undefined
+    // behaviour, and an epoch far off froze clocks that way (issue 18).
+    const double virtual_us = std::clamp(static_cast<double>(unix_now_us() - epoch_unix_us_) * scale_, 0.0, kLatestUs);
     last_ = std::max(last_, TimePoint{Duration{static_cast<std::int64_t>(virtual_us)}});
     return last_;
   }
@@ -46,6 +48,7 @@ class ScaledClock {
   }
 
  private:
+  static constexpr double kLatestUs = 4.0e18;  // below int64's 9.2e18, with room for durations added to it
   double scale_;
   std::int64_t epoch_unix_us_;
   TimePoint last_{};

@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE protocol
 #include <boost/test/unit_test.hpp>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -209,6 +210,60 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
     const auto decoded = decode(garbage);
     BOOST_TEST(std::holds_alternative<DecodeError>(decoded));
   }
+}
+
+// Issue 18: frames a hostile process sent that aborted or froze peers. Each
+// is refused at decode, naming the field, before any value reaches the core.
+BOOST_AUTO_TEST_CASE(values_that_would_abort_or_freeze_a_peer_are_refused_by_name) {
+  const auto refused = [](const WireMessage& message, const std::string& field) {
+    const auto decoded = decode(encode(message));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find(field) != std::string::npos,
+               std::get<DecodeError>(decoded).detail << " names " << field);
+  };
+  Job forever = sample_job();
+  forever.run_time = Duration{std::numeric_limits<std::int64_t>::max()};  // aborted a peer
+  refused(Submit{forever}, "submit.job.runUs");
+  Job negative = sample_job();
+  negative.requested_time = seconds(-1);
+  refused(JobOffer{negative, 375, 1}, "jobOffer.job.requestedUs");
+  refused(JobOffer{sample_job(), 1'000'000, 1}, "jobOffer.originMhz");
+  Job wide = sample_job();
+  wide.cpus = std::numeric_limits<std::int32_t>::max();
+  refused(Submit{wide}, "submit.job.cpus");
+  Job huge = sample_job();
+  huge.input_bytes = std::numeric_limits<std::uint64_t>::max();
+  refused(Submit{huge}, "submit.job.inputBytes");
+  refused(Heartbeat{TimePoint{Duration{std::numeric_limits<std::int64_t>::min()}}}, "heartbeat.sentUs");
+
+  // A peer's epoch: left out (0) it threw clocks ahead by 1.8e12 s; -9.2e18
+  // overflowed them and froze two peers. A client's is not read.
+  Hello peer;
+  peer.role = Hello::Role::peer;
+  peer.time_scale = 1000;
+  peer.epoch_unix_us = 0;
+  refused(peer, "hello.epochUnixUs");
+  peer.epoch_unix_us = std::numeric_limits<std::int64_t>::min() + 1;
+  refused(peer, "hello.epochUnixUs");
+  peer.epoch_unix_us = 1'764'000'000'000'000;  // 2025-11
+  peer.time_scale = 0;
+  refused(peer, "hello.timeScale");
+  peer.time_scale = 1000;
+  BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(peer))));
+  Hello client;
+  client.role = Hello::Role::client;
+  BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(client))));
+
+  // "Never" is a valid ATT; a negative one is not.
+  AttReply never{1, 2, kForever, kForever, 0.5, 0, 4, 375, 0};
+  BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(never))));
+  never.att = seconds(-3);
+  refused(never, "attReply.attUs");
+  // At the bounds themselves: accepted.
+  Job longest = sample_job();
+  longest.run_time = longest.requested_time = Duration{kMaxWireDurationUs};
+  longest.cpus = kMaxWireCpus;
+  BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(JobOffer{longest, kMaxWireMhz, 1}))));
 }
 
 BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
