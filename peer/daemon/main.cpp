@@ -54,7 +54,15 @@ int run(int argc, char** argv) {
       cxxopts::value<std::int64_t>())("shutdown-grace",
                                       "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
                                       cxxopts::value<double>()->default_value("30"))(
-      "log-level", "trace, debug, info, warn, error", cxxopts::value<std::string>()->default_value("info"))(
+      "handshake-timeout", "real seconds a new connection has to send its hello before it is closed",
+      cxxopts::value<double>()->default_value("10"))(
+      "peer-silence",
+      "real seconds a connected partner may send nothing (it heartbeats every second) before its link is closed "
+      "and it counts as away",
+      cxxopts::value<double>()->default_value("10"))(
+      "client-idle", "real seconds a client connection may stay silent between requests before it is closed",
+      cxxopts::value<double>()->default_value("60"))("log-level", "trace, debug, info, warn, error",
+                                                     cxxopts::value<std::string>()->default_value("info"))(
       "version", "print the version and exit")("h,help", "show this help");
   cli::add_scheduler_options(options);
   const auto args = cli::parse_options(options, argc, argv);
@@ -97,7 +105,20 @@ int run(int argc, char** argv) {
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
   config.grid_config.parameters.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
   config.peer_lost_after = seconds_ceil(args["peer-lost-after"].as<double>());
-  if (args.count("epoch-unix-us") != 0U) config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
+  if (args.count("epoch-unix-us") != 0U) {
+    config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
+    if (config.epoch_unix_us < protocol::kMinWireEpochUs || config.epoch_unix_us > protocol::kMaxWireEpochUs) {
+      throw std::invalid_argument("--epoch-unix-us must be a time between 2000 and 2100 in Unix microseconds");
+    }
+  }
+  const auto real_ms = [&](const char* option) {
+    const double s = args[option].as<double>();
+    if (!(s > 0 && s < 86'400)) throw std::invalid_argument(std::string("--") + option + " must be 0 < s < 86400");
+    return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
+  };
+  config.limits.handshake_timeout = real_ms("handshake-timeout");
+  config.peer_silence = real_ms("peer-silence");
+  config.client_idle = real_ms("client-idle");
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
 

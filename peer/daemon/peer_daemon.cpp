@@ -76,8 +76,18 @@ net::awaitable<void> PeerDaemon::accept_loop() {
     net::tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(net::use_awaitable, ec));
     if (ec) {
       if (stopping_) co_return;
-      log_event(spdlog::level::warn, "accept: " + ec.message());
+      // Out of file descriptors the next accept fails at once: without a
+      // pause the loop spun, 2.9 million log lines in 10 s (issue 18).
+      if (accept_backoff_.count() == 0) log_event(spdlog::level::warn, "accept: " + ec.message() + "; backing off");
+      accept_backoff_ =
+          std::min(std::max(accept_backoff_ * 2, std::chrono::milliseconds(10)), std::chrono::milliseconds(1000));
+      asio::steady_timer pause(io_, accept_backoff_);
+      co_await pause.async_wait(asio::redirect_error(net::use_awaitable, ec));
       continue;
+    }
+    if (accept_backoff_.count() != 0) {
+      log_event(spdlog::level::info, "accepting again");
+      accept_backoff_ = std::chrono::milliseconds(0);
     }
     adopt(std::make_shared<net::Connection>(std::move(socket), config_.limits), std::nullopt);
   }
@@ -126,8 +136,8 @@ void PeerDaemon::adopt(const std::shared_ptr<net::Connection>& connection, std::
       [this, weak, dialed](const std::string& reason) {
         if (dialed) {
           if (peers_[*dialed].connection == weak.lock()) peer_down(*dialed, reason);
-        } else {
-          log_->debug("connection closed before its handshake: {}", reason);
+        } else if (auto c = weak.lock()) {
+          log_event(spdlog::level::info, "from " + c->remote() + ": closed before its hello: " + reason);
         }
       });
 }
@@ -157,12 +167,27 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
         [this, weak](WireMessage m) {
           if (auto c = weak.lock()) on_client_message(c, std::move(m));
         },
-        [this, weak](const std::string& /*reason*/) { clients_.erase(weak.lock()); });
+        [this, weak](const std::string& reason) {
+          const auto c = weak.lock();
+          if (c && reason != "closed by the other side") {
+            log_event(spdlog::level::warn, "client " + c->remote() + " disconnected: " + reason);
+          }
+          clients_.erase(c);
+        });
+    connection->set_idle_timeout(config_.client_idle);
     connection->send(hello());
     return;
   }
-  const bool known = h->peer < config_.grid.servers.size() && h->peer != config_.self &&
-                     config_.grid.servers[h->peer].spec.name == h->name && (!dialed || *dialed == h->peer);
+  if (h->peer == config_.self) {
+    log_event(spdlog::level::warn, "from " + connection->remote() + ": a peer claiming to be this peer (" +
+                                       std::to_string(h->peer) + " '" + h->name + "'); disconnecting");
+    connection->fail(protocol::Error::Code::unknown_peer,
+                     "peer " + std::to_string(h->peer) + " '" + h->name +
+                         "' is this peer itself: is a second gridpeer running with the same --self?");
+    return;
+  }
+  const bool known = h->peer < config_.grid.servers.size() && config_.grid.servers[h->peer].spec.name == h->name &&
+                     (!dialed || *dialed == h->peer);
   if (!known) {
     log_event(spdlog::level::warn, "from " + connection->remote() + ": unknown peer " + std::to_string(h->peer) + " '" +
                                        h->name + "'; disconnecting");
@@ -171,6 +196,8 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     return;
   }
   if (h->time_scale != config_.time_scale || h->algorithm != algorithm_label(config_.grid_config)) {
+    log_event(spdlog::level::warn, "from " + connection->remote() + ": peer '" + h->name + "' runs " + h->algorithm +
+                                       " at time scale " + std::to_string(h->time_scale) + "; disconnecting");
     connection->fail(protocol::Error::Code::config_mismatch, "this peer runs " + algorithm_label(config_.grid_config) +
                                                                  " at time scale " +
                                                                  std::to_string(config_.time_scale) + "; you run " +
@@ -200,6 +227,7 @@ void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection
   }
   link.connection = connection;
   link.ready = true;
+  connection->set_idle_timeout(config_.peer_silence);  // its heartbeats keep the link open
   std::weak_ptr<net::Connection> weak = connection;
   connection->start(
       [this, peer, weak](WireMessage m) {

@@ -47,6 +47,12 @@ struct DaemonConfig {
   std::size_t max_results = 10'000'000;
   /// Transfers a partner may have open towards us at once; beyond, it is cut off.
   std::size_t max_open_transfers = 4096;
+  /// Real time a partner may be silent (it heartbeats every second) before
+  /// its link is closed and it counts as away (a stopped process still
+  /// holds its socket open).
+  std::chrono::milliseconds peer_silence{10'000};
+  /// Real time a client connection may stay silent between requests.
+  std::chrono::milliseconds client_idle{60'000};
   net::ConnectionLimits limits;
 };
 
@@ -132,7 +138,8 @@ class PeerDaemon {
   std::uint64_t rejected_ = 0;
   bool draining_ = false;
   bool stopping_ = false;
-  std::uint64_t boot_id_ = 0;  ///< this process's, in every Hello
+  std::chrono::milliseconds accept_backoff_{0};  // after accept errors (EMFILE): paused, doubling to 1 s
+  std::uint64_t boot_id_ = 0;                    ///< this process's, in every Hello
   std::chrono::steady_clock::time_point stop_deadline_{};
 };
 

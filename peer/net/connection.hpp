@@ -3,11 +3,13 @@
 // ways. A reader coroutine decodes frames and hands them on; a writer
 // coroutine drains a bounded queue. A bad frame is answered with an Error
 // naming the problem, then the connection closes; the process goes on.
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "peer/net/asio.hpp"
 #include "protocol/codec.hpp"
@@ -16,7 +18,18 @@ namespace gridpeer::net {
 
 struct ConnectionLimits {
   protocol::CodecLimits codec;
-  std::size_t max_queued_frames = 65536;  ///< beyond it the other side is too slow: close
+  std::size_t max_queued_frames = 65536;     ///< beyond it the other side is too slow: close
+  std::size_t max_queued_bytes = 256 << 20;  ///< the same, counted in bytes (unread replies pile up)
+  /// The first whole frame (the hello) must have come within this.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  /// A frame begun must be whole within this (a sender of one byte a second
+  /// would otherwise hold the connection for ever).
+  std::chrono::milliseconds frame_timeout{60'000};
+  /// Silence longer than this between frames closes the connection (zero:
+  /// none). Set per connection after the handshake (set_idle_timeout).
+  std::chrono::milliseconds idle_timeout{0};
+  /// Bytes a frame's buffer grows by as they arrive, whatever its header claims.
+  std::size_t read_chunk_bytes = 64 << 10;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -41,6 +54,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   [[nodiscard]] bool is_open() const { return open_; }
   [[nodiscard]] const std::string& remote() const { return remote_; }
   [[nodiscard]] std::size_t queued_frames() const { return queue_.size(); }
+  /// Silence between frames beyond which the connection closes (zero: none);
+  /// from the next frame on. A peer link's partner heartbeats every second.
+  void set_idle_timeout(std::chrono::milliseconds timeout) { limits_.idle_timeout = timeout; }
 
  private:
   struct Pending {
@@ -52,12 +68,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   awaitable<void> read_loop();
   awaitable<void> write_loop();
+  /// Closes the connection when the read deadline passes (expect()).
+  awaitable<void> watchdog();
+  /// The next read must complete within `within` (zero: no limit), or the
+  /// connection closes saying `what`.
+  void expect(std::chrono::milliseconds within, const char* what);
+  /// Reads into buffer[have, total), growing it as bytes come; false when closed.
+  awaitable<bool> read_into(std::vector<std::uint8_t>& buffer, std::size_t have, std::size_t total);
   void enqueue(Pending pending);
 
   tcp::socket socket_;
   ConnectionLimits limits_;
   asio::steady_timer wake_writer_;
+  using Clock = asio::steady_timer::clock_type;
+  asio::steady_timer deadline_;
+  Clock::time_point deadline_at_ = Clock::time_point::max();
+  const char* deadline_what_ = "";
   std::deque<Pending> queue_;
+  std::size_t queued_bytes_ = 0;
   MessageHandler on_message_;
   CloseHandler on_close_;
   bool open_ = true;

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Issue 18: a hostile process on loopback against one running gridpeer. Each
+# attack once seen to abort, freeze or exhaust a peer is tried; after each,
+# the peer must still answer a status request, and its memory must stay
+# bounded. Bounded: every socket read times out after 5 s; 200 connections.
+set -euo pipefail
+BIN=$1 SOURCE=$2 PORT=$3
+SCHEMA=$SOURCE/protocol/gridpeer.capnp
+TOPOLOGY=$SOURCE/topologies/tiny-3server.toml
+WORK=$(mktemp -d)
+cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+"$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id A --base-port "$PORT" --algorithm si \
+    --handshake-timeout 1 --log-level info 2>"$WORK/peer.log" &
+PEER=$!
+# B and C are not running: gridctl status reports them unreachable and exits 1.
+status_of_a() { "$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true; }
+for _ in $(seq 50); do
+  grep -q "^A " <<<"$(status_of_a)" && break
+  sleep 0.1
+done
+encode() { printf '%s\n' "$@" | capnp encode "$SCHEMA" Envelope; }
+alive() {
+  grep -q "^A " <<<"$(status_of_a)" ||
+    { echo "FAIL: the peer stopped serving after: $1"; tail -20 "$WORK/peer.log"; exit 1; }
+  kill -0 "$PEER" || { echo "FAIL: the peer died after: $1"; exit 1; }
+}
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$PEER/status"; }
+# send FILE: one connection sends FILE, prints what comes back (decoded) until close or 5 s.
+send() {
+  python3 - "$PORT" "$1" <<'PY' | capnp decode --short "$SCHEMA" Envelope 2>/dev/null || true
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(open(sys.argv[2], "rb").read())
+data = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk: break
+        data += chunk
+except socket.timeout:
+    pass
+sys.stdout.buffer.write(data)
+PY
+}
+expect_reply() { grep -q -- "$2" <<<"$1" || { echo "FAIL: no '$2' in: $1"; exit 1; }; }
+
+# 1. A submit whose run time is INT64_MAX (it aborted a peer): refused by name.
+encode '(hello = (version = 2, role = client, name = "hostile"))' \
+       '(submit = (job = (cpus = 1, requestedUs = 60000000, runUs = 9223372036854775807)))' >"$WORK/forever.bin"
+reply=$(send "$WORK/forever.bin")
+expect_reply "$reply" 'submit.job.runUs'
+alive "a submit of runUs = INT64_MAX"
+
+# 2. A peer hello with no epoch (it threw clocks 1.8e12 s ahead), one with
+#    -9.2e18 (it froze them), and one claiming this peer's own id.
+encode '(hello = (version = 2, role = peer, peerId = 1, name = "B", timeScale = 1000, epochUnixUs = 0))' \
+       >"$WORK/epoch0.bin"
+expect_reply "$(send "$WORK/epoch0.bin")" 'hello.epochUnixUs'
+encode '(hello = (version = 2, role = peer, peerId = 1, name = "B", timeScale = 1000, epochUnixUs = -9223372036854775807))' \
+       >"$WORK/epochneg.bin"
+expect_reply "$(send "$WORK/epochneg.bin")" 'hello.epochUnixUs'
+encode '(hello = (version = 2, role = peer, peerId = 0, name = "A", timeScale = 1000, epochUnixUs = 1764000000000000))' \
+       >"$WORK/self.bin"
+expect_reply "$(send "$WORK/self.bin")" 'is this peer itself'
+alive "forged peer hellos"
+
+# 3. Silent connections and a frame header promising 4 MiB that never comes,
+#    200 connections at once, half of them silent: closed by the handshake time-out (1 s here),
+#    and memory grows by what arrived, not by what headers claim (827 MB before).
+before=$(rss_kb)
+python3 - "$PORT" <<'PY'
+import socket, struct, sys, time
+port = int(sys.argv[1])
+header = struct.pack("<II", 0, 524_000)  # one segment of 524,000 words: 4.19 MB promised
+socks = []
+for i in range(200):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    if i % 2: s.sendall(header)
+    socks.append(s)
+time.sleep(0.5)
+open_now = 0
+deadline = time.time() + 5
+closed = 0
+for s in socks:
+    s.settimeout(max(0.1, deadline - time.time()))
+    try:
+        if s.recv(1) == b"":
+            closed += 1
+    except (socket.timeout, ConnectionResetError):
+        closed += 1 if not isinstance(sys.exc_info()[1], socket.timeout) else 0
+print(f"{closed} of {len(socks)} closed by the peer")
+if closed != len(socks):
+    sys.exit("FAIL: connections without a hello were held")
+PY
+after=$(rss_kb)
+echo "peer RSS: ${before} kB before, ${after} kB after 100 silent and 100 header-only connections"
+(( after - before < 100000 )) || { echo "FAIL: memory grew by $(( after - before )) kB"; exit 1; }
+alive "200 connections without a hello"
+
+grep -q "closed before its hello" "$WORK/peer.log" || { echo "FAIL: refused connections were not logged"; exit 1; }
+echo "hostile client test: ok"
