@@ -204,6 +204,17 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
                                                                  h->algorithm + " at " + std::to_string(h->time_scale));
     return;
   }
+  const PeerLink& link = peers_[h->peer];
+  if (link.ready && link.connection && link.connection != connection && link.connection->is_open()) {
+    // Swapping it in let one forged hello make A believe C restarted (issue
+    // 18). The real partner, back after a crash, is let in once its old link
+    // has closed -- at once on a reset, else after --peer-silence.
+    log_event(spdlog::level::warn, "from " + connection->remote() + ": a second connection claiming peer " + h->name +
+                                       ", whose link from " + link.connection->remote() + " is live; refused");
+    connection->fail(protocol::Error::Code::not_accepted,
+                     "peer " + h->name + " is connected already; a second connection is refused");
+    return;
+  }
   if (clock_.adopt_epoch(h->epoch_unix_us)) {
     log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
   }

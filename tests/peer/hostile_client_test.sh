@@ -98,5 +98,20 @@ echo "peer RSS: ${before} kB before, ${after} kB after 100 silent and 100 header
 (( after - before < 100000 )) || { echo "FAIL: memory grew by $(( after - before )) kB"; exit 1; }
 alive "200 connections without a hello"
 
+# 4. While B is connected, a second connection claiming to be B is refused,
+#    not swapped in (one forged hello made A believe B had restarted).
+"$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id B --base-port "$PORT" --algorithm si --log-level warn \
+    2>"$WORK/peer-b.log" &
+for _ in $(seq 100); do
+  grep -q "peer B connected" "$WORK/peer.log" && break
+  sleep 0.1
+done
+grep -q "peer B connected" "$WORK/peer.log" || { echo "FAIL: B never connected"; exit 1; }
+encode '(hello = (version = 2, role = peer, peerId = 1, name = "B", timeScale = 1000, epochUnixUs = 1764000000000000, algorithm = "si"))' \
+       >"$WORK/forged-b.bin"
+expect_reply "$(send "$WORK/forged-b.bin")" 'connected already'
+grep -q "peer B disconnected\|B restarted" "$WORK/peer.log" && { echo "FAIL: the forged B displaced the real one"; exit 1; }
+alive "a forged second B"
+
 grep -q "closed before its hello" "$WORK/peer.log" || { echo "FAIL: refused connections were not logged"; exit 1; }
 echo "hostile client test: ok"
