@@ -1,5 +1,9 @@
 #include "peer/client/peer_client.hpp"
 
+#include <poll.h>
+
+#include <cerrno>
+
 #include <stdexcept>
 
 namespace gridpeer::client {
@@ -55,15 +59,33 @@ void PeerClient::send(const protocol::WireMessage& message) {
   if (ec) throw std::runtime_error("sending to " + where_ + ": " + ec.message());
 }
 
+void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
+  // poll() before each read: a blocking read has no time-out, and an
+  // asynchronous one per frame would cost the ATT benchmark its microseconds.
+  const auto wait_ms = static_cast<int>(std::chrono::milliseconds(kReplyTimeout).count());
+  while (bytes > 0) {
+    pollfd ready{socket_.native_handle(), POLLIN, 0};
+    const int polled = ::poll(&ready, 1, wait_ms);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
+                               " s: is the peer stopped or overloaded?");
+    }
+    boost::system::error_code ec;
+    const std::size_t got = socket_.read_some(net::asio::buffer(data, bytes), ec);
+    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+    data += got;
+    bytes -= got;
+  }
+}
+
 protocol::WireMessage PeerClient::receive() {
   std::vector<std::uint8_t> buffer;
-  boost::system::error_code ec;
   std::size_t have = 0;
   std::size_t total = 0;
   for (protocol::FrameNeed need; !need.whole;) {
     buffer.resize(need.bytes);
-    net::asio::read(socket_, net::asio::buffer(buffer.data() + have, need.bytes - have), ec);
-    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+    read_exactly(buffer.data() + have, need.bytes - have);
     have = need.bytes;
     const auto measured = protocol::frame_size(buffer);
     if (const auto* error = std::get_if<protocol::DecodeError>(&measured)) {
@@ -73,10 +95,7 @@ protocol::WireMessage PeerClient::receive() {
     total = need.bytes;
   }
   buffer.resize(total);
-  if (total > have) {
-    net::asio::read(socket_, net::asio::buffer(buffer.data() + have, total - have), ec);
-    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
-  }
+  if (total > have) read_exactly(buffer.data() + have, total - have);
   auto decoded = protocol::decode(buffer);
   if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
     throw std::runtime_error(where_ + " sent a bad frame: " + error->detail);

@@ -14,6 +14,9 @@ class PeerClient {
  public:
   /// How long a connect may take before the peer counts as unreachable.
   static constexpr std::chrono::seconds kConnectTimeout{5};
+  /// How long a reply may stay silent: a stopped peer keeps its socket open,
+  /// and gridctl status waited for it for ever (issue 18).
+  static constexpr std::chrono::seconds kReplyTimeout{30};
   /// Connects and shakes hands as a client; throws with the address and the reason.
   PeerClient(net::asio::io_context& io, const net::PeerAddress& address);
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.
@@ -34,6 +37,9 @@ class PeerClient {
   [[nodiscard]] const protocol::Hello& peer() const { return peer_; }
 
  private:
+  /// Reads exactly `bytes`, waiting at most kReplyTimeout for each arrival.
+  void read_exactly(std::uint8_t* data, std::size_t bytes);
+
   net::tcp::socket socket_;
   std::string where_;
   protocol::Hello peer_;

@@ -222,6 +222,29 @@ BOOST_AUTO_TEST_CASE(late_members_join_busy_partners_are_left_out) {
   BOOST_TEST(seen(peer).queries == 2U);
 }
 
+// A member wider than one CPU is decided alone (S-I: its own query), and a
+// round whose only ready repliers give no speed falls back on the origin
+// (found by fuzz_peer: replies of 0 MHz with free CPUs).
+BOOST_AUTO_TEST_CASE(wide_members_go_alone_and_speechless_replies_are_ignored) {
+  const TwoPaths network;
+  GridPeer peer(0, ServerSpec{"A", 2, 1, 100, 0}, grouping(true), {1, 2}, network);
+  Job wide = member(1);
+  wide.cpus = 2;
+  wide.run_time = wide.requested_time = seconds(100);
+  peer.submit(wide, at(0));
+  BOOST_TEST(peer.local().running_jobs() == 1U);  // AWT 0 < phi: run here at once, not grouped
+  BOOST_TEST(peer.undecided_jobs() == 0U);
+  static_cast<void>(seen(peer));
+  // At t = 1 the origin is full for 99 s (not ready); the repliers are idle but say 0 MHz.
+  for (JobId id = 2; id <= 3; ++id) peer.submit(member(id), at(1));
+  protocol::AttReply mute = idle_reply(0);
+  mute.query = 0;
+  peer.on_message(1, mute, at(1));
+  peer.on_message(2, mute, at(1));
+  BOOST_TEST(seen(peer).offers.empty());  // both groups here: the only usable candidate
+  BOOST_TEST(peer.counters().bag_groups == 1U);
+}
+
 BOOST_AUTO_TEST_CASE(no_grouping_for_local_or_central) {
   const TwoPaths network;
   GridConfig c = grouping(true);

@@ -25,6 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (config.algorithm == GridAlgorithm::central) config.central_peer = in.ConsumeIntegralInRange<ServerIndex>(0, 2);
   config.local_policy.policy = static_cast<LocalPolicy>(in.ConsumeIntegralInRange<int>(0, 2));
   config.local_policy.reservation_depth = in.ConsumeIntegralInRange<int>(0, 3);
+  // 003's bags grouped at their origin (S-I, R-I, Sy-I only).
+  const bool migrates = config.algorithm != GridAlgorithm::local && config.algorithm != GridAlgorithm::central;
+  config.bag_grouping.enabled = migrates && in.ConsumeBool();
+  config.bag_grouping.granularity_s = in.ConsumeIntegralInRange<int>(1, 600);
+  config.bag_grouping.bandwidth_aware = in.ConsumeBool();
+  config.bag_grouping.total_mips = in.ConsumeBool();
   const ServerSpec server{"S0", 8, 2, 500, 0};
   testing::FixedNetwork network;
   network.bandwidth = 1e9;
@@ -51,6 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         job.requested_time = job.run_time + seconds(in.ConsumeIntegralInRange<std::int64_t>(0, 1000));
         job.input_bytes = in.ConsumeIntegral<std::uint32_t>();
         job.output_bytes = in.ConsumeIntegral<std::uint32_t>();
+        job.bag = in.ConsumeIntegralInRange<std::uint32_t>(0, 2);
         peer.submit(job, now);
         break;
       }

@@ -2,7 +2,8 @@
 # Issue 18: a hostile process on loopback against one running gridpeer. Each
 # attack once seen to abort, freeze or exhaust a peer is tried; after each,
 # the peer must still answer a status request, and its memory must stay
-# bounded. Bounded: every socket read times out after 5 s; 200 connections.
+# bounded. Bounded: every socket read times out after 5 s; 200 connections;
+# every wait loop at most 10 s.
 set -euo pipefail
 BIN=$1 SOURCE=$2 PORT=$3
 SCHEMA=$SOURCE/protocol/gridpeer.capnp
@@ -11,7 +12,7 @@ WORK=$(mktemp -d)
 cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id A --base-port "$PORT" --algorithm si \
-    --handshake-timeout 1 --log-level info 2>"$WORK/peer.log" &
+    --handshake-timeout 1 --peer-silence 2 --log-level info 2>"$WORK/peer.log" &
 PEER=$!
 # B and C are not running: gridctl status reports them unreachable and exits 1.
 status_of_a() { "$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true; }
@@ -102,6 +103,7 @@ alive "200 connections without a hello"
 #    not swapped in (one forged hello made A believe B had restarted).
 "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id B --base-port "$PORT" --algorithm si --log-level warn \
     2>"$WORK/peer-b.log" &
+B=$!
 for _ in $(seq 100); do
   grep -q "peer B connected" "$WORK/peer.log" && break
   sleep 0.1
@@ -112,6 +114,16 @@ encode '(hello = (version = 2, role = peer, peerId = 1, name = "B", timeScale = 
 expect_reply "$(send "$WORK/forged-b.bin")" 'connected already'
 grep -q "peer B disconnected\|B restarted" "$WORK/peer.log" && { echo "FAIL: the forged B displaced the real one"; exit 1; }
 alive "a forged second B"
+
+# 5. B stopped (SIGSTOP keeps its sockets open; its heartbeats stop): A closes
+#    the silent link within --peer-silence (2 s here) and counts B as away.
+kill -STOP "$B"
+for _ in $(seq 60); do
+  grep -q "peer B disconnected: silent" "$WORK/peer.log" && break
+  sleep 0.1
+done
+kill -CONT "$B"
+grep -q "peer B disconnected: silent" "$WORK/peer.log" || { echo "FAIL: a stopped B still counted as connected"; exit 1; }
 
 grep -q "closed before its hello" "$WORK/peer.log" || { echo "FAIL: refused connections were not logged"; exit 1; }
 echo "hostile client test: ok"

@@ -43,7 +43,7 @@ BagRounds::BagRounds(BagGrouping config) : config_(config) {
 }
 
 bool BagRounds::collect(const Job& job) {
-  assert(job.bag != 0);
+  assert(job.bag != 0 && job.cpus == 1);
   ++waiting_;
   members_.insert(job.id);
   const auto open = open_.find(job.bag);
@@ -67,17 +67,21 @@ std::vector<GroupPlacement> BagRounds::conclude(JobId round, std::span<const Bag
   // [choice] A candidate that would hold its groups in its queue for phi or
   // more is left out, unless every candidate would (002's rule for one job,
   // applied to the bag's groups).
+  // Usable: the jobs fit there and it says how fast it is (a reply of 0 MHz
+  // is no help: found by fuzz_peer).
+  const auto usable = [](const BagCandidate& c) { return c.can_run && c.mhz > 0; };
   const bool any_ready =
-      std::any_of(candidates.begin(), candidates.end(), [](const BagCandidate& c) { return c.can_run && c.ready; });
+      std::any_of(candidates.begin(), candidates.end(), [&](const BagCandidate& c) { return usable(c) && c.ready; });
   std::vector<ServerIndex> servers;
   std::vector<GroupingResource> resources;
   for (const BagCandidate& c : candidates) {
-    if (!c.can_run || (any_ready && !c.ready) || c.mhz <= 0) continue;
+    if (!usable(c) || (any_ready && !c.ready)) continue;
     const double mips = config_.total_mips ? static_cast<double>(c.mhz) * std::max(c.free_cpus, 1) : c.mhz;
     servers.push_back(c.server);
     resources.push_back({mips, c.bandwidth});
   }
-  if (resources.empty()) throw std::invalid_argument("bag grouping: no candidate can run the bag");
+  // The origin is always usable (a member needs one CPU): only a bug gets here.
+  invariant(!resources.empty(), "BagRounds", "a bag round has a usable candidate: its origin");
 
   // The MI the grouping sees: the user's estimate at the origin's MIPS.
   std::vector<double> mi;

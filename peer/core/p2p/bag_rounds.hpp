@@ -47,8 +47,8 @@ class BagRounds {
   /// origin first, then the repliers by server). Candidates that cannot run
   /// the jobs are left out, and so are those not ready (no free CPU and an
   /// AWT of phi or more) unless none is [choice]. Groups in dispatch order, largest first; each
-  /// group's id is its first member's. Throws std::invalid_argument when no
-  /// candidate can run the bag (the origin always can: a bag is of 1-CPU jobs).
+  /// group's id is its first member's. The origin is among the candidates
+  /// and always usable (a member needs one CPU), so a round never fails.
   std::vector<GroupPlacement> conclude(JobId round, std::span<const BagCandidate> candidates, int origin_mhz);
   /// A group's record as its members' records, in bag order, and the group
   /// forgotten; empty when `record` is not a group's. The group's run is

@@ -64,7 +64,9 @@ void GridPeer::submit(const Job& job, TimePoint now) {
     // ends here (the job known under the id goes on).
     outputs_.emplace_back(JobEnded{JobRecord::of(job, id_, now, now, now), JobOutcome::rejected,
                                    "job id " + std::to_string(job.id) + " is already in use on this peer"});
-  } else if (job.bag != 0 && config_.bag_grouping.enabled) {
+  } else if (job.bag != 0 && job.cpus == 1 && config_.bag_grouping.enabled) {
+    // Only 1-CPU jobs are grouped (003's fine-grained jobs); a wider one of
+    // a bag is decided alone.
     collect_bag(job, now);
   } else {
     decide(job, now);
