@@ -258,6 +258,12 @@ struct Encoder {
     out.setDetail(m.detail);
   }
   void operator()(const Submit& m) { put_job(env.initSubmit().initJob(), m.job); }
+  void operator()(const SubmitBag& m) {
+    auto out = env.initSubmitBag();
+    out.setBag(m.jobs.empty() ? 0 : m.jobs.front().bag);  // a submission's, not a job's: never sent on
+    auto jobs = out.initJobs(static_cast<unsigned>(m.jobs.size()));
+    for (unsigned i = 0; i < m.jobs.size(); ++i) put_job(jobs[i], m.jobs[i]);
+  }
   void operator()(const SubmitAck& m) {
     auto out = env.initSubmitAck();
     out.setJob(m.job);
@@ -498,6 +504,18 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Error{plain_code(env.getError().getCode()), env.getError().getDetail()};
     case w::Envelope::SUBMIT:
       return Submit{get_job(env.getSubmit().getJob(), "submit.job")};
+    case w::Envelope::SUBMIT_BAG: {
+      const auto in = env.getSubmitBag();
+      require(in.getBag() > 0, "submitBag.bag must be above 0");
+      require(in.getJobs().size() <= kMaxBagJobs, "submitBag.jobs lists more than 100000 jobs");
+      SubmitBag m;
+      for (const auto job : in.getJobs()) {
+        m.jobs.push_back(get_job(job, "submitBag.jobs[]"));
+        require(m.jobs.back().cpus == 1, "submitBag.jobs[].cpus must be 1: a bag holds 1-CPU jobs");
+        m.jobs.back().bag = in.getBag();
+      }
+      return m;
+    }
     case w::Envelope::SUBMIT_ACK: {
       const auto in = env.getSubmitAck();
       return SubmitAck{in.getJob(), in.getAccepted(), in.getReason()};
@@ -596,7 +614,7 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
     }
     const auto envelope = reader.getRoot<w::Envelope>();
     // One arm per WireMessage alternative: anything past the last is from a newer schema.
-    constexpr auto kLastArm = w::Envelope::PLACEMENT;
+    constexpr auto kLastArm = w::Envelope::SUBMIT_BAG;
     static_assert(static_cast<std::size_t>(kLastArm) + 1 == std::variant_size_v<WireMessage>);
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(kLastArm)) {
       return DecodeError{Error::Code::unknown_message,

@@ -183,6 +183,13 @@ struct Error {
 struct Submit {
   job @0 :Job;              # id 0: the peer assigns one
 }
+# A bag of 1-CPU jobs in one frame, answered by one submitAck per job in
+# order: the peer takes them all before it reads anything else, so a peer run
+# with --bag-grouping groups the whole bag in one round (seed 003).
+struct SubmitBag {
+  bag @0 :UInt32;           # the user's number for the bag, > 0
+  jobs @1 :List(Job);       # ids 0: the peer assigns them
+}
 struct SubmitAck {
   job @0 :UInt64;
   accepted @1 :Bool;
@@ -254,5 +261,6 @@ struct Envelope {
     ack @21 :Ack;
     placeRequest @22 :PlaceRequest;
     placement @23 :Placement;
+    submitBag @24 :SubmitBag;
   }
 }

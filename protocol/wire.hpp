@@ -81,6 +81,10 @@ struct ResultRecord {
 struct Submit {
   Job job;  ///< id 0: the peer assigns one
 };
+/// Jobs of one bag (Job::bag, > 0, the same in each), taken in one go.
+struct SubmitBag {
+  std::vector<Job> jobs;
+};
 struct SubmitAck {
   JobId job = 0;
   bool accepted = false;
@@ -121,6 +125,7 @@ struct Ack {};
 /// into a million records (found by tests/fuzz/message_fuzz).
 constexpr std::size_t kMaxResultsPerReply = 10'000;
 constexpr std::size_t kMaxPeers = 100'000;
+constexpr std::size_t kMaxBagJobs = 100'000;
 
 /// Value bounds a decoder enforces (issue 18): with them no sum or product
 /// the core forms from wire values overflows int64 microseconds -- a run
@@ -139,7 +144,7 @@ constexpr std::int64_t kMaxWireEpochUs = 4'102'444'800'000'000;
 constexpr double kMaxWireTimeScale = 1e6;
 
 /// What clients send a peer, and what it answers them with.
-using ClientRequest = std::variant<Submit, StatusRequest, ResultsRequest, Drain, Shutdown>;
+using ClientRequest = std::variant<Submit, SubmitBag, StatusRequest, ResultsRequest, Drain, Shutdown>;
 using ClientReply = std::variant<SubmitAck, PeerStatus, ResultsReply, Ack>;
 /// What peers send one another besides the core's messages (messages.hpp).
 using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat, Error>;
@@ -147,7 +152,7 @@ using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat
 using WireMessage =
     std::variant<Hello, AttQuery, AttReply, Volunteer, JobOffer, JobAccept, JobReject, JobCommit, TransferBegin,
                  DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
-                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement>;
+                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag>;
 
 /// A core message as a wire message (the core speaks a subset).
 inline WireMessage to_wire(const Message& message) {

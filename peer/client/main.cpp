@@ -56,7 +56,12 @@ int submit_command(int argc, char** argv) {
       "run", "real run time in seconds (what the emulator runs)", cxxopts::value<double>()->default_value("60"))(
       "requested", "the user's estimate in seconds (default: the run time)", cxxopts::value<double>())(
       "input-bytes", "input data size", cxxopts::value<std::uint64_t>()->default_value("0"))(
-      "output-bytes", "output data size", cxxopts::value<std::uint64_t>()->default_value("0"));
+      "output-bytes", "output data size", cxxopts::value<std::uint64_t>()->default_value("0"))(
+      "count", "submit this many such jobs (one id per line)", cxxopts::value<std::size_t>()->default_value("1"))(
+      "bag",
+      "submit them as bag N (N > 0) of 1-CPU jobs: a peer run with --bag-grouping groups a bag over its partners "
+      "(Ang et al., docs/reproducing-003.md)",
+      cxxopts::value<std::uint32_t>()->default_value("0"));
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -78,11 +83,30 @@ int submit_command(int argc, char** argv) {
   job.input_bytes = args["input-bytes"].as<std::uint64_t>();
   job.output_bytes = args["output-bytes"].as<std::uint64_t>();
   if (job.cpus < 1 || job.run_time < Duration::zero()) throw std::invalid_argument("--cpus >= 1 and --run >= 0");
+  job.bag = args["bag"].as<std::uint32_t>();
+  if (job.bag != 0 && job.cpus != 1) throw std::invalid_argument("--bag: the jobs of a bag need one CPU each");
+  const std::size_t count = args["count"].as<std::size_t>();
+  if (count < 1 || count > 1'000'000) throw std::invalid_argument("--count: give 1 to 1000000");
   net::asio::io_context io;
   client::PeerClient peer(io, grid.addresses[to]);
-  const auto ack = peer.request<protocol::SubmitAck>(protocol::Submit{job});
-  if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
-  std::cout << ack.job << '\n';
+  const auto print = [](const protocol::SubmitAck& ack) {
+    if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
+    std::cout << ack.job << '\n';
+  };
+  if (job.bag == 0) {
+    for (std::size_t i = 0; i < count; ++i) print(peer.request<protocol::SubmitAck>(protocol::Submit{job}));
+    return 0;
+  }
+  // A bag goes in one frame, so the peer groups all of it in one round.
+  if (count > protocol::kMaxBagJobs) throw std::invalid_argument("--count: a bag holds at most 100000 jobs");
+  peer.send(protocol::SubmitBag{std::vector<Job>(count, job)});
+  for (std::size_t i = 0; i < count; ++i) {
+    protocol::WireMessage reply = peer.receive();
+    const auto* ack = std::get_if<protocol::SubmitAck>(&reply);
+    if (ack == nullptr)
+      throw std::runtime_error("the peer answered a bag with " + std::string(protocol::message_name(reply)));
+    print(*ack);
+  }
   return 0;
 }
 

@@ -54,6 +54,12 @@ int run(int argc, char** argv) {
       cxxopts::value<std::int64_t>())("shutdown-grace",
                                       "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
                                       cxxopts::value<double>()->default_value("30"))(
+      "bag-grouping",
+      "off, ba or blind: group each bag submitted here (gridctl submit --bag) over the partners by Ang et al.'s "
+      "rule, widest path first (ba) or in their own order (blind); every peer of a grid must agree",
+      cxxopts::value<std::string>()->default_value("off"))(
+      "granularity", "with --bag-grouping: seconds of work per group (RMI = MIPS x granularity)",
+      cxxopts::value<double>()->default_value("10"))(
       "handshake-timeout", "real seconds a new connection has to send its hello before it is closed",
       cxxopts::value<double>()->default_value("10"))(
       "peer-silence",
@@ -111,6 +117,13 @@ int run(int argc, char** argv) {
       throw std::invalid_argument("--epoch-unix-us must be a time between 2000 and 2100 in Unix microseconds");
     }
   }
+  const std::string grouping = args["bag-grouping"].as<std::string>();
+  if (grouping != "off" && grouping != "ba" && grouping != "blind") {
+    throw std::invalid_argument("--bag-grouping '" + grouping + "' is not off, ba or blind");
+  }
+  config.grid_config.bag_grouping.enabled = grouping != "off";
+  config.grid_config.bag_grouping.bandwidth_aware = grouping == "ba";
+  config.grid_config.bag_grouping.granularity_s = args["granularity"].as<double>();
   const auto real_ms = [&](const char* option) {
     const double s = args[option].as<double>();
     if (!(s > 0 && s < 86'400)) throw std::invalid_argument(std::string("--") + option + " must be 0 < s < 86400");

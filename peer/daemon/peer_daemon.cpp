@@ -393,6 +393,10 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, protocol::Submit>) {
           on_submit(client, m);
+        } else if constexpr (std::is_same_v<T, protocol::SubmitBag>) {
+          // All of it before anything else is read: the bag's round (under
+          // --bag-grouping) cannot close on a reply before its last member.
+          for (const Job& job : m.jobs) on_submit(client, protocol::Submit{job});
         } else if constexpr (std::is_same_v<T, protocol::StatusRequest>) {
           client->send(status());
         } else if constexpr (std::is_same_v<T, protocol::ResultsRequest>) {

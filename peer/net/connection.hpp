@@ -19,7 +19,7 @@ namespace gridpeer::net {
 struct ConnectionLimits {
   protocol::CodecLimits codec;
   std::size_t max_queued_frames = 65536;     ///< beyond it the other side is too slow: close
-  std::size_t max_queued_bytes = 256 << 20;  ///< the same, counted in bytes (unread replies pile up)
+  std::size_t max_queued_bytes = 64 << 20;  ///< the same, counted in bytes (unread replies pile up)
   /// The first whole frame (the hello) must have come within this.
   std::chrono::milliseconds handshake_timeout{10'000};
   /// A frame begun must be whole within this (a sender of one byte a second

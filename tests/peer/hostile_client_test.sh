@@ -44,6 +44,8 @@ except socket.timeout:
 sys.stdout.buffer.write(data)
 PY
 }
+encode '(hello = (version = 2, role = client, name = "no-reader"))' >"$WORK/hello.bin"
+encode '(statusRequest = ())' >"$WORK/status.bin"
 expect_reply() { grep -q -- "$2" <<<"$1" || { echo "FAIL: no '$2' in: $1"; exit 1; }; }
 
 # 1. A submit whose run time is INT64_MAX (it aborted a peer): refused by name.
@@ -124,6 +126,61 @@ for _ in $(seq 60); do
 done
 kill -CONT "$B"
 grep -q "peer B disconnected: silent" "$WORK/peer.log" || { echo "FAIL: a stopped B still counted as connected"; exit 1; }
+
+# 6. A client that asks and never reads: its replies pile up to the outbound
+#    bound (65,536 frames), then it is cut off; the peer's memory stays bounded.
+before=$(rss_kb)
+python3 - "$PORT" "$WORK" <<'PY'
+import socket, subprocess, sys, time
+port, work = int(sys.argv[1]), sys.argv[2]
+hello = open(f"{work}/hello.bin", "rb").read()
+status = open(f"{work}/status.bin", "rb").read()
+s = socket.create_connection(("127.0.0.1", port), timeout=5)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.sendall(hello)
+s.settimeout(10)
+try:
+    s.sendall(status * 100_000)
+except OSError:
+    pass  # cut off while still sending: what is expected
+time.sleep(1)
+PY
+after=$(rss_kb)
+grep -q "reads too slowly" "$WORK/peer.log" || { echo "FAIL: a client that never reads was not cut off"; exit 1; }
+echo "peer RSS: ${before} kB before, ${after} kB after a client sent 100,000 requests and read nothing"
+(( after - before < 100000 )) || { echo "FAIL: memory grew by $(( after - before )) kB"; exit 1; }
+alive "a client that never reads"
+
+# 7. Out of file descriptors: a peer limited to 40 accepts until it cannot,
+#    pauses (logging once, not millions of lines as before), and serves again
+#    once the connections are gone.
+(ulimit -n 40; exec "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id C --base-port "$PORT" --algorithm si \
+    --handshake-timeout 2 --log-level info 2>"$WORK/peer-c.log") &
+for _ in $(seq 100); do grep -q "listening" "$WORK/peer-c.log" && break; sleep 0.1; done
+python3 - "$((PORT + 2))" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(60)]
+time.sleep(1.5)
+for s in socks: s.close()
+PY
+sleep 1
+grep -q "backing off" "$WORK/peer-c.log" || { echo "FAIL: C never ran out of descriptors"; exit 1; }
+lines=$(wc -l <"$WORK/peer-c.log")
+(( lines < 500 )) || { echo "FAIL: C logged $lines lines while out of descriptors"; exit 1; }
+encode '(hello = (version = 2, role = client, name = "after"))' '(statusRequest = ())' >"$WORK/after.bin"
+python3 - "$((PORT + 2))" "$WORK/after.bin" <<'PY' || { echo "FAIL: C does not serve after running out of descriptors"; exit 1; }
+import socket, sys
+for attempt in range(50):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+        s.sendall(open(sys.argv[2], "rb").read())
+        if len(s.recv(65536)) > 0: sys.exit(0)
+    except OSError:
+        pass
+    import time; time.sleep(0.2)
+sys.exit(1)
+PY
 
 grep -q "closed before its hello" "$WORK/peer.log" || { echo "FAIL: refused connections were not logged"; exit 1; }
 echo "hostile client test: ok"

@@ -131,6 +131,24 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.records[0].reason == "peer S6 went away");
     BOOST_TEST(back.records[0].record.end.time_since_epoch().count() == seconds(4).count());
   }
+  // A submission of one of a bag carries its bag; an offer never does (the
+  // executor runs groups, which are in no bag).
+  {
+    Job member = sample_job();
+    member.cpus = 1;
+    member.bag = 7;
+    const auto bag = std::get<SubmitBag>(round_trip(SubmitBag{{member, member, member}}));
+    BOOST_TEST(bag.jobs.size() == 3U);
+    BOOST_TEST(bag.jobs[2].bag == 7U);
+    BOOST_TEST(bag.jobs[2].run_time.count() == member.run_time.count());
+    BOOST_TEST(std::get<Submit>(round_trip(Submit{member})).job.bag == 0U);
+    BOOST_TEST(std::get<JobOffer>(round_trip(JobOffer{member, 375, 1})).job.bag == 0U);
+    Job wide = member;
+    wide.cpus = 2;
+    const auto refused = decode(encode(SubmitBag{{member, wide}}));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(refused));
+    BOOST_TEST(std::get<DecodeError>(refused).detail.find("submitBag.jobs[].cpus") != std::string::npos);
+  }
   // The rest: the arm survives.
   for (const WireMessage& m : std::vector<WireMessage>{
            Volunteer{0.5}, JobAccept{1}, JobReject{1}, JobCommit{1}, TransferBegin{}, Completion{}, Heartbeat{},
