@@ -4,13 +4,11 @@ its size for each scheduler, one panel per load and phi, the messages it
 cost, and reproduction.md with the paired change of grouping against S-I job
 by job (none) and the claims judged. The paper has no P2P figure: these are
 ours alone, the claims carried over from its routed experiment."""
-import json
-import os
 import statistics
 
 import matplotlib.pyplot as plt
 
-from paper_support import claim_rows, number, write_markdown
+from paper_support import claim_rows, number, plot_paper, write_markdown
 
 SCHEDULERS = [("ba", "grouped, bandwidth-aware (BA)"), ("blind", "grouped, bandwidth-blind"),
               ("none", "S-I job by job")]
@@ -114,10 +112,4 @@ def report(points, folder):
 
 
 def plot(folder, runs, out, save, quiet):
-    points = load(runs)
-    out = out or os.path.join(folder, "figures")
-    os.makedirs(out, exist_ok=True)
-    figures(points, out, save)
-    path = report(points, folder)
-    if not quiet:
-        print(path)
+    plot_paper(folder, out, save, quiet, lambda _: load(runs), figures, report)

@@ -318,6 +318,41 @@ BOOST_AUTO_TEST_CASE(the_built_in_003_studies_plan_the_papers_axes) {
   BOOST_TEST(value_of(p2p.front().options, "algorithm") == "si");
 }
 
+BOOST_AUTO_TEST_CASE(a_p2p_grouping_sweep_end_to_end_draws_and_judges) {
+  // A slice of ang2007-p2p: 25 and 100 jobs at R1, grouped (ba) or job by
+  // job (none), two seeds. At 002's phi the 25 jobs stay at R1 without a
+  // message; grouped, one round asks R1's four partners; the figures and the
+  // claims are written by gridsim plot ang2007's P2P branch.
+  const fs::path dir = fs::temp_directory_path() / "gridpeer_p2p_sweep_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream file(dir / "slice.toml");
+    file << "[experiment]\nname = \"slice\"\nmodel = \"bag\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
+            "[fixed]\ngranularity = 10\nload = \"light\"\nalgorithm = \"si\"\n"
+            "[[axis]]\nname = \"jobs\"\nvalues = [25, 100]\nlabel = \"jobs{}\"\n"
+            "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"none\"]\n";
+  }
+  const fs::path out = dir / "out";
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (dir / "slice.toml").string() + " --out " + out.string()), 0);
+  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
+  BOOST_REQUIRE_EQUAL(results.size(), 8U);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& run : results) by_name[run["run"].get<std::string>()] = run;
+  BOOST_TEST(by_name["jobs25_none_seed1"]["messages"].get<std::uint64_t>() == 0U);
+  BOOST_TEST(by_name["jobs25_none_seed1"]["bag_moved"].get<std::size_t>() == 0U);
+  BOOST_TEST(by_name["jobs25_ba_seed1"]["origin_queries"].get<std::uint64_t>() == 4U);
+  BOOST_TEST(by_name["jobs100_ba_seed2"]["groups"].get<std::uint64_t>() >= 2U);
+  for (const auto& [name, run] : by_name)
+    BOOST_TEST(run["bag_ended"].get<std::size_t>() == run["jobs"].get<std::size_t>());
+  const std::string reproduction = read_text(out / "reproduction.md");
+  BOOST_TEST(reproduction.find("grouping makes the bag finish sooner than S-I job by job (light, phi60)") !=
+             std::string::npos);
+  BOOST_TEST(fs::exists(out / "figures" / "p2p_makespan.png"));
+  BOOST_TEST(fs::exists(out / "figures" / "p2p_messages.png"));
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_CASE(a_grouping_sweep_end_to_end_judges_the_claims) {
   // A slice of ang2007: light load, 25 and 125 jobs, the three schedulers,
   // two seeds. No grouping does not read the granularity (its identity has
