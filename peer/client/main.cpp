@@ -47,7 +47,9 @@ constexpr const char* kUsage =
     "  drain     stop the peers taking new submissions and offers\n"
     "  bench-att ATT query round trip (p50/p99) and queries/s against one peer\n"
     "  compose   write a docker-compose testbed (shaped site and WAN networks) for a topology\n"
-    "  shutdown  ask the peers to finish what they hold and exit\n";
+    "  shutdown  ask the peers to finish what they hold and exit\n"
+    "  ca        the grid's certificate authority (ca init DIR) and the certificates it signs for peers and\n"
+    "            users (ca issue NAME --role peer|operator|submitter)\n";
 
 int submit_command(int argc, char** argv) {
   auto options = grid_options("submit", "Submit one job to a peer; prints the id it was given.");
@@ -516,6 +518,7 @@ int main(int argc, char** argv) {
     if (command == "results") return results_command(argc - 1, argv + 1);
     if (command == "bench-att") return client::bench_att_command(argc - 1, argv + 1);
     if (command == "compose") return client::compose_command(argc - 1, argv + 1);
+    if (command == "ca") return client::ca_command(argc - 1, argv + 1);
     if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
     if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
     std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;
