@@ -2,27 +2,35 @@
 // The options every gridctl command shares: which topology the peers run and
 // where they listen.
 #include <cxxopts.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "peer/client/peer_client.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/net/asio.hpp"
 #include "peer/net/peer_addresses.hpp"
+#include "peer/net/tls.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {
 
-/// --topology, --sites, --host, --base-port, --peer, --help.
+/// --topology, --sites, --host, --base-port, --peer, --tls-dir, --cert, --help.
 cxxopts::Options grid_options(const std::string& command, const std::string& what);
 
 struct Grid {
   topology::Topology topology;
   std::vector<net::PeerAddress> addresses;  ///< one per server
+  /// With --tls-dir: our certificate and the grid's CA (null: plaintext).
+  std::shared_ptr<const net::TlsConfig> tls;
 };
 
 /// Throws std::invalid_argument when --topology is missing or a --peer is malformed.
 Grid grid_from(const cxxopts::ParseResult& args);
+
+/// How gridctl reaches server `server`: over TLS, its certificate must name it.
+PeerClient::Secure secure_for(const Grid& grid, std::size_t server);
 
 /// One peer's status, or why it could not be had.
 struct PeerReach {

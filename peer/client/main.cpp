@@ -90,7 +90,7 @@ int submit_command(int argc, char** argv) {
   const std::size_t count = args["count"].as<std::size_t>();
   if (count < 1 || count > 1'000'000) throw std::invalid_argument("--count: give 1 to 1000000");
   net::asio::io_context io;
-  client::PeerClient peer(io, grid.addresses[to]);
+  client::PeerClient peer(io, grid.addresses[to], client::secure_for(grid, to));
   const auto print = [](const protocol::SubmitAck& ack) {
     if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
     std::cout << ack.job << '\n';
@@ -143,9 +143,9 @@ bool wait_until_connected(net::asio::io_context& io, const Grid& grid, double ti
 /// submitted to it); nullopt if a peer cannot be asked.
 std::optional<std::uint64_t> records_held(net::asio::io_context& io, const Grid& grid) {
   std::uint64_t total = 0;
-  for (const auto& address : grid.addresses) {
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      client::PeerClient peer(io, address);
+      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
       // From past the end: the reply carries the count and no records.
       total +=
           peer.request<protocol::ResultsReply>(protocol::ResultsRequest{std::numeric_limits<std::uint64_t>::max(), 1})
@@ -260,7 +260,9 @@ int replay_command(int argc, char** argv) {
     } else {
       try {
         auto& peer = peers[job.origin];
-        if (!peer) peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin));
+        if (!peer)
+          peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin),
+                                                      client::secure_for(grid, job.origin));
         const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
         entry.origin_boot = peer->peer().boot_id;
         if (ack.accepted) {
@@ -363,7 +365,7 @@ int results_command(int argc, char** argv) {
   std::map<ServerIndex, std::uint64_t> boots;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      client::PeerClient peer(io, grid.addresses[i]);
+      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
       boots[static_cast<ServerIndex>(i)] = peer.peer().boot_id;
       for (std::uint64_t from = 0;;) {
         const auto reply = peer.request<protocol::ResultsReply>(protocol::ResultsRequest{from, 10'000});
@@ -489,7 +491,7 @@ int broadcast_command(const std::string& command, const protocol::WireMessage& m
   int failed = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      client::PeerClient peer(io, grid.addresses[i]);
+      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
       peer.request<protocol::Ack>(message);
     } catch (const std::exception& error) {
       ++failed;

@@ -1,5 +1,6 @@
 #include "peer/client/peer_client.hpp"
 
+#include <openssl/ssl.h>
 #include <poll.h>
 
 #include <cerrno>
@@ -15,10 +16,11 @@ protocol::Hello PeerClient::client_hello() {
   return hello;
 }
 
-PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address)
-    : PeerClient(io, address, client_hello()) {}
+PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Secure& secure)
+    : PeerClient(io, address, client_hello(), secure) {}
 
-PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello)
+PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
+                       const Secure& secure)
     : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
   boost::system::error_code ec;
   net::tcp::resolver resolver(io);
@@ -43,6 +45,7 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
   socket_.set_option(net::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms
+  if (secure.tls) start_tls(io, secure);
   send(hello);
   protocol::WireMessage reply = receive();
   if (auto* h = std::get_if<protocol::Hello>(&reply)) {
@@ -52,10 +55,44 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
   }
 }
 
+void PeerClient::start_tls(net::asio::io_context& io, const Secure& secure) {
+  tls_ = std::make_unique<net::TlsStream>(std::move(socket_), *secure.tls->context);
+  boost::system::error_code ec;
+  bool done = false;
+  tls_->async_handshake(net::ssl::stream_base::client, [&](const boost::system::error_code& result) {
+    ec = result;
+    done = true;
+  });
+  io.restart();
+  io.run_for(kConnectTimeout);
+  if (!done) {
+    tls_->lowest_layer().close();
+    io.restart();
+    io.run();  // the aborted handler
+    throw std::runtime_error("no TLS handshake with " + where_ + " within " + std::to_string(kConnectTimeout.count()) +
+                             " s: is the peer stopped?");
+  }
+  if (ec) {
+    throw std::runtime_error("TLS with " + where_ + ": " + ec.message() +
+                             " (is it a peer of this grid's CA, run with --tls-dir?)");
+  }
+  const auto who = net::peer_identity(*tls_, *secure.tls);
+  if (const auto* why = std::get_if<std::string>(&who)) throw std::runtime_error(where_ + ": " + *why);
+  const auto& identity = std::get<net::CertificateIdentity>(who);
+  if (identity.role != net::Role::peer || (!secure.expect_peer.empty() && identity.name != secure.expect_peer)) {
+    throw std::runtime_error(where_ + " presents the certificate of " + std::string(net::to_string(identity.role)) +
+                             " '" + identity.name + "', not of peer '" + secure.expect_peer + "'");
+  }
+}
+
 void PeerClient::send(const protocol::WireMessage& message) {
   const protocol::Frame frame = protocol::encode(message);
   boost::system::error_code ec;
-  net::asio::write(socket_, net::asio::buffer(frame), ec);
+  if (tls_) {
+    net::asio::write(*tls_, net::asio::buffer(frame), ec);
+  } else {
+    net::asio::write(socket_, net::asio::buffer(frame), ec);
+  }
   if (ec) throw std::runtime_error("sending to " + where_ + ": " + ec.message());
 }
 
@@ -64,15 +101,18 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
   // asynchronous one per frame would cost the ATT benchmark its microseconds.
   const auto wait_ms = static_cast<int>(std::chrono::milliseconds(kReplyTimeout).count());
   while (bytes > 0) {
-    pollfd ready{socket_.native_handle(), POLLIN, 0};
-    const int polled = ::poll(&ready, 1, wait_ms);
+    // Bytes TLS has decrypted already are not on the socket: no wait for them.
+    const bool buffered = tls_ && SSL_pending(tls_->native_handle()) > 0;
+    pollfd ready{tls_ ? tls_->lowest_layer().native_handle() : socket_.native_handle(), POLLIN, 0};
+    const int polled = buffered ? 1 : ::poll(&ready, 1, wait_ms);
     if (polled < 0 && errno == EINTR) continue;
     if (polled == 0) {
       throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
                                " s: is the peer stopped or overloaded?");
     }
     boost::system::error_code ec;
-    const std::size_t got = socket_.read_some(net::asio::buffer(data, bytes), ec);
+    const std::size_t got = tls_ ? tls_->read_some(net::asio::buffer(data, bytes), ec)
+                                 : socket_.read_some(net::asio::buffer(data, bytes), ec);
     if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
     data += got;
     bytes -= got;

@@ -2,10 +2,12 @@
 // gridctl's side of a connection to one peer: blocking request/reply over
 // the same framed Cap'n Proto protocol the peers speak.
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "peer/net/asio.hpp"
 #include "peer/net/peer_addresses.hpp"
+#include "peer/net/tls.hpp"
 #include "protocol/codec.hpp"
 
 namespace gridpeer::client {
@@ -17,10 +19,17 @@ class PeerClient {
   /// How long a reply may stay silent: a stopped peer keeps its socket open,
   /// and gridctl status waited for it for ever (issue 18).
   static constexpr std::chrono::seconds kReplyTimeout{30};
+  /// Mutual TLS (gridctl --tls-dir), or plaintext when `tls` is null; with
+  /// TLS the peer's certificate must name `expect_peer` (when given).
+  struct Secure {
+    std::shared_ptr<const net::TlsConfig> tls;
+    std::string expect_peer;
+  };
   /// Connects and shakes hands as a client; throws with the address and the reason.
-  PeerClient(net::asio::io_context& io, const net::PeerAddress& address);
+  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Secure& secure = {});
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.
-  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello);
+  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
+             const Secure& secure = {});
   /// A client's Hello.
   static protocol::Hello client_hello();
 
@@ -39,8 +48,11 @@ class PeerClient {
  private:
   /// Reads exactly `bytes`, waiting at most kReplyTimeout for each arrival.
   void read_exactly(std::uint8_t* data, std::size_t bytes);
+  /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
+  void start_tls(net::asio::io_context& io, const Secure& secure);
 
-  net::tcp::socket socket_;
+  net::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
+  std::unique_ptr<net::TlsStream> tls_;
   std::string where_;
   protocol::Hello peer_;
 };

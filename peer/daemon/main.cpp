@@ -60,8 +60,13 @@ int run(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("off"))(
       "granularity", "with --bag-grouping: seconds of work per group (RMI = MIPS x granularity)",
       cxxopts::value<double>()->default_value("10"))(
-      "handshake-timeout", "real seconds a new connection has to send its hello before it is closed",
-      cxxopts::value<double>()->default_value("10"))(
+      "tls-dir",
+      "mutual TLS with the certificates of gridctl ca in DIR: DIR/ca.pem, DIR/NAME.pem and DIR/NAME-key.pem, NAME "
+      "this peer's server name; partners and gridctl must present certificates of the same CA (without it: "
+      "plaintext, for experiments on networks you trust)",
+      cxxopts::value<std::string>())("handshake-timeout",
+                                     "real seconds a new connection has to send its hello before it is closed",
+                                     cxxopts::value<double>()->default_value("10"))(
       "peer-silence",
       "real seconds a connected partner may send nothing (it heartbeats every second) before its link is closed "
       "and it counts as away",
@@ -130,6 +135,10 @@ int run(int argc, char** argv) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
   };
   config.limits.handshake_timeout = real_ms("handshake-timeout");
+  if (args.count("tls-dir") != 0U) {
+    const std::string& self_name = config.grid.servers[config.self].spec.name;
+    config.tls = net::load_tls(net::TlsFiles::in(args["tls-dir"].as<std::string>(), self_name));
+  }
   config.peer_silence = real_ms("peer-silence");
   config.client_idle = real_ms("client-idle");
   config.shutdown_grace =

@@ -89,8 +89,62 @@ net::awaitable<void> PeerDaemon::accept_loop() {
       log_event(spdlog::level::info, "accepting again");
       accept_backoff_ = std::chrono::milliseconds(0);
     }
-    adopt(std::make_shared<net::Connection>(std::move(socket), config_.limits), std::nullopt);
+    if (config_.tls) {
+      asio::co_spawn(io_, accept_tls(std::move(socket)), asio::detached);
+    } else {
+      adopt(std::make_shared<net::Connection>(std::move(socket), config_.limits), std::nullopt);
+    }
   }
+}
+
+net::awaitable<std::variant<CertificateIdentity, std::string>> PeerDaemon::tls_handshake(
+    net::TlsStream& stream, net::ssl::stream_base::handshake_type side) {
+  auto done = std::make_shared<bool>(false);
+  asio::steady_timer limit(io_, config_.limits.handshake_timeout);
+  limit.async_wait([&stream, done](const boost::system::error_code& ec) {
+    if (!ec && !*done) {
+      boost::system::error_code ignored;
+      stream.lowest_layer().close(ignored);  // the handshake fails at once
+    }
+  });
+  boost::system::error_code ec;
+  co_await stream.async_handshake(side, asio::redirect_error(net::use_awaitable, ec));
+  *done = true;
+  limit.cancel();
+  if (ec) co_return std::string("TLS handshake: ") + ec.message();
+  co_return net::peer_identity(stream, *config_.tls);
+}
+
+net::awaitable<std::shared_ptr<net::Connection>> PeerDaemon::dial_tls(net::tcp::socket socket, ServerIndex peer) {
+  // We dialed `peer`: its certificate must name it, as a peer.
+  net::TlsStream stream(std::move(socket), *config_.tls->context);
+  const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::client);
+  if (const auto* why = std::get_if<std::string>(&identity)) {
+    log_->debug("dial {}: {}", name_of(peer), *why);
+    co_return nullptr;
+  }
+  const CertificateIdentity& who = std::get<CertificateIdentity>(identity);
+  if (who.role != net::Role::peer || who.name != name_of(peer)) {
+    log_event(spdlog::level::warn, "dialed " + name_of(peer) + ", but its certificate names " +
+                                       std::string(net::to_string(who.role)) + " '" + who.name + "'; hung up");
+    co_return nullptr;
+  }
+  co_return std::make_shared<net::Connection>(std::move(stream), config_.limits, who);
+}
+
+net::awaitable<void> PeerDaemon::accept_tls(net::tcp::socket socket) {
+  boost::system::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  const std::string remote =
+      ec ? std::string("(unknown)") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  net::TlsStream stream(std::move(socket), *config_.tls->context);
+  const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::server);
+  if (const auto* why = std::get_if<std::string>(&identity)) {
+    log_event(spdlog::level::warn, "from " + remote + ": refused: " + *why);
+    co_return;
+  }
+  adopt(std::make_shared<net::Connection>(std::move(stream), config_.limits, std::get<CertificateIdentity>(identity)),
+        std::nullopt);
 }
 
 net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
@@ -106,8 +160,14 @@ net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
       const auto endpoints = co_await resolver.async_resolve(address.host, std::to_string(address.port),
                                                              asio::redirect_error(net::use_awaitable, ec));
       if (!ec) co_await asio::async_connect(socket, endpoints, asio::redirect_error(net::use_awaitable, ec));
+      std::shared_ptr<net::Connection> connection;
+      if (!ec && config_.tls) {
+        connection = co_await dial_tls(std::move(socket), peer);
+        if (!connection) ec = asio::error::connection_refused;
+      } else if (!ec) {
+        connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
+      }
       if (!ec) {
-        auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
         peers_[peer].connection = connection;
         peers_[peer].ready = false;
         adopt(connection, peer);
@@ -160,7 +220,27 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
                                                                   ", you sent " + std::to_string(h->version));
     return;
   }
+  // Over TLS, the certificate decides who this is: a peer's must name the
+  // peer its hello claims; a client's must carry a user's role.
+  if (const auto& who = connection->identity()) {
+    const bool peer_hello = h->role == protocol::Hello::Role::peer;
+    const bool fits = peer_hello ? who->role == net::Role::peer && who->name == h->name : who->role != net::Role::peer;
+    if (!fits) {
+      const std::string claim = peer_hello ? "peer '" + h->name + "'" : std::string("a client");
+      log_event(spdlog::level::warn, "from " + connection->remote() + ": certificate of " +
+                                         std::string(net::to_string(who->role)) + " '" + who->name + "' speaking as " +
+                                         claim + "; disconnecting");
+      connection->fail(
+          protocol::Error::Code::not_accepted,
+          "your certificate names " + std::string(net::to_string(who->role)) + " '" + who->name + "', not " + claim);
+      return;
+    }
+  }
   if (h->role == protocol::Hello::Role::client) {
+    if (const auto& who = connection->identity()) {
+      log_event(spdlog::level::info, "client " + who->name + " (" + std::string(net::to_string(who->role)) +
+                                         ") connected from " + connection->remote());
+    }
     clients_.insert(connection);
     std::weak_ptr<net::Connection> weak = connection;
     connection->start(
@@ -386,7 +466,26 @@ void PeerDaemon::transfer_complete(const Receiving& receiving) {
 
 // ---- client messages ------------------------------------------------------------------
 
+bool PeerDaemon::allowed(const std::shared_ptr<net::Connection>& client, const WireMessage& message) {
+  const auto& who = client->identity();
+  if (!who) return true;  // plaintext: whoever reaches the port (loopback experiments)
+  const bool operates =
+      std::holds_alternative<protocol::Drain>(message) || std::holds_alternative<protocol::Shutdown>(message);
+  if (operates) {
+    log_event(spdlog::level::info, std::string(protocol::message_name(message)) + " asked by " +
+                                       std::string(net::to_string(who->role)) + " " + who->name);
+  }
+  if (!operates || who->role == net::Role::operator_role) return true;
+  log_event(spdlog::level::warn, std::string(protocol::message_name(message)) + " refused to " +
+                                     std::string(net::to_string(who->role)) + " " + who->name);
+  client->fail(protocol::Error::Code::not_accepted, std::string(protocol::message_name(message)) +
+                                                        " needs an operator's certificate; yours is a " +
+                                                        std::string(net::to_string(who->role)) + "'s");
+  return false;
+}
+
 void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& client, WireMessage message) {
+  if (!allowed(client, message)) return;
   // Every kind of message is handled here, or the build fails.
   std::visit(
       [&](auto& m) {

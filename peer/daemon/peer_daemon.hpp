@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <spdlog/logger.h>
@@ -24,6 +25,8 @@
 #include "peer/network/static_view.hpp"
 
 namespace gridpeer::daemon {
+
+using net::CertificateIdentity;
 
 struct DaemonConfig {
   topology::Topology grid;
@@ -54,6 +57,9 @@ struct DaemonConfig {
   /// Real time a client connection may stay silent between requests.
   std::chrono::milliseconds client_idle{60'000};
   net::ConnectionLimits limits;
+  /// Mutual TLS with the grid's certificates (gridpeer --tls-dir); null:
+  /// plaintext.
+  std::shared_ptr<const net::TlsConfig> tls;
 };
 
 class PeerDaemon {
@@ -88,7 +94,20 @@ class PeerDaemon {
   // connections
   net::awaitable<void> accept_loop();
   net::awaitable<void> dial_loop(ServerIndex peer);
+  /// Accepted over TLS: the handshake (bounded by the handshake time-out),
+  /// then the connection as any other, knowing whose certificate it has.
+  net::awaitable<void> accept_tls(net::tcp::socket socket);
+  /// Dialed over TLS: the handshake, and the certificate must name `peer`;
+  /// null (logged) otherwise.
+  net::awaitable<std::shared_ptr<net::Connection>> dial_tls(net::tcp::socket socket, ServerIndex peer);
+  /// The TLS handshake as `side`, closed if it takes longer than the
+  /// handshake time-out; the other side's identity, or why not.
+  net::awaitable<std::variant<CertificateIdentity, std::string>> tls_handshake(
+      net::TlsStream& stream, net::ssl::stream_base::handshake_type side);
   void adopt(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed);
+  /// Over TLS, a client's request against its certificate's role (drain and
+  /// shutdown need an operator); logged with the name. Refuses and closes if not.
+  bool allowed(const std::shared_ptr<net::Connection>& client, const protocol::WireMessage& message);
   void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
                         std::optional<ServerIndex> dialed);
   void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, std::uint64_t boot_id);

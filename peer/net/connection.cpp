@@ -9,14 +9,25 @@
 namespace gridpeer::net {
 
 Connection::Connection(tcp::socket socket, ConnectionLimits limits)
-    : socket_(std::move(socket)),
+    : Connection(Stream(std::in_place_type<tcp::socket>, std::move(socket)), limits, std::nullopt) {}
+
+Connection::Connection(TlsStream stream, ConnectionLimits limits, CertificateIdentity identity)
+    : Connection(Stream(std::in_place_type<TlsStream>, std::move(stream)), limits, std::move(identity)) {}
+
+Connection::Connection(Stream stream, ConnectionLimits limits, std::optional<CertificateIdentity> identity)
+    : stream_(std::move(stream)),
+      identity_(std::move(identity)),
       limits_(limits),
-      wake_writer_(socket_.get_executor()),
-      deadline_(socket_.get_executor()) {
+      wake_writer_(lowest().get_executor()),
+      deadline_(lowest().get_executor()) {
   boost::system::error_code ec;
-  const auto endpoint = socket_.remote_endpoint(ec);
+  const auto endpoint = lowest().remote_endpoint(ec);
   remote_ = ec ? std::string("(unknown)") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-  socket_.set_option(tcp::no_delay(true), ec);  // small control messages: latency matters
+  lowest().set_option(tcp::no_delay(true), ec);  // small control messages: latency matters
+}
+
+tcp::socket::lowest_layer_type& Connection::lowest() {
+  return std::visit([](auto& stream) -> tcp::socket::lowest_layer_type& { return stream.lowest_layer(); }, stream_);
 }
 
 void Connection::start(MessageHandler on_message, CloseHandler on_close) {
@@ -25,11 +36,11 @@ void Connection::start(MessageHandler on_message, CloseHandler on_close) {
   if (started_) return;
   started_ = true;
   asio::co_spawn(
-      socket_.get_executor(), [self = shared_from_this()] { return self->read_loop(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->read_loop(); }, asio::detached);
   asio::co_spawn(
-      socket_.get_executor(), [self = shared_from_this()] { return self->write_loop(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->write_loop(); }, asio::detached);
   asio::co_spawn(
-      socket_.get_executor(), [self = shared_from_this()] { return self->watchdog(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->watchdog(); }, asio::detached);
 }
 
 void Connection::expect(std::chrono::milliseconds within, const char* what) {
@@ -78,7 +89,7 @@ void Connection::send(const protocol::WireMessage& message, WrittenHandler writt
 
 awaitable<bool> Connection::send_and_wait(const protocol::WireMessage& message) {
   // A timer as a one-shot signal: the written handler cancels it.
-  auto done = std::make_shared<asio::steady_timer>(socket_.get_executor(), asio::steady_timer::time_point::max());
+  auto done = std::make_shared<asio::steady_timer>(lowest().get_executor(), asio::steady_timer::time_point::max());
   auto ok = std::make_shared<bool>(false);
   send(message, [done, ok](bool written) {
     *ok = written;
@@ -102,8 +113,10 @@ void Connection::close(const std::string& reason) {
   if (!open_) return;
   open_ = false;
   boost::system::error_code ec;
-  socket_.shutdown(tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
+  // No TLS close_notify: the connection is over either way, and a peer
+  // that stopped reading would hold it.
+  lowest().shutdown(tcp::socket::shutdown_both, ec);
+  lowest().close(ec);
   wake_writer_.cancel();
   deadline_.cancel();
   std::deque<Pending> dropped;
@@ -127,8 +140,12 @@ awaitable<bool> Connection::read_into(std::vector<std::uint8_t>& buffer, std::si
     // announcing 4 MiB each and sending nothing took a peer to 827 MB.
     const std::size_t next = std::min(total, have + limits_.read_chunk_bytes);
     buffer.resize(next);
-    co_await asio::async_read(socket_, asio::buffer(buffer.data() + have, next - have),
-                              asio::redirect_error(use_awaitable, ec));
+    co_await std::visit(
+        [&](auto& stream) {
+          return asio::async_read(stream, asio::buffer(buffer.data() + have, next - have),
+                                  asio::redirect_error(use_awaitable, ec));
+        },
+        stream_);
     if (ec || !open_) {
       if (open_) close(ec == asio::error::eof ? "closed by the other side" : "read: " + ec.message());
       co_return false;
@@ -192,7 +209,11 @@ awaitable<void> Connection::write_loop() {
     Pending pending = std::move(queue_.front());
     queue_.pop_front();
     queued_bytes_ -= pending.frame.size();
-    co_await asio::async_write(socket_, asio::buffer(pending.frame), asio::redirect_error(use_awaitable, ec));
+    co_await std::visit(
+        [&](auto& stream) {
+          return asio::async_write(stream, asio::buffer(pending.frame), asio::redirect_error(use_awaitable, ec));
+        },
+        stream_);
     if (ec) {
       if (pending.written) pending.written(false);
       close("write: " + ec.message());

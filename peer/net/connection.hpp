@@ -8,17 +8,20 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "peer/net/asio.hpp"
+#include "peer/net/tls.hpp"
 #include "protocol/codec.hpp"
 
 namespace gridpeer::net {
 
 struct ConnectionLimits {
   protocol::CodecLimits codec;
-  std::size_t max_queued_frames = 65536;     ///< beyond it the other side is too slow: close
+  std::size_t max_queued_frames = 65536;    ///< beyond it the other side is too slow: close
   std::size_t max_queued_bytes = 64 << 20;  ///< the same, counted in bytes (unread replies pile up)
   /// The first whole frame (the hello) must have come within this.
   std::chrono::milliseconds handshake_timeout{10'000};
@@ -39,7 +42,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Called once the frame is written (true) or dropped because the connection closed (false).
   using WrittenHandler = std::function<void(bool written)>;
 
+  /// Plaintext (loopback experiments, gridpeer --plaintext).
   Connection(tcp::socket socket, ConnectionLimits limits);
+  /// Mutual TLS, its handshake done: `identity` is what the other side's
+  /// certificate says.
+  Connection(TlsStream stream, ConnectionLimits limits, CertificateIdentity identity);
 
   /// The first call starts reading and writing; later calls only replace
   /// the handlers (after a handshake, say).
@@ -53,6 +60,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   [[nodiscard]] bool is_open() const { return open_; }
   [[nodiscard]] const std::string& remote() const { return remote_; }
+  /// Over TLS: the name and role of the other side's certificate.
+  [[nodiscard]] const std::optional<CertificateIdentity>& identity() const { return identity_; }
   [[nodiscard]] std::size_t queued_frames() const { return queue_.size(); }
   /// Silence between frames beyond which the connection closes (zero: none);
   /// from the next frame on. A peer link's partner heartbeats every second.
@@ -66,6 +75,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::string reason;
   };
 
+  using Stream = std::variant<tcp::socket, TlsStream>;
+  Connection(Stream stream, ConnectionLimits limits, std::optional<CertificateIdentity> identity);
+  tcp::socket::lowest_layer_type& lowest();
   awaitable<void> read_loop();
   awaitable<void> write_loop();
   /// Closes the connection when the read deadline passes (expect()).
@@ -77,7 +89,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   awaitable<bool> read_into(std::vector<std::uint8_t>& buffer, std::size_t have, std::size_t total);
   void enqueue(Pending pending);
 
-  tcp::socket socket_;
+  Stream stream_;
+  std::optional<CertificateIdentity> identity_;
   ConnectionLimits limits_;
   asio::steady_timer wake_writer_;
   using Clock = asio::steady_timer::clock_type;
