@@ -260,7 +260,7 @@ struct Encoder {
   void operator()(const Submit& m) { put_job(env.initSubmit().initJob(), m.job); }
   void operator()(const SubmitBag& m) {
     auto out = env.initSubmitBag();
-    out.setBag(m.jobs.empty() ? 0 : m.jobs.front().bag);  // a submission's, not a job's: never sent on
+    out.setBag(m.bag);  // a submission's, not a job's: peers never send it on
     auto jobs = out.initJobs(static_cast<unsigned>(m.jobs.size()));
     for (unsigned i = 0; i < m.jobs.size(); ++i) put_job(jobs[i], m.jobs[i]);
   }
@@ -509,6 +509,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       require(in.getBag() > 0, "submitBag.bag must be above 0");
       require(in.getJobs().size() <= kMaxBagJobs, "submitBag.jobs lists more than 100000 jobs");
       SubmitBag m;
+      m.bag = in.getBag();
       for (const auto job : in.getJobs()) {
         m.jobs.push_back(get_job(job, "submitBag.jobs[]"));
         require(m.jobs.back().cpus == 1, "submitBag.jobs[].cpus must be 1: a bag holds 1-CPU jobs");

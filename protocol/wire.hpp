@@ -81,8 +81,9 @@ struct ResultRecord {
 struct Submit {
   Job job;  ///< id 0: the peer assigns one
 };
-/// Jobs of one bag (Job::bag, > 0, the same in each), taken in one go.
+/// Jobs of one bag, taken in one go; decoding sets each job's Job::bag to `bag`.
 struct SubmitBag {
+  std::uint32_t bag = 0;  ///< > 0
   std::vector<Job> jobs;
 };
 struct SubmitAck {

@@ -101,7 +101,7 @@ int submit_command(int argc, char** argv) {
   }
   // A bag goes in one frame, so the peer groups all of it in one round.
   if (count > protocol::kMaxBagJobs) throw std::invalid_argument("--count: a bag holds at most 100000 jobs");
-  peer.send(protocol::SubmitBag{std::vector<Job>(count, job)});
+  peer.send(protocol::SubmitBag{job.bag, std::vector<Job>(count, job)});
   for (std::size_t i = 0; i < count; ++i) {
     protocol::WireMessage reply = peer.receive();
     const auto* ack = std::get_if<protocol::SubmitAck>(&reply);

@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     Job member = sample_job();
     member.cpus = 1;
     member.bag = 7;
-    const auto bag = std::get<SubmitBag>(round_trip(SubmitBag{{member, member, member}}));
+    const auto bag = std::get<SubmitBag>(round_trip(SubmitBag{7, {member, member, member}}));
     BOOST_TEST(bag.jobs.size() == 3U);
     BOOST_TEST(bag.jobs[2].bag == 7U);
     BOOST_TEST(bag.jobs[2].run_time.count() == member.run_time.count());
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(std::get<JobOffer>(round_trip(JobOffer{member, 375, 1})).job.bag == 0U);
     Job wide = member;
     wide.cpus = 2;
-    const auto refused = decode(encode(SubmitBag{{member, wide}}));
+    const auto refused = decode(encode(SubmitBag{7, {member, wide}}));
     BOOST_REQUIRE(std::holds_alternative<DecodeError>(refused));
     BOOST_TEST(std::get<DecodeError>(refused).detail.find("submitBag.jobs[].cpus") != std::string::npos);
   }
