@@ -63,6 +63,25 @@ int gridsim(const std::string& arguments) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// A small sweep run end to end: `toml` written to a fresh folder of the
+/// system's temporary directory, swept into dir/out; its runs by name.
+struct Slice {
+  fs::path dir;
+  fs::path out;
+  std::map<std::string, nlohmann::json> runs;
+};
+Slice sweep_slice(const std::string& folder, const std::string& toml, std::size_t expected_runs) {
+  Slice slice{fs::temp_directory_path() / folder, fs::temp_directory_path() / folder / "out", {}};
+  fs::remove_all(slice.dir);
+  fs::create_directories(slice.dir);
+  std::ofstream(slice.dir / "slice.toml") << toml;
+  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (slice.dir / "slice.toml").string() + " --out " + slice.out.string()), 0);
+  const auto results = nlohmann::json::parse(read_text(slice.out / "results.json"));
+  BOOST_REQUIRE_EQUAL(results.size(), expected_runs);
+  for (const auto& run : results) slice.runs[run["run"].get<std::string>()] = run;
+  return slice;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(experiments)
@@ -219,22 +238,16 @@ BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_fo
 BOOST_AUTO_TEST_CASE(a_coalloc_sweep_runs_each_distinct_run_once_and_checks_the_papers_claims) {
   // Jones et al.'s experiment, scaled down: Migration Only reads neither
   // BSBW nor LSLT, so its four names are one run; A1 at two LSLTs is two.
-  const fs::path dir = fs::temp_directory_path() / "gridpeer_coalloc_sweep_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  {
-    std::ofstream file(dir / "tiny.toml");
-    file << "[experiment]\nname = \"tiny\"\nmodel = \"coalloc\"\nseeds = [1, 2]\n"
-            "[fixed]\njobs-per-cluster = 300\nbsbw = 800\n"
-            "[[axis]]\nname = \"method\"\nvalues = [\"migration-only\", \"a1\"]\n"
-            "[[axis]]\nname = \"lslt\"\nvalues = [80, 120]\nlabel = \"lslt{}\"\n";
-  }
-  const fs::path out = dir / "out";
-  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (dir / "tiny.toml").string() + " --out " + out.string()), 0);
-  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
-  BOOST_REQUIRE_EQUAL(results.size(), 8U);
+  const Slice slice = sweep_slice("gridpeer_coalloc_sweep_test",
+                                  "[experiment]\nname = \"tiny\"\nmodel = \"coalloc\"\nseeds = [1, 2]\n"
+                                  "[fixed]\njobs-per-cluster = 300\nbsbw = 800\n"
+                                  "[[axis]]\nname = \"method\"\nvalues = [\"migration-only\", \"a1\"]\n"
+                                  "[[axis]]\nname = \"lslt\"\nvalues = [80, 120]\nlabel = \"lslt{}\"\n",
+                                  8);
+  const fs::path& dir = slice.dir;
+  const fs::path& out = slice.out;
   std::map<std::string, double> turnaround;
-  for (const auto& run : results) turnaround[run["run"].get<std::string>()] = run["avg_turnaround_s"].get<double>();
+  for (const auto& [name, run] : slice.runs) turnaround[name] = run["avg_turnaround_s"].get<double>();
   BOOST_TEST(turnaround["migration-only_lslt80_seed1"] == turnaround["migration-only_lslt120_seed1"]);
   BOOST_TEST(turnaround["a1_lslt80_seed1"] != turnaround["a1_lslt120_seed1"]);
   const auto saved = nlohmann::json::parse(read_text(out / "runs" / "migration-only_lslt80_seed1.json"));
@@ -323,22 +336,15 @@ BOOST_AUTO_TEST_CASE(a_p2p_grouping_sweep_end_to_end_draws_and_judges) {
   // job (none), two seeds. At 002's phi the 25 jobs stay at R1 without a
   // message; grouped, one round asks R1's four partners; the figures and the
   // claims are written by gridsim plot ang2007's P2P branch.
-  const fs::path dir = fs::temp_directory_path() / "gridpeer_p2p_sweep_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  {
-    std::ofstream file(dir / "slice.toml");
-    file << "[experiment]\nname = \"slice\"\nmodel = \"bag\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
-            "[fixed]\ngranularity = 10\nload = \"light\"\nalgorithm = \"si\"\n"
-            "[[axis]]\nname = \"jobs\"\nvalues = [25, 100]\nlabel = \"jobs{}\"\n"
-            "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"none\"]\n";
-  }
-  const fs::path out = dir / "out";
-  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (dir / "slice.toml").string() + " --out " + out.string()), 0);
-  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
-  BOOST_REQUIRE_EQUAL(results.size(), 8U);
-  std::map<std::string, nlohmann::json> by_name;
-  for (const auto& run : results) by_name[run["run"].get<std::string>()] = run;
+  Slice slice = sweep_slice("gridpeer_p2p_sweep_test",
+                            "[experiment]\nname = \"slice\"\nmodel = \"bag\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
+                            "[fixed]\ngranularity = 10\nload = \"light\"\nalgorithm = \"si\"\n"
+                            "[[axis]]\nname = \"jobs\"\nvalues = [25, 100]\nlabel = \"jobs{}\"\n"
+                            "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"none\"]\n",
+                            8);
+  const fs::path& dir = slice.dir;
+  const fs::path& out = slice.out;
+  auto& by_name = slice.runs;
   BOOST_TEST(by_name["jobs25_none_seed1"]["messages"].get<std::uint64_t>() == 0U);
   BOOST_TEST(by_name["jobs25_none_seed1"]["bag_moved"].get<std::size_t>() == 0U);
   BOOST_TEST(by_name["jobs25_ba_seed1"]["origin_queries"].get<std::uint64_t>() == 4U);
@@ -358,22 +364,16 @@ BOOST_AUTO_TEST_CASE(a_grouping_sweep_end_to_end_judges_the_claims) {
   // two seeds. No grouping does not read the granularity (its identity has
   // none); every run of a seed draws the same network; the report and the
   // figures are written.
-  const fs::path dir = fs::temp_directory_path() / "gridpeer_grouping_sweep_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  {
-    std::ofstream file(dir / "slice.toml");
-    file << "[experiment]\nname = \"slice\"\nmodel = \"grouping\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
-            "[fixed]\ngranularity = 10\nload = \"light\"\n"
-            "[[axis]]\nname = \"jobs\"\nvalues = [25, 125]\nlabel = \"jobs{}\"\n"
-            "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"blind\", \"none\"]\n";
-  }
-  const fs::path out = dir / "out";
-  BOOST_REQUIRE_EQUAL(gridsim("sweep " + (dir / "slice.toml").string() + " --out " + out.string()), 0);
-  const auto results = nlohmann::json::parse(read_text(out / "results.json"));
-  BOOST_REQUIRE_EQUAL(results.size(), 12U);
-  std::map<std::string, nlohmann::json> by_name;
-  for (const auto& run : results) by_name[run["run"].get<std::string>()] = run;
+  Slice slice =
+      sweep_slice("gridpeer_grouping_sweep_test",
+                  "[experiment]\nname = \"slice\"\nmodel = \"grouping\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
+                  "[fixed]\ngranularity = 10\nload = \"light\"\n"
+                  "[[axis]]\nname = \"jobs\"\nvalues = [25, 125]\nlabel = \"jobs{}\"\n"
+                  "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"blind\", \"none\"]\n",
+                  12);
+  const fs::path& dir = slice.dir;
+  const fs::path& out = slice.out;
+  auto& by_name = slice.runs;
   for (const auto& [name, run] : by_name) {
     BOOST_TEST(run["total_s"].get<double>() > 0, name);
     BOOST_TEST(run["peak_flows"].get<std::size_t>() > 0U, name);
