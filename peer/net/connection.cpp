@@ -147,7 +147,9 @@ awaitable<bool> Connection::read_into(std::vector<std::uint8_t>& buffer, std::si
         },
         stream_);
     if (ec || !open_) {
-      if (open_) close(ec == asio::error::eof ? "closed by the other side" : "read: " + ec.message());
+      // A TLS peer that closes without close_notify (gridctl, a killed process) has closed all the same.
+      const bool closed = ec == asio::error::eof || ec == ssl::error::stream_truncated;
+      if (open_) close(closed ? "closed by the other side" : "read: " + ec.message());
       co_return false;
     }
     have = next;
