@@ -44,7 +44,7 @@ void write_file(const fs::path& path, const std::string& text, bool secret, bool
   if (!file) throw std::runtime_error("cannot write " + path.string());
 }
 
-int init_command(int argc, char** argv) {
+cxxopts::Options init_options() {
   cxxopts::Options options("gridctl ca init",
                            "Make a grid's certificate authority in DIR: ca.pem (give it to every peer and user) and "
                            "ca-key.pem (keep it where certificates are issued, readable by you only).");
@@ -54,6 +54,11 @@ int init_command(int argc, char** argv) {
       "force", "replace an existing CA (every certificate it signed stops being accepted)")("h,help", "show this help");
   options.parse_positional({"dir"});
   options.positional_help("DIR");
+  return options;
+}
+
+int init_command(int argc, char** argv) {
+  cxxopts::Options options = init_options();
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -68,7 +73,7 @@ int init_command(int argc, char** argv) {
   return 0;
 }
 
-int issue_command(int argc, char** argv) {
+cxxopts::Options issue_options() {
   cxxopts::Options options(
       "gridctl ca issue",
       "Issue a certificate signed by the grid's CA: NAME.pem and NAME-key.pem. A peer's NAME is its server name in "
@@ -82,6 +87,11 @@ int issue_command(int argc, char** argv) {
       "force", "replace existing files of that name")("h,help", "show this help");
   options.parse_positional({"name"});
   options.positional_help("NAME");
+  return options;
+}
+
+int issue_command(int argc, char** argv) {
+  cxxopts::Options options = issue_options();
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -113,6 +123,7 @@ int ca_command(int argc, char** argv) {
       "submitter)\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << usage;
+    if (argc >= 2) std::cout << '\n' << init_options().help() << '\n' << issue_options().help();
     return argc < 2 ? 2 : 0;
   }
   const std::string sub = argv[1];
