@@ -89,9 +89,7 @@ BagStudySpec bag_spec_from_options(const cxxopts::ParseResult& args) {
 
 BagStudyResult run_bag_study(const BagStudySpec& spec) {
   const auto started = std::chrono::steady_clock::now();
-  topology::TopologySelection selection;
-  if (!spec.fixed_network) selection.routed_seed = spec.seed;
-  const topology::Topology grid = topology::load_topology(spec.topology, selection);
+  const topology::Topology grid = load_drawn_topology(spec.topology, spec.fixed_network, spec.seed);
   const auto origin = grid.find_host(spec.origin);
   if (!origin || *origin >= grid.servers.size()) {
     throw std::invalid_argument("--origin: '" + spec.origin + "' is not a server (peer) of " + grid.name);

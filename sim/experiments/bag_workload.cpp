@@ -89,6 +89,12 @@ GroupingScheduler parse_grouping_scheduler(const std::string& text) {
   throw std::invalid_argument("--scheduler: '" + text + "' is not ba, blind or none");
 }
 
+topology::Topology load_drawn_topology(const std::string& name, bool fixed_network, std::uint64_t seed) {
+  topology::TopologySelection selection;
+  if (!fixed_network) selection.routed_seed = seed;
+  return topology::load_topology(name, selection);
+}
+
 GroupingJob draw_bag_job(Rng& rng, const BagWorkload& bag) {
   const double mi = bag.mean_mi * (1 + rng.uniform(-bag.mi_spread, bag.mi_spread));
   const double in = rng.uniform(bag.min_file_kb, bag.max_file_kb) * 1e3;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "peer/io/topology/topology.hpp"
 #include "peer/model/rng.hpp"
 #include "sim/driver/grouping_run.hpp"
 
@@ -41,6 +42,10 @@ GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args);
 std::string to_string(GroupingScheduler scheduler);
 /// "ba" (bandwidth-aware), "blind" or "none"; throws std::invalid_argument otherwise.
 GroupingScheduler parse_grouping_scheduler(const std::string& text);
+
+/// The grid of a run: the topology, its routed link classes re-drawn with
+/// `seed` unless `fixed_network` keeps the file's own draw (both studies).
+topology::Topology load_drawn_topology(const std::string& name, bool fixed_network, std::uint64_t seed);
 
 /// One job of the bag (or of another user), drawn in this order: MI, input, output.
 GroupingJob draw_bag_job(Rng& rng, const BagWorkload& bag);

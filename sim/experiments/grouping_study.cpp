@@ -72,9 +72,7 @@ GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args) {
 
 GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec) {
   const auto started = std::chrono::steady_clock::now();
-  topology::TopologySelection selection;
-  if (!spec.fixed_network) selection.routed_seed = spec.seed;
-  const topology::Topology grid = topology::load_topology(spec.topology, selection);
+  const topology::Topology grid = load_drawn_topology(spec.topology, spec.fixed_network, spec.seed);
   if (!grid.routed) {
     throw std::invalid_argument("--topology: " + grid.name +
                                 " has no [routed] network; job grouping runs on a routed grid (e.g. ang2007-badg)");
