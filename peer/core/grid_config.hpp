@@ -84,6 +84,9 @@ struct GridConfig {
 
 /// How often an unconfirmed commit is sent again before the job is given up.
 inline constexpr int kMaxCommitRetries = 9;
+/// A partner that refused a job's offer is barred from it for the hand-off
+/// time-out, doubling with each refusal up to this many times it.
+inline constexpr int kMaxRefusalBackoffFactor = 64;
 
 /// The local policy a peer of `config` runs (conservative under fairness).
 LocalPolicyConfig effective_local_policy(const GridConfig& config);

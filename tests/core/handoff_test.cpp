@@ -358,4 +358,75 @@ BOOST_AUTO_TEST_CASE(a_draining_peer_answers_it_cannot_take_work_and_never_volun
   BOOST_TEST(idle.counters().volunteers_sent == 0U);
 }
 
+BOOST_AUTO_TEST_CASE(a_partner_that_refused_a_job_is_not_asked_about_it_again_for_a_while) {
+  // A (4 CPUs) with partners 1 and 2. J1 runs at home; J2 (4 CPUs, 100 s)
+  // would wait 100 s >= phi, so both partners are asked. Before issue 18 a
+  // refusing partner was asked again at once, and offered again, for ever.
+  const testing::FixedNetwork network;
+  GridPeer origin{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1, 2}, network};
+  const auto sent_to = [&origin](const char* kind) {
+    BOOST_CHECK_NO_THROW(origin.check_invariants());
+    std::vector<ServerIndex> to;
+    for (const SchedulerOutput& o : origin.take_outputs()) {
+      const auto* send = std::get_if<SendMessage>(&o);
+      if (send == nullptr) continue;
+      const bool query = std::holds_alternative<protocol::AttQuery>(send->message);
+      const bool offer = std::holds_alternative<protocol::JobOffer>(send->message);
+      if ((std::string(kind) == "query" && query) || (std::string(kind) == "offer" && offer)) to.push_back(send->to);
+    }
+    return to;
+  };
+  using To = std::vector<ServerIndex>;
+  origin.submit(job(1, 0, 4, 100), at(0));
+  origin.submit(job(2, 0, 4, 100), at(0));
+  BOOST_TEST(sent_to("query") == (To{1, 2}), boost::test_tools::per_element());
+  // ATT here: 100 s of waiting + 100 s; partner 1 says 50 s, partner 2 60 s.
+  origin.on_message(1, protocol::AttReply{0, 2, seconds(50), {}, 0.0}, at(0));
+  origin.on_message(2, protocol::AttReply{0, 2, seconds(60), {}, 0.0}, at(0));
+  BOOST_TEST(sent_to("offer") == To{1}, boost::test_tools::per_element());
+  // 1 refuses (say it drained since): only 2 is asked, and offered the job.
+  origin.on_message(1, protocol::JobReject{2, 1, protocol::RejectReason::draining}, at(1));
+  BOOST_TEST(sent_to("query") == To{2}, boost::test_tools::per_element());
+  origin.on_message(2, protocol::AttReply{1, 2, seconds(60), {}, 0.0}, at(1));
+  BOOST_TEST(sent_to("offer") == To{2}, boost::test_tools::per_element());
+  // 2 refuses too: nobody is left to ask, so J2 runs at home; two offers in all.
+  origin.on_message(2, protocol::JobReject{2, 2, protocol::RejectReason::id_in_use}, at(2));
+  BOOST_TEST(sent_to("query").empty());
+  BOOST_TEST(origin.local().queued_jobs() + origin.local().running_jobs() == 2U);
+  BOOST_TEST(origin.counters().jobs_sent == 2U);
+}
+
+BOOST_AUTO_TEST_CASE(the_bar_doubles_with_each_refusal_up_to_its_cap) {
+  // Base 10 s, cap 40 s: barred until 10; refused again at 10, until 30; at
+  // 30, until 70; at 70, until 110 (the cap: 40 s, not 80).
+  RefusalBackoff bars(seconds(10), seconds(40));
+  bars.refused(5, 1, at(0));
+  BOOST_TEST(bars.barred(5, 1, at(9)));
+  BOOST_TEST(!bars.barred(5, 1, at(10)));
+  BOOST_TEST(!bars.barred(5, 2, at(0)));  // another partner
+  BOOST_TEST(!bars.barred(6, 1, at(0)));  // another job
+  bars.refused(5, 1, at(10));
+  BOOST_TEST(bars.barred(5, 1, at(29)));
+  BOOST_TEST(!bars.barred(5, 1, at(30)));
+  bars.refused(5, 1, at(30));
+  BOOST_TEST(bars.barred(5, 1, at(69)));
+  BOOST_TEST(!bars.barred(5, 1, at(70)));
+  bars.refused(5, 1, at(70));
+  BOOST_TEST(bars.barred(5, 1, at(109)));
+  BOOST_TEST(!bars.barred(5, 1, at(110)));
+  BOOST_TEST(bars.allowed(5, {0, 1, 2}, at(100)) == (std::vector<ServerIndex>{0, 2}), boost::test_tools::per_element());
+  bars.forget(5);
+  BOOST_TEST(bars.jobs().empty());
+  BOOST_TEST(!bars.barred(5, 1, at(100)));
+  // A lapse (first_is_free): the first bars nothing, the second 10 s, the third 20 s.
+  bars.refused(6, 1, at(0), true);
+  BOOST_TEST(!bars.barred(6, 1, at(0)));
+  bars.refused(6, 1, at(1), true);
+  BOOST_TEST(bars.barred(6, 1, at(10)));
+  BOOST_TEST(!bars.barred(6, 1, at(11)));
+  bars.refused(6, 1, at(11), true);
+  BOOST_TEST(bars.barred(6, 1, at(30)));
+  BOOST_TEST(!bars.barred(6, 1, at(31)));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -20,7 +20,8 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       local_(std::move(server), effective_local_policy(config_), start),
       bags_(config_.bag_grouping),
       closed_(config_.parameters.handoff_memory),
-      ran_here_(config_.parameters.handoff_memory) {
+      ran_here_(config_.parameters.handoff_memory),
+      refusals_(config_.parameters.handoff_timeout, config_.parameters.handoff_timeout * kMaxRefusalBackoffFactor) {
   if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
     throw std::invalid_argument(
         "a peer runs Centralized only over messages, with a central peer; Shan et al.'s instant-knowledge reference is "
@@ -105,7 +106,7 @@ void GridPeer::decide(const Job& job, TimePoint now) {
     start_query(waiting, live_partners_, QueryKind::partners, now);
   } else if (config_.algorithm == GridAlgorithm::symmetric) {
     // Sy-I: use a volunteer if one is there, else switch to S-I at once.
-    if (volunteer_available(now)) {
+    if (volunteer_available(now) && !refusals_.allowed(job.id, recent_volunteers(now), now).empty()) {
       start_query(waiting, recent_volunteers(now), QueryKind::volunteer, now);
     } else {
       start_query(waiting, live_partners_, QueryKind::partners, now);
@@ -229,7 +230,10 @@ std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candi
   return site_selection_->choose(candidates, r, SelectionContext{queued_cpus_});
 }
 
-void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, QueryKind kind, TimePoint now) {
+void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all_targets, QueryKind kind,
+                           TimePoint now) {
+  // Partners that refused this job lately are not asked about it (issue 18).
+  const std::vector<ServerIndex> targets = refusals_.allowed(waiting.job.id, all_targets, now);
   if (targets.empty()) {
     if (kind == QueryKind::partners) {  // nobody to ask: run it here
       const Job job = waiting.job;
@@ -309,9 +313,10 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
 
 void GridPeer::handle(ServerIndex from, const protocol::Volunteer& /*volunteer*/, TimePoint now) {
   volunteers_[from] = now;
-  // 002 §3.1.2: the first job waiting in the grid queue is offered to it.
+  // 002 §3.1.2: the first job waiting in the grid queue is offered to it
+  // (the first it has not refused lately).
   for (Waiting& waiting : grid_queue_) {
-    if (!waiting.negotiating) {
+    if (!waiting.negotiating && !refusals_.barred(waiting.job.id, from, now)) {
       start_query(waiting, {from}, QueryKind::volunteer, now);
       return;
     }
@@ -424,6 +429,7 @@ Duration GridPeer::limited(Duration actual, Duration planned) const {
 }
 
 void GridPeer::run_here(const Job& job, TimePoint now) {
+  refusals_.forget(job.id);
   hosted_[job.id] = Hosted{job, server().mhz, false, kNever, false};
   if (!local_.submit({job.id, job.cpus, job.requested_time, limited(job.run_time, job.requested_time)}, now)) {
     ++counters_.rejected;
@@ -467,6 +473,7 @@ void GridPeer::pump_local() {
 void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string reason) {
   assert(record.origin == id_);
   attempts_.erase(record.id);
+  refusals_.forget(record.id);
   std::vector<JobRecord> members = bags_.members_of(record);
   if (members.empty()) {
     outputs_.emplace_back(JobEnded{record, outcome, std::move(reason)});

@@ -17,6 +17,7 @@
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/p2p/bag_rounds.hpp"
+#include "peer/core/p2p/refusal_backoff.hpp"
 #include "peer/core/policy/site_selection.hpp"
 #include "peer/core/scheduler.hpp"
 #include "peer/core/timer_table.hpp"
@@ -232,6 +233,7 @@ class GridPeer final : public Scheduler {
   // Executor memory of hand-offs that are over (GridParameters::handoff_memory):
   Tombstones<JobId, std::uint32_t> closed_;  // offers let lapse or refused: the highest attempt
   Tombstones<JobId, ServerIndex> ran_here_;  // others' jobs run to the end here, by origin: answered, never rerun
+  RefusalBackoff refusals_;                  // partners that refused an own job's offer, barred from it for a while
   bool draining_ = false;
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
   protocol::QueryId next_query_ = 0;

@@ -43,6 +43,7 @@ void GridPeer::handle(ServerIndex from, const protocol::JobAccept& accept, TimeP
   if (accept.hosting) {
     offer.committed = offer.confirmed = true;
     timers_.disarm(offer.timer);
+    refusals_.forget(accept.job);  // placed: no more decisions about it
     return;
   }
   if (offer.confirmed) return;
@@ -68,6 +69,11 @@ void GridPeer::handle(ServerIndex from, const protocol::JobReject& reject, TimeP
   const Job job = it->second.job;
   timers_.disarm(it->second.timer);
   offers_.erase(it);
+  // Asked again at once it would refuse again (drained, or the id is in use
+  // there): it is left out of this job's decisions for a while. A commit it
+  // had let lapse (our commit came late) is the exception, once: it was
+  // willing, and may be again.
+  refusals_.refused(job.id, from, now, reject.reason == protocol::RejectReason::unknown_offer);
   take_back(job, now);
 }
 

@@ -37,6 +37,9 @@ void GridPeer::check_invariants() const {
     require(!waiting.placement_timeout || waiting.negotiating, "a placement wait negotiates");
     owns(waiting.placement_timeout);
   }
+  for (const JobId barred : refusals_.jobs()) {
+    require(knows(barred), "a job barred from refusing partners is an own job not ended");
+  }
   for (const auto& entry : queries_) {
     const Query& query = entry.second;
     require(query.timeout.has_value(), "an open query has its time-out");
