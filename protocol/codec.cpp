@@ -303,6 +303,7 @@ struct Encoder {
   }
   void operator()(const Drain& /*m*/) { env.initDrain(); }
   void operator()(const Shutdown& /*m*/) { env.initShutdown(); }
+  void operator()(const Undrain& /*m*/) { env.initUndrain(); }
   void operator()(const Ack& /*m*/) { env.initAck(); }
 };
 
@@ -560,6 +561,8 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Shutdown{};
     case w::Envelope::ACK:
       return Ack{};
+    case w::Envelope::UNDRAIN:
+      return Undrain{};
   }
   throw Invalid{};  // reached only for a union arm this version does not know
 }
@@ -615,7 +618,7 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
     }
     const auto envelope = reader.getRoot<w::Envelope>();
     // One arm per WireMessage alternative: anything past the last is from a newer schema.
-    constexpr auto kLastArm = w::Envelope::SUBMIT_BAG;
+    constexpr auto kLastArm = w::Envelope::UNDRAIN;
     static_assert(static_cast<std::size_t>(kLastArm) + 1 == std::variant_size_v<WireMessage>);
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(kLastArm)) {
       return DecodeError{Error::Code::unknown_message,

@@ -233,6 +233,8 @@ struct Placement {
 
 struct Drain {}
 struct Shutdown {}
+# Take submissions and offers again after a drain (an operator's request).
+struct Undrain {}
 struct Ack {}
 
 struct Envelope {
@@ -262,5 +264,6 @@ struct Envelope {
     placeRequest @22 :PlaceRequest;
     placement @23 :Placement;
     submitBag @24 :SubmitBag;
+    undrain @25 :Undrain;
   }
 }

@@ -9,7 +9,7 @@ const char* message_name(const WireMessage& message) {
       "hello",     "attQuery",      "attReply",  "volunteer",      "jobOffer",  "jobAccept", "jobReject",
       "jobCommit", "transferBegin", "dataChunk", "completion",     "heartbeat", "error",     "submit",
       "submitAck", "statusRequest", "status",    "resultsRequest", "results",   "drain",     "shutdown",
-      "ack",       "placeRequest",  "placement", "submitBag"};
+      "ack",       "placeRequest",  "placement", "submitBag",      "undrain"};
   static_assert(std::size(kNames) == std::variant_size_v<WireMessage>);
   return kNames[message.index()];
 }

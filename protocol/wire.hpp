@@ -119,6 +119,7 @@ struct ResultsReply {
 };
 struct Drain {};
 struct Shutdown {};
+struct Undrain {};
 struct Ack {};
 
 /// List bounds a decoder enforces: a list of empty structs costs the sender
@@ -145,7 +146,7 @@ constexpr std::int64_t kMaxWireEpochUs = 4'102'444'800'000'000;
 constexpr double kMaxWireTimeScale = 1e6;
 
 /// What clients send a peer, and what it answers them with.
-using ClientRequest = std::variant<Submit, SubmitBag, StatusRequest, ResultsRequest, Drain, Shutdown>;
+using ClientRequest = std::variant<Submit, SubmitBag, StatusRequest, ResultsRequest, Drain, Shutdown, Undrain>;
 using ClientReply = std::variant<SubmitAck, PeerStatus, ResultsReply, Ack>;
 /// What peers send one another besides the core's messages (messages.hpp).
 using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat, Error>;
@@ -153,7 +154,7 @@ using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat
 using WireMessage =
     std::variant<Hello, AttQuery, AttReply, Volunteer, JobOffer, JobAccept, JobReject, JobCommit, TransferBegin,
                  DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
-                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag>;
+                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag, Undrain>;
 
 /// A core message as a wire message (the core speaks a subset).
 inline WireMessage to_wire(const Message& message) {

@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
   for (const WireMessage& m : std::vector<WireMessage>{
            Volunteer{0.5}, JobAccept{1}, JobReject{1}, JobCommit{1}, TransferBegin{}, Completion{}, Heartbeat{},
            Error{Error::Code::unknown_peer, "who"}, Submit{job}, SubmitAck{1, true, ""}, StatusRequest{}, PeerStatus{},
-           ResultsRequest{3, 9}, Drain{}, Shutdown{}, Ack{}}) {
+           ResultsRequest{3, 9}, Drain{}, Shutdown{}, Undrain{}, Ack{}}) {
     BOOST_TEST(round_trip(m).index() == m.index(), message_name(m));
   }
 }
