@@ -117,6 +117,7 @@ void Connection::close(const std::string& reason) {
   // that stopped reading would hold it.
   lowest().shutdown(tcp::socket::shutdown_both, ec);
   lowest().close(ec);
+  lease_.reset();  // its place under the caps is free at once, whoever still holds this object
   wake_writer_.cancel();
   deadline_.cancel();
   std::deque<Pending> dropped;

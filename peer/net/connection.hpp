@@ -66,6 +66,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Silence between frames beyond which the connection closes (zero: none);
   /// from the next frame on. A peer link's partner heartbeats every second.
   void set_idle_timeout(std::chrono::milliseconds timeout) { limits_.idle_timeout = timeout; }
+  /// Keeps `lease` (a place under the daemon's connection caps) until the
+  /// connection closes.
+  void hold_until_closed(std::shared_ptr<const void> lease) { lease_ = std::move(lease); }
 
  private:
   struct Pending {
@@ -104,6 +107,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool open_ = true;
   bool started_ = false;
   std::string remote_;
+  std::shared_ptr<const void> lease_;
 };
 
 }  // namespace gridpeer::net
