@@ -3,16 +3,14 @@
 // signs: one per peer (NAME = its server name in the topology) and one per
 // gridctl user (operator or submitter). Keys are written readable by their
 // owner only.
-#include <sys/stat.h>
 
 #include <cxxopts.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 #include "peer/client/commands.hpp"
+#include "peer/client/credential_files.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/net/certificates.hpp"
 
@@ -20,29 +18,6 @@ namespace gridpeer::client {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot read " + path.string() + " (made by gridctl ca init?)");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-/// Writes `text`; a key is created mode 0600 and never overwritten by accident.
-void write_file(const fs::path& path, const std::string& text, bool secret, bool force) {
-  if (fs::exists(path) && !force) {
-    throw std::runtime_error(path.string() + " exists; pass --force to replace it");
-  }
-  {
-    std::ofstream file(path, std::ios::trunc);
-    if (!file) throw std::runtime_error("cannot write " + path.string());
-  }
-  if (secret) fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
-  std::ofstream file(path, std::ios::trunc);
-  file << text;
-  if (!file) throw std::runtime_error("cannot write " + path.string());
-}
 
 cxxopts::Options init_options() {
   cxxopts::Options options("gridctl ca init",
@@ -67,8 +42,8 @@ int init_command(int argc, char** argv) {
   fs::create_directories(dir);
   const net::Credentials ca = net::create_ca(args["grid"].as<std::string>(), args["days"].as<int>());
   const bool force = args.count("force") != 0U;
-  write_file(dir / "ca-key.pem", ca.key_pem, true, force);
-  write_file(dir / "ca.pem", ca.certificate_pem, false, force);
+  write_text_file(dir / "ca-key.pem", ca.key_pem, true, force);
+  write_text_file(dir / "ca.pem", ca.certificate_pem, false, force);
   std::cout << "wrote " << (dir / "ca.pem").string() << " and " << (dir / "ca-key.pem").string() << '\n';
   return 0;
 }
@@ -102,14 +77,13 @@ int issue_command(int argc, char** argv) {
   const auto role = net::parse_role(role_text);
   if (!role) throw std::invalid_argument("--role '" + role_text + "' is not peer, operator or submitter");
   const fs::path ca_dir = args["ca"].as<std::string>();
-  const net::Credentials ca{read_file(ca_dir / "ca.pem"), read_file(ca_dir / "ca-key.pem")};
+  const net::Credentials ca{read_text_file(ca_dir / "ca.pem"), read_text_file(ca_dir / "ca-key.pem")};
   const std::string name = args["name"].as<std::string>();
   const net::Credentials issued = net::issue_certificate(ca, name, *role, args["days"].as<int>());
   const fs::path out = args.count("out") != 0U ? fs::path(args["out"].as<std::string>()) : ca_dir;
   fs::create_directories(out);
   const bool force = args.count("force") != 0U;
-  write_file(out / (name + "-key.pem"), issued.key_pem, true, force);
-  write_file(out / (name + ".pem"), issued.certificate_pem, false, force);
+  write_credentials(out, name, issued, force);
   std::cout << "wrote " << (out / (name + ".pem")).string() << " (" << role_text << ") and its key\n";
   return 0;
 }

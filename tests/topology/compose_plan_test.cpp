@@ -85,6 +85,8 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
                                           "A",
                                           "--listen",
                                           "0.0.0.0:7400",
+                                          "--tls-dir",
+                                          "/run/gridpeer/tls",
                                           "--peer",
                                           "B=10.201.0.11:7400",
                                           "--peer",
@@ -93,9 +95,13 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
                                           "ri"};
   BOOST_TEST(a == expected, boost::test_tools::per_element());
   // C reaches both over the WAN; gridctl reaches everyone over the WAN.
-  BOOST_TEST(plan.peers[2].command[12] == "A=10.200.0.10:7400");
-  BOOST_TEST(plan.peers[2].command[14] == "B=10.200.0.11:7400");
+  BOOST_TEST(plan.peers[2].command[14] == "A=10.200.0.10:7400");
+  BOOST_TEST(plan.peers[2].command[16] == "B=10.200.0.11:7400");
   BOOST_TEST(plan.control_peer_args[1] == "A=10.200.0.10:7400");
+  // gridctl in the control container speaks TLS as the operator "control".
+  const std::vector<std::string> tail(plan.control_peer_args.end() - 4, plan.control_peer_args.end());
+  BOOST_TEST(tail == (std::vector<std::string>{"--tls-dir", "/run/gridpeer/tls", "--cert", "control"}),
+             boost::test_tools::per_element());
   BOOST_TEST(plan.control_address == "10.200.0.2");
 }
 
@@ -111,6 +117,8 @@ BOOST_AUTO_TEST_CASE(yaml_reads_back) {
   BOOST_TEST(c["cap_add"][0].as<std::string>() == "NET_ADMIN");
   BOOST_TEST(c["user"].as<std::string>() == "0");
   BOOST_TEST(c["environment"]["GRIDPEER_SHAPE"].as<std::string>() == "10.201.1.10=100/0.5 10.200.0.12=10/20");
+  BOOST_TEST(c["environment"]["GRIDPEER_TLS_NAME"].as<std::string>() == "C_fast");
+  BOOST_TEST(c["environment"]["GRIDPEER_TLS_FROM"].as<std::string>() == "/testbed/tls");
   BOOST_TEST(c["networks"]["site1"]["ipv4_address"].as<std::string>() == "10.201.1.10");
   BOOST_TEST(c["networks"]["wan"]["ipv4_address"].as<std::string>() == "10.200.0.12");
   BOOST_TEST(c["volumes"][0].as<std::string>() == "/srv/tb:/testbed:ro");
@@ -119,6 +127,7 @@ BOOST_AUTO_TEST_CASE(yaml_reads_back) {
   BOOST_TEST(control["networks"]["wan"]["ipv4_address"].as<std::string>() == "10.200.0.2");
   BOOST_TEST(!control["networks"]["site0"]);
   BOOST_TEST(!control["cap_add"]);
+  BOOST_TEST(control["environment"]["GRIDPEER_TLS_NAME"].as<std::string>() == "control");
 }
 
 BOOST_AUTO_TEST_CASE(clashing_names_and_full_sites_are_refused) {

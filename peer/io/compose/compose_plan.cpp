@@ -94,10 +94,19 @@ ComposePlan plan_compose(const topology::Topology& grid, const ComposeOptions& o
   }
   const std::string port = std::to_string(options.port);
   for (PeerPlan& peer : plan.peers) {
-    peer.command = {"gridpeer",        "--topology",     options.topology_in_container,
-                    "--sites",         grid.split,       "--network",
-                    grid.network_name, "--id",           peer.server,
-                    "--listen",        "0.0.0.0:" + port};
+    peer.command = {"gridpeer",
+                    "--topology",
+                    options.topology_in_container,
+                    "--sites",
+                    grid.split,
+                    "--network",
+                    grid.network_name,
+                    "--id",
+                    peer.server,
+                    "--listen",
+                    "0.0.0.0:" + port,
+                    "--tls-dir",
+                    options.tls_in_container};
     for (const PeerPlan& other : plan.peers) {
       if (&other == &peer) continue;
       // Same site: the site network; else the WAN, whose shaping is the WAN's.
@@ -111,6 +120,8 @@ ComposePlan plan_compose(const topology::Topology& grid, const ComposeOptions& o
     plan.control_peer_args.push_back("--peer");
     plan.control_peer_args.push_back(endpoint_arg(peer.server, peer.wan_address, port));
   }
+  plan.control_peer_args.insert(plan.control_peer_args.end(),
+                                {"--tls-dir", options.tls_in_container, "--cert", kControlCertificate});
   return plan;
 }
 
@@ -137,7 +148,10 @@ std::string compose_yaml(const ComposePlan& plan, const ComposeOptions& options)
       shape += s.address + "=" + format_number(s.mbps) + "/" + format_number(s.latency_ms);
     }
     out << YAML::Key << "environment" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "GRIDPEER_SHAPE" << YAML::Value << shape << YAML::EndMap;
+    out << YAML::Key << "GRIDPEER_SHAPE" << YAML::Value << shape;
+    out << YAML::Key << "GRIDPEER_TLS_FROM" << YAML::Value << options.tls_source;
+    out << YAML::Key << "GRIDPEER_TLS_TO" << YAML::Value << options.tls_in_container;
+    out << YAML::Key << "GRIDPEER_TLS_NAME" << YAML::Value << peer.server << YAML::EndMap;
     out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const std::string& arg : peer.command) out << YAML::DoubleQuoted << arg;
     out << YAML::EndSeq;
@@ -155,7 +169,15 @@ std::string compose_yaml(const ComposePlan& plan, const ComposeOptions& options)
   out << YAML::Key << "control" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "image" << YAML::Value << options.image;
   out << YAML::Key << "hostname" << YAML::Value << "control";
+  // Root only to copy its certificate for the unprivileged user, as the peers do.
+  out << YAML::Key << "user" << YAML::Value << YAML::DoubleQuoted << "0";
   out << YAML::Key << "init" << YAML::Value << true;
+  out << YAML::Key << "entrypoint" << YAML::Value << YAML::Flow << YAML::BeginSeq << "gridpeer-entrypoint"
+      << YAML::EndSeq;
+  out << YAML::Key << "environment" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "GRIDPEER_TLS_FROM" << YAML::Value << options.tls_source;
+  out << YAML::Key << "GRIDPEER_TLS_TO" << YAML::Value << options.tls_in_container;
+  out << YAML::Key << "GRIDPEER_TLS_NAME" << YAML::Value << kControlCertificate << YAML::EndMap;
   out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << "sleep"
       << "infinity" << YAML::EndSeq;
   out << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << options.host_dir + ":/testbed";

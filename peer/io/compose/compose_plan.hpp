@@ -18,7 +18,16 @@ struct ComposeOptions {
   std::string trace_dir;               ///< host directory of traces, mounted read-only at /traces (may be empty)
   int port = 7400;                     ///< every peer listens on this port of its own addresses
   std::vector<std::string> peer_args;  ///< passed to every gridpeer (algorithm, time scale, ...)
+  /// Mutual TLS: gridctl compose writes the grid's CA and a certificate per
+  /// peer and for the control container (an operator, "control") into
+  /// host_dir/tls; each container's entrypoint copies its own into
+  /// tls_in_container, owned by the unprivileged user.
+  std::string tls_source = "/testbed/tls";
+  std::string tls_in_container = "/run/gridpeer/tls";
 };
+
+/// The certificate name of the control container's gridctl (an operator).
+inline constexpr const char* kControlCertificate = "control";
 
 struct ShapedInterface {
   std::string address;  ///< the container's address on that network: the entrypoint finds the interface by it
@@ -45,7 +54,8 @@ struct ComposePlan {
   std::vector<NetworkPlan> networks;  ///< the sites in order, then the WAN
   std::vector<PeerPlan> peers;        ///< server order
   std::string control_address;        ///< gridctl's container, on the WAN only, unshaped
-  /// gridctl's --peer arguments from the control container (every peer's WAN address).
+  /// gridctl's arguments from the control container: every peer's WAN
+  /// address (--peer), and its certificate (--tls-dir, --cert).
   std::vector<std::string> control_peer_args;
 };
 
