@@ -105,7 +105,7 @@ int bench_att_command(int argc, char** argv) {
   const ServerSpec& me = grid.topology.servers.at(as).spec;
   // Over TLS it speaks as peer `as`, with that peer's certificate from --tls-dir.
   PeerClient::Secure as_peer = secure_for(grid, to);
-  if (grid.tls) as_peer.tls = net::load_tls(net::TlsFiles::in(args["tls-dir"].as<std::string>(), me.name));
+  if (grid.tls) as_peer.tls = net::load_tls(net::TlsFiles::in(grid.tls_dir, me.name));
   PeerClient peer(io, grid.addresses.at(to),
                   net::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
                   as_peer);

@@ -1,8 +1,10 @@
 #include "peer/client/grid_args.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "peer/client/peer_client.hpp"
+#include "peer/net/plaintext.hpp"
 
 namespace gridpeer::client {
 
@@ -16,12 +18,15 @@ cxxopts::Options grid_options(const std::string& command, const std::string& wha
       "peer", "NAME=HOST:PORT of a peer (repeat; overrides --host/--base-port)",
       cxxopts::value<std::vector<std::string>>())(
       "tls-dir",
-      "speak mutual TLS with the certificates of gridctl ca in DIR: DIR/ca.pem and --cert's NAME.pem and NAME-key.pem "
-      "(peers run with gridpeer --tls-dir); without it, plaintext",
+      "mutual TLS (the default, and required unless --plaintext) with the certificates of gridctl ca in DIR: "
+      "DIR/ca.pem and --cert's NAME.pem and NAME-key.pem (default: $GRIDCTL_TLS_DIR)",
       cxxopts::value<std::string>())("cert",
-                                     "with --tls-dir: the name of your certificate (its role decides what the "
-                                     "peers let you do: operator or submitter)",
-                                     cxxopts::value<std::string>())("h,help", "show this help");
+                                     "the name of your certificate in --tls-dir; its role decides what the peers let "
+                                     "you do: operator or submitter (default: $GRIDCTL_CERT)",
+                                     cxxopts::value<std::string>())(
+      "plaintext",
+      "no TLS, to peers run with gridpeer --plaintext: refused unless every peer is at a loopback address")(
+      "h,help", "show this help");
   return options;
 }
 
@@ -29,16 +34,33 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   if (args.count("topology") == 0U) throw std::invalid_argument("--topology is required (see --help)");
   topology::TopologySelection selection;
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
-  Grid grid{topology::load_topology(args["topology"].as<std::string>(), selection), {}, nullptr};
+  Grid grid{topology::load_topology(args["topology"].as<std::string>(), selection), {}, nullptr, {}};
   grid.addresses = net::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
-  if (args.count("tls-dir") != 0U) {
-    if (args.count("cert") == 0U) {
-      throw std::invalid_argument("--tls-dir needs --cert NAME: whose certificate to present");
+  // An option given beats the environment; --plaintext beats both.
+  const auto from_env = [&](const char* option, const char* variable) -> std::string {
+    if (args.count(option) != 0U) return args[option].as<std::string>();
+    const char* value = std::getenv(variable);  // NOLINT(concurrency-mt-unsafe): read once, at start-up
+    return value != nullptr ? value : "";
+  };
+  if (args.count("plaintext") != 0U) {
+    if (args.count("tls-dir") != 0U) throw std::invalid_argument("give --tls-dir or --plaintext, not both");
+    std::vector<net::NamedAddress> reach;
+    for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+      reach.push_back({"peer " + grid.topology.servers[i].spec.name, grid.addresses[i]});
     }
-    grid.tls = net::load_tls(net::TlsFiles::in(args["tls-dir"].as<std::string>(), args["cert"].as<std::string>()));
+    net::require_loopback(reach, "gridctl");
+    return grid;
   }
+  const std::string dir = from_env("tls-dir", "GRIDCTL_TLS_DIR");
+  if (dir.empty()) throw std::invalid_argument(net::tls_or_plaintext_needed("gridctl") + ", with --cert NAME");
+  const std::string cert = from_env("cert", "GRIDCTL_CERT");
+  if (cert.empty()) {
+    throw std::invalid_argument("--tls-dir needs --cert NAME (or $GRIDCTL_CERT): whose certificate to present");
+  }
+  grid.tls = net::load_tls(net::TlsFiles::in(dir, cert));
+  grid.tls_dir = dir;
   return grid;
 }
 

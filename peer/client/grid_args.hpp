@@ -16,7 +16,7 @@
 
 namespace gridpeer::client {
 
-/// --topology, --sites, --host, --base-port, --peer, --tls-dir, --cert, --help.
+/// --topology, --sites, --host, --base-port, --peer, --tls-dir, --cert, --plaintext, --help.
 cxxopts::Options grid_options(const std::string& command, const std::string& what);
 
 struct Grid {
@@ -24,9 +24,12 @@ struct Grid {
   std::vector<net::PeerAddress> addresses;  ///< one per server
   /// With --tls-dir: our certificate and the grid's CA (null: plaintext).
   std::shared_ptr<const net::TlsConfig> tls;
+  std::string tls_dir;  ///< where tls came from (bench-att reads a peer's certificate there too)
 };
 
-/// Throws std::invalid_argument when --topology is missing or a --peer is malformed.
+/// Throws std::invalid_argument when --topology is missing, a --peer is
+/// malformed, neither TLS nor --plaintext is given, or --plaintext would
+/// reach a peer that is not on loopback.
 Grid grid_from(const cxxopts::ParseResult& args);
 
 /// How gridctl reaches server `server`: over TLS, its certificate must name it.

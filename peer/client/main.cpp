@@ -44,10 +44,11 @@ constexpr const char* kUsage =
     "            topology at a time scale\n"
     "  status    every peer's queues, RU, connections and counters\n"
     "  results   every peer's job records (JSON lines) and the gridsim metrics summary (JSON)\n"
-    "  drain     stop the peers taking new submissions and offers\n"
+    "  drain     stop the peers taking new submissions and offers (an operator's certificate)\n"
+    "  undrain   let drained peers take submissions and offers again (an operator's certificate)\n"
     "  bench-att ATT query round trip (p50/p99) and queries/s against one peer\n"
     "  compose   write a docker-compose testbed (shaped site and WAN networks) for a topology\n"
-    "  shutdown  ask the peers to finish what they hold and exit\n"
+    "  shutdown  ask the peers to finish what they hold and exit (an operator's certificate)\n"
     "  ca        the grid's certificate authority (ca init DIR) and the certificates it signs for peers and\n"
     "            users (ca issue NAME --role peer|operator|submitter)\n";
 
@@ -481,15 +482,29 @@ int results_command(int argc, char** argv) {
 }
 
 int broadcast_command(const std::string& command, const protocol::WireMessage& message, int argc, char** argv) {
-  auto options = grid_options(command, command == "drain" ? "Stop every peer taking new work."
-                                                          : "Ask every peer to finish what it holds and exit.");
+  const std::map<std::string, std::string> what{
+      {"drain",
+       "Stop peers taking new work: submissions are refused, offers too, and ATT queries are answered "
+       "'never' (what they hold runs on). Needs an operator's certificate."},
+      {"undrain", "Let drained peers take submissions and offers again. Needs an operator's certificate."},
+      {"shutdown", "Ask peers to finish what they hold and exit. Needs an operator's certificate."}};
+  auto options = grid_options(command, what.at(command));
+  options.add_options()("to", "only this peer (server name or index; repeat for several); default: every peer",
+                        cxxopts::value<std::vector<std::string>>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
+  std::set<std::size_t> chosen;
+  if (args.count("to") != 0U) {
+    for (const std::string& name : args["to"].as<std::vector<std::string>>()) {
+      chosen.insert(grid.topology.resolve_server(name));
+    }
+  }
   net::asio::io_context io;
   int failed = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    if (!chosen.empty() && chosen.count(i) == 0U) continue;
     try {
       client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
       peer.request<protocol::Ack>(message);
@@ -522,6 +537,7 @@ int main(int argc, char** argv) {
     if (command == "compose") return client::compose_command(argc - 1, argv + 1);
     if (command == "ca") return client::ca_command(argc - 1, argv + 1);
     if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
+    if (command == "undrain") return broadcast_command(command, protocol::Undrain{}, argc - 1, argv + 1);
     if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
     std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;
     return 2;

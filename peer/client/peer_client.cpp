@@ -1,6 +1,5 @@
 #include "peer/client/peer_client.hpp"
 
-#include <openssl/ssl.h>
 #include <poll.h>
 
 #include <cerrno>
@@ -21,7 +20,7 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
 
 PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
                        const Secure& secure)
-    : socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
+    : io_(io), socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
   boost::system::error_code ec;
   net::tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
@@ -97,26 +96,51 @@ void PeerClient::send(const protocol::WireMessage& message) {
 }
 
 void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
+  if (tls_) {
+    read_tls(data, bytes);
+    return;
+  }
   // poll() before each read: a blocking read has no time-out, and an
   // asynchronous one per frame would cost the ATT benchmark its microseconds.
   const auto wait_ms = static_cast<int>(std::chrono::milliseconds(kReplyTimeout).count());
   while (bytes > 0) {
-    // Bytes TLS has decrypted already are not on the socket: no wait for them.
-    const bool buffered = tls_ && SSL_pending(tls_->native_handle()) > 0;
-    pollfd ready{tls_ ? tls_->lowest_layer().native_handle() : socket_.native_handle(), POLLIN, 0};
-    const int polled = buffered ? 1 : ::poll(&ready, 1, wait_ms);
+    pollfd ready{socket_.native_handle(), POLLIN, 0};
+    const int polled = ::poll(&ready, 1, wait_ms);
     if (polled < 0 && errno == EINTR) continue;
     if (polled == 0) {
       throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
                                " s: is the peer stopped or overloaded?");
     }
     boost::system::error_code ec;
-    const std::size_t got = tls_ ? tls_->read_some(net::asio::buffer(data, bytes), ec)
-                                 : socket_.read_some(net::asio::buffer(data, bytes), ec);
+    const std::size_t got = socket_.read_some(net::asio::buffer(data, bytes), ec);
     if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
     data += got;
     bytes -= got;
   }
+}
+
+void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
+  // Not poll(): the SSL stream reads ahead into buffers of its own (Asio's
+  // and the BIO's), so a reply may be whole in memory with nothing left on
+  // the socket -- poll() then waited the full time-out for bytes already
+  // read (a bag's acknowledgements, and bench-att's throughput phase).
+  boost::system::error_code ec;
+  bool done = false;
+  net::asio::async_read(*tls_, net::asio::buffer(data, bytes),
+                        [&](const boost::system::error_code& result, std::size_t) {
+                          ec = result;
+                          done = true;
+                        });
+  io_.restart();
+  io_.run_for(kReplyTimeout);
+  if (!done) {
+    tls_->lowest_layer().close();
+    io_.restart();
+    io_.run();  // the aborted handler
+    throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
+                             " s: is the peer stopped or overloaded?");
+  }
+  if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
 }
 
 protocol::WireMessage PeerClient::receive() {

@@ -48,9 +48,12 @@ class PeerClient {
  private:
   /// Reads exactly `bytes`, waiting at most kReplyTimeout for each arrival.
   void read_exactly(std::uint8_t* data, std::size_t bytes);
+  /// The same over TLS, asynchronously under the same time-out.
+  void read_tls(std::uint8_t* data, std::size_t bytes);
   /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
   void start_tls(net::asio::io_context& io, const Secure& secure);
 
+  net::asio::io_context& io_;
   net::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
   std::unique_ptr<net::TlsStream> tls_;
   std::string where_;

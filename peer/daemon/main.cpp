@@ -12,6 +12,7 @@
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/scheduler_options.hpp"
 #include "peer/net/peer_addresses.hpp"
+#include "peer/net/plaintext.hpp"
 
 namespace {
 
@@ -61,19 +62,25 @@ int run(int argc, char** argv) {
       "granularity", "with --bag-grouping: seconds of work per group (RMI = MIPS x granularity)",
       cxxopts::value<double>()->default_value("10"))(
       "tls-dir",
-      "mutual TLS with the certificates of gridctl ca in DIR: DIR/ca.pem, DIR/NAME.pem and DIR/NAME-key.pem, NAME "
-      "this peer's server name; partners and gridctl must present certificates of the same CA (without it: "
-      "plaintext, for experiments on networks you trust)",
-      cxxopts::value<std::string>())("handshake-timeout",
-                                     "real seconds a new connection has to send its hello before it is closed",
-                                     cxxopts::value<double>()->default_value("10"))(
+      "mutual TLS (the default, and required unless --plaintext) with the certificates of gridctl ca in DIR: "
+      "DIR/ca.pem, DIR/NAME.pem and DIR/NAME-key.pem, NAME this peer's server name; partners and gridctl must "
+      "present certificates of the same CA",
+      cxxopts::value<std::string>())("plaintext",
+                                     "no TLS, for experiments on one machine: refused unless this peer listens on "
+                                     "and every partner is at a loopback address (127.0.0.0/8, ::1, localhost)")(
+      "handshake-timeout", "real seconds a new connection has to send its hello before it is closed",
+      cxxopts::value<double>()->default_value("10"))(
       "peer-silence",
       "real seconds a connected partner may send nothing (it heartbeats every second) before its link is closed "
       "and it counts as away",
       cxxopts::value<double>()->default_value("10"))(
       "client-idle", "real seconds a client connection may stay silent between requests before it is closed",
-      cxxopts::value<double>()->default_value("60"))("log-level", "trace, debug, info, warn, error",
-                                                     cxxopts::value<std::string>()->default_value("info"))(
+      cxxopts::value<double>()->default_value("60"))(
+      "max-connections", "connections held at once, handshakes included; one more is closed at once",
+      cxxopts::value<std::size_t>()->default_value("1024"))("max-connections-per-address",
+                                                            "connections held at once from one IP address",
+                                                            cxxopts::value<std::size_t>()->default_value("128"))(
+      "log-level", "trace, debug, info, warn, error", cxxopts::value<std::string>()->default_value("info"))(
       "version", "print the version and exit")("h,help", "show this help");
   cli::add_scheduler_options(options);
   const auto args = cli::parse_options(options, argc, argv);
@@ -82,10 +89,12 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (args.count("help") != 0U || argc == 1) {
-    std::cout << options.help() << "\nExample (three peers of tiny-3server on loopback):\n"
-              << "  gridpeer --topology tiny-3server --id A --base-port 7400 &\n"
-              << "  gridpeer --topology tiny-3server --id B --base-port 7400 &\n"
-              << "  gridpeer --topology tiny-3server --id C --base-port 7400 &\n";
+    std::cout << options.help() << "\nExample (three peers of tiny-3server on loopback, over mutual TLS):\n"
+              << "  gridctl ca init grid-ca --grid tiny-3server\n"
+              << "  for p in A B C; do gridctl ca issue $p --role peer --ca grid-ca; done\n"
+              << "  gridctl ca issue ops --role operator --ca grid-ca\n"
+              << "  for p in A B C; do gridpeer --topology tiny-3server --id $p --tls-dir grid-ca & done\n"
+              << "  gridctl status --topology tiny-3server --tls-dir grid-ca --cert ops\n";
     return 0;
   }
   if (args.count("topology") == 0U || args.count("id") == 0U) {
@@ -135,9 +144,32 @@ int run(int argc, char** argv) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
   };
   config.limits.handshake_timeout = real_ms("handshake-timeout");
-  if (args.count("tls-dir") != 0U) {
+  const bool plaintext = args.count("plaintext") != 0U;
+  if (plaintext == (args.count("tls-dir") != 0U)) {
+    throw std::invalid_argument(plaintext ? "give --tls-dir or --plaintext, not both"
+                                          : net::tls_or_plaintext_needed("gridpeer"));
+  }
+  if (plaintext) {
+    std::vector<net::NamedAddress> reach{
+        {"--listen", config.listen.host.empty() ? config.addresses.at(config.self) : config.listen}};
+    for (ServerIndex i = 0; i < config.addresses.size(); ++i) {
+      if (i != config.self) reach.push_back({"peer " + config.grid.servers[i].spec.name, config.addresses[i]});
+    }
+    net::require_loopback(reach, "gridpeer");
+  } else {
     const std::string& self_name = config.grid.servers[config.self].spec.name;
-    config.tls = net::load_tls(net::TlsFiles::in(args["tls-dir"].as<std::string>(), self_name));
+    const auto files = net::TlsFiles::in(args["tls-dir"].as<std::string>(), self_name);
+    config.tls = net::load_tls(files);
+    if (config.tls->own_name != self_name) {
+      throw std::invalid_argument(files.certificate + " names " + config.tls->own_name + ", not " + self_name +
+                                  ": issue this peer's certificate with gridctl ca issue " + self_name +
+                                  " --role peer");
+    }
+  }
+  config.max_connections = args["max-connections"].as<std::size_t>();
+  config.max_connections_per_address = args["max-connections-per-address"].as<std::size_t>();
+  if (config.max_connections < 1 || config.max_connections_per_address < 1) {
+    throw std::invalid_argument("--max-connections and --max-connections-per-address must be at least 1");
   }
   config.peer_silence = real_ms("peer-silence");
   config.client_idle = real_ms("client-idle");

@@ -19,7 +19,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
       log_(std::move(log)),
       clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : net::ScaledClock::unix_now_us()),
       acceptor_(io),
-      deadline_timer_(io) {
+      deadline_timer_(io),
+      admission_(config_.max_connections, config_.max_connections_per_address) {
   network_ = std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                           topology::route_rule(config_.grid));
   std::vector<ServerIndex> partners;
@@ -41,6 +42,39 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
 
 void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& text) {
   log_->log(level, "[t={:.3f}s] {}", to_seconds(now().time_since_epoch()), text);
+}
+
+void PeerDaemon::log_refusal(const net::Refusal& refusal) {
+  if (const auto line = refusals_.line(refusal, std::chrono::steady_clock::now())) {
+    log_event(spdlog::level::warn, *line);
+  }
+}
+
+namespace {
+/// "submitter 'alice'" for a TLS connection's certificate, "" in plaintext.
+std::string certificate_of(const net::Connection& connection) {
+  const auto& who = connection.identity();
+  return who ? std::string(net::to_string(who->role)) + " '" + who->name + "'" : std::string();
+}
+/// A kind of closing for the rate limit: `what` and the reason up to its
+/// first colon ("malformed", "the other side reads too slowly", ...), so
+/// that a flood of one costs a line a minute and another is still told.
+std::string kind_of(const char* what, const std::string& reason) {
+  return std::string(what) + " " + reason.substr(0, reason.find(':'));
+}
+std::string claim_of(const protocol::Hello& hello) {
+  return hello.role == protocol::Hello::Role::peer ? "peer " + std::to_string(hello.peer) + " '" + hello.name + "'"
+                                                   : "client '" + hello.name + "'";
+}
+}  // namespace
+
+void PeerDaemon::refuse_hello(const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello,
+                              const char* kind, protocol::Error::Code code, const std::string& reason,
+                              const std::string& detail) {
+  // Rate-limited per address and kind: a flood of one kind costs a line a
+  // minute, while a different refusal from the same address is still told.
+  log_refusal({connection->remote(), kind, reason, claim_of(hello), certificate_of(*connection)});
+  connection->fail(code, detail);
 }
 
 protocol::Hello PeerDaemon::hello() const {
@@ -89,10 +123,23 @@ net::awaitable<void> PeerDaemon::accept_loop() {
       log_event(spdlog::level::info, "accepting again");
       accept_backoff_ = std::chrono::milliseconds(0);
     }
+    // A place under the caps before anything else, the TLS handshake included.
+    const auto endpoint = socket.remote_endpoint(ec);
+    const std::string address = ec ? std::string("(unknown)") : endpoint.address().to_string();
+    auto admitted = admission_.admit(address);
+    if (const auto* why = std::get_if<std::string>(&admitted)) {
+      log_refusal({ec ? address : address + ":" + std::to_string(endpoint.port()), "cap", *why, "", ""});
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      continue;
+    }
+    auto lease = std::get<net::ConnectionAdmission::Lease>(std::move(admitted));
     if (config_.tls) {
-      asio::co_spawn(io_, accept_tls(std::move(socket)), asio::detached);
+      asio::co_spawn(io_, accept_tls(std::move(socket), std::move(lease)), asio::detached);
     } else {
-      adopt(std::make_shared<net::Connection>(std::move(socket), config_.limits), std::nullopt);
+      auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
+      connection->hold_until_closed(std::move(lease));
+      adopt(connection, std::nullopt);
     }
   }
 }
@@ -125,14 +172,16 @@ net::awaitable<std::shared_ptr<net::Connection>> PeerDaemon::dial_tls(net::tcp::
   }
   const CertificateIdentity& who = std::get<CertificateIdentity>(identity);
   if (who.role != net::Role::peer || who.name != name_of(peer)) {
-    log_event(spdlog::level::warn, "dialed " + name_of(peer) + ", but its certificate names " +
-                                       std::string(net::to_string(who.role)) + " '" + who.name + "'; hung up");
+    const net::PeerAddress& address = config_.addresses.at(peer);
+    log_refusal({address.host + ":" + std::to_string(address.port), "dialed",
+                 "dialed " + name_of(peer) + ", but its certificate names another; hung up", "",
+                 std::string(net::to_string(who.role)) + " '" + who.name + "'"});
     co_return nullptr;
   }
   co_return std::make_shared<net::Connection>(std::move(stream), config_.limits, who);
 }
 
-net::awaitable<void> PeerDaemon::accept_tls(net::tcp::socket socket) {
+net::awaitable<void> PeerDaemon::accept_tls(net::tcp::socket socket, net::ConnectionAdmission::Lease lease) {
   boost::system::error_code ec;
   const auto endpoint = socket.remote_endpoint(ec);
   const std::string remote =
@@ -140,11 +189,13 @@ net::awaitable<void> PeerDaemon::accept_tls(net::tcp::socket socket) {
   net::TlsStream stream(std::move(socket), *config_.tls->context);
   const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::server);
   if (const auto* why = std::get_if<std::string>(&identity)) {
-    log_event(spdlog::level::warn, "from " + remote + ": refused: " + *why);
+    log_refusal({remote, "handshake", *why, "", ""});
     co_return;
   }
-  adopt(std::make_shared<net::Connection>(std::move(stream), config_.limits, std::get<CertificateIdentity>(identity)),
-        std::nullopt);
+  auto connection =
+      std::make_shared<net::Connection>(std::move(stream), config_.limits, std::get<CertificateIdentity>(identity));
+  connection->hold_until_closed(std::move(lease));
+  adopt(connection, std::nullopt);
 }
 
 net::awaitable<void> PeerDaemon::dial_loop(ServerIndex peer) {
@@ -197,7 +248,8 @@ void PeerDaemon::adopt(const std::shared_ptr<net::Connection>& connection, std::
         if (dialed) {
           if (peers_[*dialed].connection == weak.lock()) peer_down(*dialed, reason);
         } else if (auto c = weak.lock()) {
-          log_event(spdlog::level::info, "from " + c->remote() + ": closed before its hello: " + reason);
+          log_refusal({c->remote(), kind_of("before hello", reason), "closed before its hello: " + reason, "",
+                       certificate_of(*c)});
         }
       });
 }
@@ -206,18 +258,17 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
                                   std::optional<ServerIndex> dialed) {
   const auto* h = std::get_if<protocol::Hello>(&message);
   if (h == nullptr) {
-    log_event(spdlog::level::warn,
-              "from " + connection->remote() + ": " + protocol::message_name(message) + " before hello; disconnecting");
+    log_refusal({connection->remote(), "hello", std::string(protocol::message_name(message)) + " before hello", "",
+                 certificate_of(*connection)});
     connection->fail(protocol::Error::Code::not_accepted,
                      std::string("send hello first (got ") + protocol::message_name(message) + ")");
     return;
   }
   if (h->version != protocol::kProtocolVersion) {
-    log_event(spdlog::level::warn,
-              "from " + connection->remote() + ": protocol version " + std::to_string(h->version) + "; disconnecting");
-    connection->fail(protocol::Error::Code::version_mismatch, "this peer speaks version " +
-                                                                  std::to_string(protocol::kProtocolVersion) +
-                                                                  ", you sent " + std::to_string(h->version));
+    refuse_hello(connection, *h, "hello version", protocol::Error::Code::version_mismatch,
+                 "protocol version " + std::to_string(h->version),
+                 "this peer speaks version " + std::to_string(protocol::kProtocolVersion) + ", you sent " +
+                     std::to_string(h->version));
     return;
   }
   // Over TLS, the certificate decides who this is: a peer's must name the
@@ -227,11 +278,9 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     const bool fits = peer_hello ? who->role == net::Role::peer && who->name == h->name : who->role != net::Role::peer;
     if (!fits) {
       const std::string claim = peer_hello ? "peer '" + h->name + "'" : std::string("a client");
-      log_event(spdlog::level::warn, "from " + connection->remote() + ": certificate of " +
-                                         std::string(net::to_string(who->role)) + " '" + who->name + "' speaking as " +
-                                         claim + "; disconnecting");
-      connection->fail(
-          protocol::Error::Code::not_accepted,
+      refuse_hello(
+          connection, *h, "hello certificate", protocol::Error::Code::not_accepted,
+          "its certificate does not name what it claims",
           "your certificate names " + std::string(net::to_string(who->role)) + " '" + who->name + "', not " + claim);
       return;
     }
@@ -250,7 +299,8 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
         [this, weak](const std::string& reason) {
           const auto c = weak.lock();
           if (c && reason != "closed by the other side") {
-            log_event(spdlog::level::warn, "client " + c->remote() + " disconnected: " + reason);
+            log_refusal(
+                {c->remote(), kind_of("client", reason), "client disconnected: " + reason, "", certificate_of(*c)});
           }
           clients_.erase(c);
         });
@@ -259,29 +309,25 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     return;
   }
   if (h->peer == config_.self) {
-    log_event(spdlog::level::warn, "from " + connection->remote() + ": a peer claiming to be this peer (" +
-                                       std::to_string(h->peer) + " '" + h->name + "'); disconnecting");
-    connection->fail(protocol::Error::Code::unknown_peer,
-                     "peer " + std::to_string(h->peer) + " '" + h->name +
-                         "' is this peer itself: is a second gridpeer running with the same --self?");
+    refuse_hello(connection, *h, "hello self", protocol::Error::Code::unknown_peer, "a peer claiming to be this peer",
+                 "peer " + std::to_string(h->peer) + " '" + h->name +
+                     "' is this peer itself: is a second gridpeer running with the same --self?");
     return;
   }
   const bool known = h->peer < config_.grid.servers.size() && config_.grid.servers[h->peer].spec.name == h->name &&
                      (!dialed || *dialed == h->peer);
   if (!known) {
-    log_event(spdlog::level::warn, "from " + connection->remote() + ": unknown peer " + std::to_string(h->peer) + " '" +
-                                       h->name + "'; disconnecting");
-    connection->fail(protocol::Error::Code::unknown_peer,
-                     "peer " + std::to_string(h->peer) + " '" + h->name + "' is not in topology " + config_.grid.name);
+    refuse_hello(connection, *h, "hello unknown", protocol::Error::Code::unknown_peer,
+                 "not a peer of topology " + config_.grid.name,
+                 "peer " + std::to_string(h->peer) + " '" + h->name + "' is not in topology " + config_.grid.name);
     return;
   }
   if (h->time_scale != config_.time_scale || h->algorithm != algorithm_label(config_.grid_config)) {
-    log_event(spdlog::level::warn, "from " + connection->remote() + ": peer '" + h->name + "' runs " + h->algorithm +
-                                       " at time scale " + std::to_string(h->time_scale) + "; disconnecting");
-    connection->fail(protocol::Error::Code::config_mismatch, "this peer runs " + algorithm_label(config_.grid_config) +
-                                                                 " at time scale " +
-                                                                 std::to_string(config_.time_scale) + "; you run " +
-                                                                 h->algorithm + " at " + std::to_string(h->time_scale));
+    refuse_hello(connection, *h, "hello config", protocol::Error::Code::config_mismatch,
+                 "it runs " + h->algorithm + " at time scale " + std::to_string(h->time_scale),
+                 "this peer runs " + algorithm_label(config_.grid_config) + " at time scale " +
+                     std::to_string(config_.time_scale) + "; you run " + h->algorithm + " at " +
+                     std::to_string(h->time_scale));
     return;
   }
   const PeerLink& link = peers_[h->peer];
@@ -289,10 +335,9 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     // Swapping it in let one forged hello make A believe C restarted (issue
     // 18). The real partner, back after a crash, is let in once its old link
     // has closed -- at once on a reset, else after --peer-silence.
-    log_event(spdlog::level::warn, "from " + connection->remote() + ": a second connection claiming peer " + h->name +
-                                       ", whose link from " + link.connection->remote() + " is live; refused");
-    connection->fail(protocol::Error::Code::not_accepted,
-                     "peer " + h->name + " is connected already; a second connection is refused");
+    refuse_hello(connection, *h, "hello second", protocol::Error::Code::not_accepted,
+                 "a second connection for " + h->name + ", whose link from " + link.connection->remote() + " is live",
+                 "peer " + h->name + " is connected already; a second connection is refused");
     return;
   }
   if (clock_.adopt_epoch(h->epoch_unix_us)) {
@@ -469,8 +514,9 @@ void PeerDaemon::transfer_complete(const Receiving& receiving) {
 bool PeerDaemon::allowed(const std::shared_ptr<net::Connection>& client, const WireMessage& message) {
   const auto& who = client->identity();
   if (!who) return true;  // plaintext: whoever reaches the port (loopback experiments)
-  const bool operates =
-      std::holds_alternative<protocol::Drain>(message) || std::holds_alternative<protocol::Shutdown>(message);
+  const bool operates = std::holds_alternative<protocol::Drain>(message) ||
+                        std::holds_alternative<protocol::Undrain>(message) ||
+                        std::holds_alternative<protocol::Shutdown>(message);
   if (operates) {
     log_event(spdlog::level::info, std::string(protocol::message_name(message)) + " asked by " +
                                        std::string(net::to_string(who->role)) + " " + who->name);
@@ -511,6 +557,15 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
           draining_ = true;
           core_->set_draining(true);
           log_event(spdlog::level::info, "draining: no new submissions or offers");
+          client->send(protocol::Ack{});
+        } else if constexpr (std::is_same_v<T, protocol::Undrain>) {
+          if (stopping_) {
+            client->fail(protocol::Error::Code::not_accepted, name_of(config_.self) + " is shutting down");
+            return;
+          }
+          draining_ = false;
+          core_->set_draining(false);
+          log_event(spdlog::level::info, "undrained: taking submissions and offers again");
           client->send(protocol::Ack{});
         } else if constexpr (std::is_same_v<T, protocol::Shutdown>) {
           client->send(protocol::Ack{});

@@ -18,9 +18,11 @@
 
 #include "peer/core/p2p/grid_peer.hpp"
 #include "peer/io/topology/topology.hpp"
+#include "peer/net/admission.hpp"
 #include "peer/net/asio.hpp"
 #include "peer/net/connection.hpp"
 #include "peer/net/peer_addresses.hpp"
+#include "peer/net/refusal_log.hpp"
 #include "peer/net/scaled_clock.hpp"
 #include "peer/network/static_view.hpp"
 
@@ -57,6 +59,9 @@ struct DaemonConfig {
   /// Real time a client connection may stay silent between requests.
   std::chrono::milliseconds client_idle{60'000};
   net::ConnectionLimits limits;
+  /// Connections held at once (handshakes included), in all and per IP address.
+  std::size_t max_connections = 1024;
+  std::size_t max_connections_per_address = 128;
   /// Mutual TLS with the grid's certificates (gridpeer --tls-dir); null:
   /// plaintext.
   std::shared_ptr<const net::TlsConfig> tls;
@@ -90,13 +95,18 @@ class PeerDaemon {
   protocol::Hello hello() const;
   const std::string& name_of(ServerIndex peer) const { return config_.grid.servers.at(peer).spec.name; }
   void log_event(spdlog::level::level_enum level, const std::string& text);
-
+  /// A refused connection or frame, logged at most once a minute per address and kind.
+  void log_refusal(const net::Refusal& refusal);
+  /// Refuses what `connection` said in its hello: logged (rate-limited) and
+  /// answered with `code` and `detail`, then closed.
+  void refuse_hello(const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello, const char* kind,
+                    protocol::Error::Code code, const std::string& reason, const std::string& detail);
   // connections
   net::awaitable<void> accept_loop();
   net::awaitable<void> dial_loop(ServerIndex peer);
   /// Accepted over TLS: the handshake (bounded by the handshake time-out),
   /// then the connection as any other, knowing whose certificate it has.
-  net::awaitable<void> accept_tls(net::tcp::socket socket);
+  net::awaitable<void> accept_tls(net::tcp::socket socket, net::ConnectionAdmission::Lease lease);
   /// Dialed over TLS: the handshake, and the certificate must name `peer`;
   /// null (logged) otherwise.
   net::awaitable<std::shared_ptr<net::Connection>> dial_tls(net::tcp::socket socket, ServerIndex peer);
@@ -157,6 +167,8 @@ class PeerDaemon {
   std::uint64_t rejected_ = 0;
   bool draining_ = false;
   bool stopping_ = false;
+  net::ConnectionAdmission admission_;
+  net::RefusalLog refusals_;
   std::chrono::milliseconds accept_backoff_{0};  // after accept errors (EMFILE): paused, doubling to 1 s
   std::uint64_t boot_id_ = 0;                    ///< this process's, in every Hello
   std::chrono::steady_clock::time_point stop_deadline_{};

@@ -6,13 +6,15 @@
 # 10) and C (1000: 20) -- widest path first: A, B (A's site), C -- and every
 # job ends exactly once where its group ran. Bounded: 60 s in all.
 set -euo pipefail
+source "$(dirname "$0")/grid_tls.sh"
 BIN=$1 TOPOLOGY=$2 PORT=$3
 WORK=$(mktemp -d)
 cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 cd "$WORK"
+grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C
 for id in A B C; do
-  "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm si \
+  "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm si --tls-dir tls \
       --bag-grouping ba --granularity 10 --log-level info 2>>peers.log &
 done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }

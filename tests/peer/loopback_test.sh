@@ -5,8 +5,10 @@
 # migrate. A peer names its algorithm in its log (si-fair with --fair, si+ai2
 # with --site-rule=ai2): every peer must run what was asked. Bounded: 120 s
 # in all. Each run works in a directory of its own: runs of one algorithm
-# (plain, --fair, --site-rule) run side by side under CTest.
+# (plain, --fair, --site-rule) run side by side under CTest. Over mutual TLS,
+# as every multi-process test (grid_tls.sh).
 set -euo pipefail
+source "$(dirname "$0")/grid_tls.sh"
 BIN=$1 TOPOLOGY=$2 ALGORITHM=$3 PORT=$4 FLAGS=${5:-}
 JOBS=12
 WORK=$(mktemp -d)
@@ -18,9 +20,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$WORK"
+grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C
 for id in A B C; do
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm "$ALGORITHM" \
-      --time-scale 20000 --log-level info $FLAGS 2>>peers-$ALGORITHM.log &
+      --tls-dir "$WORK/tls" --time-scale 20000 --log-level info $FLAGS 2>>peers-$ALGORITHM.log &
 done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Mutual TLS between three gridpeer processes and gridctl (issue 18): a grid CA
 # from gridctl ca, a certificate per peer and per user; the peers connect and
-# run jobs; a submitter may submit but not drain, an operator may drain; a
-# plaintext client, another grid's certificate and a user's certificate posing
-# as a peer are all refused, and logged. Bounded: 60 s in all.
+# run jobs; a submitter may submit but not drain, undrain or shut down, an
+# operator may; a plaintext client, another grid's certificate, an expired
+# one, a user's certificate posing as a peer and a peer's posing as another
+# are all refused, and logged. TLS is the default: without --tls-dir a peer
+# starts only with --plaintext, and only on loopback. Bounded: 60 s in all.
 set -euo pipefail
 BIN=$1 TOPOLOGY=$2 PORT=$3
 SCHEMA=$(cd "$(dirname "$0")/../.." && pwd)/protocol/gridpeer.capnp
@@ -19,9 +21,22 @@ ctl ca issue ops --role operator --ca ca >/dev/null
 ctl ca issue alice --role submitter --ca ca >/dev/null
 ctl ca init other >/dev/null
 ctl ca issue B --role peer --ca other >/dev/null
+# TLS or, by name, plaintext on loopback only; never plaintext by default.
+gridpeer=("$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --base-port "$PORT")
+refuses "${gridpeer[@]}" --id A
+grep -q "speaks mutual TLS: give --tls-dir DIR" err
+refuses "${gridpeer[@]}" --id A --plaintext --listen 0.0.0.0:$PORT
+grep -q "not loopback: --listen at 0.0.0.0:$PORT" err
+refuses "${gridpeer[@]}" --id A --plaintext --peer C=10.1.2.3:$PORT
+grep -q "peer C at 10.1.2.3:$PORT" err
+refuses ctl status --topology "$TOPOLOGY" --plaintext --host 192.0.2.7
+grep -q "not loopback: peer A at 192.0.2.7" err
+# A peer's own files must name it: B started with C's certificate stops at once.
+mkdir wrong && cp ca/ca.pem wrong/ && cp ca/C.pem wrong/B.pem && cp ca/C-key.pem wrong/B-key.pem
+refuses "${gridpeer[@]}" --id B --tls-dir wrong
+grep -q "names C, not B" err
 for id in A B C; do
-  "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm si --tls-dir ca \
-      --log-level info 2>>peer-$id.log &
+  "${gridpeer[@]}" --id $id --algorithm si --tls-dir ca --log-level info 2>>peer-$id.log &
 done
 for _ in $(seq 100); do
   test "$(cat peer-*.log | grep -c "peer . connected")" -ge 6 && break
@@ -43,13 +58,28 @@ grep -q "client alice (submitter) connected" peer-A.log
 refuses as alice drain
 grep -q "needs an operator's certificate" err
 grep -q "drain refused to submitter alice" peer-A.log
+refuses as alice shutdown
+grep -q "shutdown needs an operator's certificate" err
 as ops drain >/dev/null
 grep -q "drain asked by operator ops" peer-A.log
+# Drained, A refuses submissions; undrained (an operator's, for A only), it takes them again.
+refuses as alice submit --to A --run 1
+grep -q "is draining" err
+refuses as alice undrain --to A
+as ops undrain --to A >/dev/null
+grep -q "undrained: taking submissions" peer-A.log
+as alice submit --to A --run 1 >/dev/null
 
 # Refused: plaintext, another grid's CA, a user's certificate posing as a peer.
-refuses ctl status --topology "$TOPOLOGY" --base-port "$PORT"
+refuses ctl status --topology "$TOPOLOGY" --base-port "$PORT" --plaintext
 printf '%s\n' '(hello = (version = 2, role = peer, peerId = 2, name = "C", timeScale = 1000, epochUnixUs = 1764000000000000, algorithm = "si"))' |
     capnp encode "$SCHEMA" Envelope >hello-c.bin
+# An expired certificate of the grid's CA (made with the openssl tool: gridctl
+# ca issues none): refused at the handshake.
+openssl ecparam -name prime256v1 -genkey -noout -out ca/old-key.pem
+openssl req -new -key ca/old-key.pem -subj "/OU=submitter/CN=old" -out old.csr
+openssl x509 -req -in old.csr -CA ca/ca.pem -CAkey ca/ca-key.pem -CAcreateserial -days -1 -out ca/old.pem 2>/dev/null
+refuses as old status
 python3 - "$PORT" <<'PY'
 import socket, ssl, sys
 port = int(sys.argv[1])
@@ -75,8 +105,11 @@ assert b"not a peer" not in answer, answer
 # alice (submitter) speaking as peer C: refused by name.
 answer = attempt("ca/alice.pem", "ca/alice-key.pem", open("hello-c.bin", "rb").read())
 assert b"not peer 'C'" in answer, answer
-print("refused: another CA's certificate; a submitter posing as peer C")
+# peer B's own certificate speaking as C: refused by name too.
+answer = attempt("ca/B.pem", "ca/B-key.pem", open("hello-c.bin", "rb").read())
+assert b"your certificate names peer 'B', not peer 'C'" in answer, answer
+print("refused: another CA's certificate; a submitter, and peer B, posing as peer C")
 PY
-grep -q "refused: TLS handshake" peer-A.log
-grep -q "certificate of submitter 'alice' speaking as peer 'C'" peer-A.log
+grep -q "refused 127.0.0.1:[0-9]*: TLS handshake" peer-A.log
+grep -q "(claims peer 2 'C', certificate submitter 'alice'): its certificate does not name what it claims" peer-A.log
 echo "tls loopback test: ok"

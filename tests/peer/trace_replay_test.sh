@@ -12,6 +12,7 @@
 # its restart. With MODE=sim, the same slice also runs through gridsim and the
 # two are compared. Exit 77 (skipped) without the traces. Bounded: ~60 s.
 set -euo pipefail
+source "$(dirname "$0")/grid_tls.sh"
 BIN=$1 SOURCE=$2 ALGORITHM=$3 PORT=$4 MODE=${5:-plain}
 TRACES=${GRIDPEER_TRACE_DIR:-$SOURCE/../shared/traces}
 [[ -f $TRACES/SDSC-SP2-1998-4.2-cln.swf.gz ]] || { echo "no traces in $TRACES: skipped"; exit 77; }
@@ -28,9 +29,10 @@ cleanup() {
 trap cleanup EXIT
 central=()
 [[ $ALGORITHM == central ]] && central=(--central busy)
+grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" busy steady fast spare
 for id in busy steady fast spare; do
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm "$ALGORITHM" \
-      "${central[@]}" --time-scale $SCALE --log-level warn 2>"$WORK/$id.log" &
+      "${central[@]}" --tls-dir "$WORK/tls" --time-scale $SCALE --log-level warn 2>"$WORK/$id.log" &
   PIDS[$id]=$!
 done
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
@@ -41,7 +43,7 @@ if [[ $MODE == restart ]]; then
     sleep 3.7
     kill -9 "${PIDS[spare]}"
     "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id spare --base-port "$PORT" --algorithm "$ALGORITHM" \
-        "${central[@]}" --time-scale $SCALE --log-level warn 2>"$WORK/spare-again.log" &
+        "${central[@]}" --tls-dir "$WORK/tls" --time-scale $SCALE --log-level warn 2>"$WORK/spare-again.log" &
     echo $! > "$WORK/spare-again.pid"
   ) &
 fi

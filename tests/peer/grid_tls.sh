@@ -1,0 +1,16 @@
+# Sourced by the multi-process tests (TLS is the peers' default, issue 18):
+#   grid_tls GRIDCTL DIR NAME...
+# makes a grid CA in DIR with a peer certificate for each NAME (the
+# topology's server names), an operator "ops" and a submitter "alice", and
+# points gridctl at it (GRIDCTL_TLS_DIR, GRIDCTL_CERT=ops). Peers then run
+# with --tls-dir DIR.
+grid_tls() {
+  local gridctl=$1 dir=$2
+  shift 2
+  "$gridctl" ca init "$dir" --grid test-grid >/dev/null
+  local name
+  for name in "$@"; do "$gridctl" ca issue "$name" --role peer --ca "$dir" >/dev/null; done
+  "$gridctl" ca issue ops --role operator --ca "$dir" >/dev/null
+  "$gridctl" ca issue alice --role submitter --ca "$dir" >/dev/null
+  export GRIDCTL_TLS_DIR=$dir GRIDCTL_CERT=ops
+}
