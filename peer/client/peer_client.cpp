@@ -8,6 +8,26 @@
 
 namespace gridpeer::client {
 
+namespace {
+
+/// Runs `io` until the operation just started has called back (`done`), or
+/// `limit` passes: then closes `socket`, which aborts the operation, lets
+/// its handler run, and answers false. gridctl is blocking; this is how each
+/// of its waits is bounded.
+bool finished_within(net::asio::io_context& io, const bool& done, std::chrono::seconds limit,
+                     net::tcp::socket::lowest_layer_type& socket) {
+  io.restart();
+  io.run_for(limit);
+  if (done) return true;
+  boost::system::error_code ignored;
+  socket.close(ignored);
+  io.restart();
+  io.run();  // the aborted handler
+  return false;
+}
+
+}  // namespace
+
 protocol::Hello PeerClient::client_hello() {
   protocol::Hello hello;
   hello.role = protocol::Hello::Role::client;
@@ -32,14 +52,7 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
       ec = result;
       connected = true;
     });
-    io.restart();
-    io.run_for(kConnectTimeout);
-    if (!connected) {
-      socket_.close();
-      io.restart();
-      io.run();  // the aborted handler
-      ec = net::asio::error::timed_out;
-    }
+    if (!finished_within(io, connected, kConnectTimeout, socket_)) ec = net::asio::error::timed_out;
   }
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
@@ -62,12 +75,7 @@ void PeerClient::start_tls(net::asio::io_context& io, const Secure& secure) {
     ec = result;
     done = true;
   });
-  io.restart();
-  io.run_for(kConnectTimeout);
-  if (!done) {
-    tls_->lowest_layer().close();
-    io.restart();
-    io.run();  // the aborted handler
+  if (!finished_within(io, done, kConnectTimeout, tls_->lowest_layer())) {
     throw std::runtime_error("no TLS handshake with " + where_ + " within " + std::to_string(kConnectTimeout.count()) +
                              " s: is the peer stopped?");
   }
@@ -131,12 +139,7 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
                           ec = result;
                           done = true;
                         });
-  io_.restart();
-  io_.run_for(kReplyTimeout);
-  if (!done) {
-    tls_->lowest_layer().close();
-    io_.restart();
-    io_.run();  // the aborted handler
+  if (!finished_within(io_, done, kReplyTimeout, tls_->lowest_layer())) {
     throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
                              " s: is the peer stopped or overloaded?");
   }
