@@ -77,7 +77,7 @@ int bench_att_command(int argc, char** argv) {
   // The measured peer's settings, which a peer's Hello must match.
   protocol::Hello target;
   {
-    PeerClient probe(io, grid.addresses.at(to), secure_for(grid, to));
+    PeerClient probe(io, grid.addresses.at(to), settings_for(grid, to));
     target = probe.peer();
     const auto status = probe.request<protocol::PeerStatus>(protocol::StatusRequest{});
     for (const auto p : status.connected) {
@@ -91,7 +91,7 @@ int bench_att_command(int argc, char** argv) {
   if (backlog > 0) {
     // Widths cycle through 1..CPUs/2 and run times through one week to one
     // month, so the forecast has starts and ends at many points to sweep.
-    PeerClient submitter(io, grid.addresses.at(to), secure_for(grid, to));
+    PeerClient submitter(io, grid.addresses.at(to), settings_for(grid, to));
     const int half = std::max(1, grid.topology.servers[to].spec.total_cpus() / 2);
     for (std::size_t i = 0; i < backlog; ++i) {
       Job job;
@@ -104,7 +104,7 @@ int bench_att_command(int argc, char** argv) {
   }
   const ServerSpec& me = grid.topology.servers.at(as).spec;
   // Over TLS it speaks as peer `as`, with that peer's certificate from --tls-dir.
-  PeerClient::Secure as_peer = secure_for(grid, to);
+  PeerClient::Settings as_peer = settings_for(grid, to);
   if (grid.tls) as_peer.tls = net::load_tls(net::TlsFiles::in(grid.tls_dir, me.name));
   PeerClient peer(io, grid.addresses.at(to),
                   net::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm),

@@ -26,7 +26,10 @@ cxxopts::Options grid_options(const std::string& command, const std::string& wha
                                      cxxopts::value<std::string>())(
       "plaintext",
       "no TLS, to peers run with gridpeer --plaintext: refused unless every peer is at a loopback address")(
-      "h,help", "show this help");
+      "reply-timeout",
+      "seconds a peer may leave a request unanswered before gridctl gives up on it (a stopped peer keeps its "
+      "connection open)",
+      cxxopts::value<int>()->default_value("30"))("h,help", "show this help");
   return options;
 }
 
@@ -35,6 +38,9 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   topology::TopologySelection selection;
   if (args.count("sites") != 0U) selection.split = args["sites"].as<std::string>();
   Grid grid{topology::load_topology(args["topology"].as<std::string>(), selection), {}, nullptr, {}};
+  const int reply_timeout = args["reply-timeout"].as<int>();
+  if (reply_timeout < 1 || reply_timeout > 86'400) throw std::invalid_argument("--reply-timeout: give 1 to 86400 s");
+  grid.reply_timeout = std::chrono::seconds(reply_timeout);
   grid.addresses = net::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
@@ -64,15 +70,15 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   return grid;
 }
 
-PeerClient::Secure secure_for(const Grid& grid, std::size_t server) {
-  return {grid.tls, grid.tls ? grid.topology.servers.at(server).spec.name : std::string()};
+PeerClient::Settings settings_for(const Grid& grid, std::size_t server) {
+  return {grid.tls, grid.tls ? grid.topology.servers.at(server).spec.name : std::string(), grid.reply_timeout};
 }
 
 std::vector<PeerReach> poll_status(net::asio::io_context& io, const Grid& grid) {
   std::vector<PeerReach> reach(grid.addresses.size());
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      PeerClient peer(io, grid.addresses[i], secure_for(grid, i));
+      PeerClient peer(io, grid.addresses[i], settings_for(grid, i));
       reach[i].status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
     } catch (const std::exception& error) {
       reach[i].error = error.what();

@@ -1,6 +1,7 @@
 #pragma once
 // The options every gridctl command shares: which topology the peers run and
 // where they listen.
+#include <chrono>
 #include <cxxopts.hpp>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@ struct Grid {
   /// With --tls-dir: our certificate and the grid's CA (null: plaintext).
   std::shared_ptr<const net::TlsConfig> tls;
   std::string tls_dir;  ///< where tls came from (bench-att reads a peer's certificate there too)
+  std::chrono::seconds reply_timeout = PeerClient::kReplyTimeout;  ///< --reply-timeout
 };
 
 /// Throws std::invalid_argument when --topology is missing, a --peer is
@@ -33,7 +35,7 @@ struct Grid {
 Grid grid_from(const cxxopts::ParseResult& args);
 
 /// How gridctl reaches server `server`: over TLS, its certificate must name it.
-PeerClient::Secure secure_for(const Grid& grid, std::size_t server);
+PeerClient::Settings settings_for(const Grid& grid, std::size_t server);
 
 /// One peer's status, or why it could not be had.
 struct PeerReach {

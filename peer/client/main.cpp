@@ -91,7 +91,7 @@ int submit_command(int argc, char** argv) {
   const std::size_t count = args["count"].as<std::size_t>();
   if (count < 1 || count > 1'000'000) throw std::invalid_argument("--count: give 1 to 1000000");
   net::asio::io_context io;
-  client::PeerClient peer(io, grid.addresses[to], client::secure_for(grid, to));
+  client::PeerClient peer(io, grid.addresses[to], client::settings_for(grid, to));
   const auto print = [](const protocol::SubmitAck& ack) {
     if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
     std::cout << ack.job << '\n';
@@ -146,7 +146,7 @@ std::optional<std::uint64_t> records_held(net::asio::io_context& io, const Grid&
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
+      client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
       // From past the end: the reply carries the count and no records.
       total +=
           peer.request<protocol::ResultsReply>(protocol::ResultsRequest{std::numeric_limits<std::uint64_t>::max(), 1})
@@ -263,7 +263,7 @@ int replay_command(int argc, char** argv) {
         auto& peer = peers[job.origin];
         if (!peer)
           peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin),
-                                                      client::secure_for(grid, job.origin));
+                                                      client::settings_for(grid, job.origin));
         const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
         entry.origin_boot = peer->peer().boot_id;
         if (ack.accepted) {
@@ -366,7 +366,7 @@ int results_command(int argc, char** argv) {
   std::map<ServerIndex, std::uint64_t> boots;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
-      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
+      client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
       boots[static_cast<ServerIndex>(i)] = peer.peer().boot_id;
       for (std::uint64_t from = 0;;) {
         const auto reply = peer.request<protocol::ResultsReply>(protocol::ResultsRequest{from, 10'000});
@@ -506,7 +506,7 @@ int broadcast_command(const std::string& command, const protocol::WireMessage& m
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     if (!chosen.empty() && chosen.count(i) == 0U) continue;
     try {
-      client::PeerClient peer(io, grid.addresses[i], client::secure_for(grid, i));
+      client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
       peer.request<protocol::Ack>(message);
     } catch (const std::exception& error) {
       ++failed;

@@ -35,12 +35,15 @@ protocol::Hello PeerClient::client_hello() {
   return hello;
 }
 
-PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Secure& secure)
-    : PeerClient(io, address, client_hello(), secure) {}
+PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Settings& settings)
+    : PeerClient(io, address, client_hello(), settings) {}
 
 PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
-                       const Secure& secure)
-    : io_(io), socket_(io), where_(address.host + ":" + std::to_string(address.port)) {
+                       const Settings& settings)
+    : io_(io),
+      socket_(io),
+      where_(address.host + ":" + std::to_string(address.port)),
+      reply_timeout_(settings.reply_timeout) {
   boost::system::error_code ec;
   net::tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
@@ -57,7 +60,7 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
   socket_.set_option(net::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms
-  if (secure.tls) start_tls(io, secure);
+  if (settings.tls) start_tls(io, settings);
   send(hello);
   protocol::WireMessage reply = receive();
   if (auto* h = std::get_if<protocol::Hello>(&reply)) {
@@ -67,8 +70,8 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
   }
 }
 
-void PeerClient::start_tls(net::asio::io_context& io, const Secure& secure) {
-  tls_ = std::make_unique<net::TlsStream>(std::move(socket_), *secure.tls->context);
+void PeerClient::start_tls(net::asio::io_context& io, const Settings& settings) {
+  tls_ = std::make_unique<net::TlsStream>(std::move(socket_), *settings.tls->context);
   boost::system::error_code ec;
   bool done = false;
   tls_->async_handshake(net::ssl::stream_base::client, [&](const boost::system::error_code& result) {
@@ -83,12 +86,12 @@ void PeerClient::start_tls(net::asio::io_context& io, const Secure& secure) {
     throw std::runtime_error("TLS with " + where_ + ": " + ec.message() +
                              " (is it a peer of this grid's CA, run with --tls-dir?)");
   }
-  const auto who = net::peer_identity(*tls_, *secure.tls);
+  const auto who = net::peer_identity(*tls_, *settings.tls);
   if (const auto* why = std::get_if<std::string>(&who)) throw std::runtime_error(where_ + ": " + *why);
   const auto& identity = std::get<net::CertificateIdentity>(who);
-  if (identity.role != net::Role::peer || (!secure.expect_peer.empty() && identity.name != secure.expect_peer)) {
+  if (identity.role != net::Role::peer || (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
     throw std::runtime_error(where_ + " presents the certificate of " + std::string(net::to_string(identity.role)) +
-                             " '" + identity.name + "', not of peer '" + secure.expect_peer + "'");
+                             " '" + identity.name + "', not of peer '" + settings.expect_peer + "'");
   }
 }
 
@@ -110,13 +113,13 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
   }
   // poll() before each read: a blocking read has no time-out, and an
   // asynchronous one per frame would cost the ATT benchmark its microseconds.
-  const auto wait_ms = static_cast<int>(std::chrono::milliseconds(kReplyTimeout).count());
+  const auto wait_ms = static_cast<int>(std::chrono::milliseconds(reply_timeout_).count());
   while (bytes > 0) {
     pollfd ready{socket_.native_handle(), POLLIN, 0};
     const int polled = ::poll(&ready, 1, wait_ms);
     if (polled < 0 && errno == EINTR) continue;
     if (polled == 0) {
-      throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
+      throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                                " s: is the peer stopped or overloaded?");
     }
     boost::system::error_code ec;
@@ -139,8 +142,8 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
                           ec = result;
                           done = true;
                         });
-  if (!finished_within(io_, done, kReplyTimeout, tls_->lowest_layer())) {
-    throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(kReplyTimeout.count()) +
+  if (!finished_within(io_, done, reply_timeout_, tls_->lowest_layer())) {
+    throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                              " s: is the peer stopped or overloaded?");
   }
   if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());

@@ -12,24 +12,29 @@
 
 namespace gridpeer::client {
 
+/// How long a reply may stay silent by default: a stopped peer keeps its
+/// socket open, and gridctl status waited for it for ever (issue 18).
+inline constexpr std::chrono::seconds kPeerReplyTimeout{30};
+
+/// Mutual TLS (gridctl --tls-dir), or plaintext when `tls` is null; with TLS
+/// the peer's certificate must name `expect_peer` (when given).
+struct PeerClientSettings {
+  std::shared_ptr<const net::TlsConfig> tls;
+  std::string expect_peer;
+  std::chrono::seconds reply_timeout = kPeerReplyTimeout;  ///< gridctl --reply-timeout
+};
+
 class PeerClient {
  public:
   /// How long a connect may take before the peer counts as unreachable.
   static constexpr std::chrono::seconds kConnectTimeout{5};
-  /// How long a reply may stay silent: a stopped peer keeps its socket open,
-  /// and gridctl status waited for it for ever (issue 18).
-  static constexpr std::chrono::seconds kReplyTimeout{30};
-  /// Mutual TLS (gridctl --tls-dir), or plaintext when `tls` is null; with
-  /// TLS the peer's certificate must name `expect_peer` (when given).
-  struct Secure {
-    std::shared_ptr<const net::TlsConfig> tls;
-    std::string expect_peer;
-  };
+  static constexpr std::chrono::seconds kReplyTimeout = kPeerReplyTimeout;
+  using Settings = PeerClientSettings;
   /// Connects and shakes hands as a client; throws with the address and the reason.
-  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Secure& secure = {});
+  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Settings& settings = {});
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.
   PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
-             const Secure& secure = {});
+             const Settings& settings = {});
   /// A client's Hello.
   static protocol::Hello client_hello();
 
@@ -46,17 +51,18 @@ class PeerClient {
   [[nodiscard]] const protocol::Hello& peer() const { return peer_; }
 
  private:
-  /// Reads exactly `bytes`, waiting at most kReplyTimeout for each arrival.
+  /// Reads exactly `bytes`, waiting at most the reply time-out for each arrival.
   void read_exactly(std::uint8_t* data, std::size_t bytes);
   /// The same over TLS, asynchronously under the same time-out.
   void read_tls(std::uint8_t* data, std::size_t bytes);
   /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
-  void start_tls(net::asio::io_context& io, const Secure& secure);
+  void start_tls(net::asio::io_context& io, const Settings& settings);
 
   net::asio::io_context& io_;
   net::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
   std::unique_ptr<net::TlsStream> tls_;
   std::string where_;
+  std::chrono::seconds reply_timeout_;
   protocol::Hello peer_;
 };
 

@@ -76,6 +76,9 @@ int run(int argc, char** argv) {
       cxxopts::value<double>()->default_value("10"))(
       "client-idle", "real seconds a client connection may stay silent between requests before it is closed",
       cxxopts::value<double>()->default_value("60"))(
+      "write-timeout",
+      "real seconds a frame may take to be written before its reader counts as not reading and is cut off",
+      cxxopts::value<double>()->default_value("30"))(
       "max-connections", "connections held at once, handshakes included; one more is closed at once",
       cxxopts::value<std::size_t>()->default_value("1024"))("max-connections-per-address",
                                                             "connections held at once from one IP address",
@@ -144,6 +147,7 @@ int run(int argc, char** argv) {
     return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
   };
   config.limits.handshake_timeout = real_ms("handshake-timeout");
+  config.limits.write_timeout = real_ms("write-timeout");
   const bool plaintext = args.count("plaintext") != 0U;
   if (plaintext == (args.count("tls-dir") != 0U)) {
     throw std::invalid_argument(plaintext ? "give --tls-dir or --plaintext, not both"

@@ -147,9 +147,11 @@ net::awaitable<void> PeerDaemon::accept_loop() {
 net::awaitable<std::variant<CertificateIdentity, std::string>> PeerDaemon::tls_handshake(
     net::TlsStream& stream, net::ssl::stream_base::handshake_type side) {
   auto done = std::make_shared<bool>(false);
+  auto timed_out = std::make_shared<bool>(false);
   asio::steady_timer limit(io_, config_.limits.handshake_timeout);
-  limit.async_wait([&stream, done](const boost::system::error_code& ec) {
+  limit.async_wait([&stream, done, timed_out](const boost::system::error_code& ec) {
     if (!ec && !*done) {
+      *timed_out = true;
       boost::system::error_code ignored;
       stream.lowest_layer().close(ignored);  // the handshake fails at once
     }
@@ -158,6 +160,7 @@ net::awaitable<std::variant<CertificateIdentity, std::string>> PeerDaemon::tls_h
   co_await stream.async_handshake(side, asio::redirect_error(net::use_awaitable, ec));
   *done = true;
   limit.cancel();
+  if (*timed_out) co_return std::string("no TLS handshake within the handshake time-out (--handshake-timeout)");
   if (ec) co_return std::string("TLS handshake: ") + ec.message();
   co_return net::peer_identity(stream, *config_.tls);
 }

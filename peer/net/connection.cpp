@@ -61,6 +61,11 @@ awaitable<void> Connection::watchdog() {
       close(std::string(deadline_what_));
       co_return;
     }
+    if (writing_since_ != Clock::time_point::max() && now - writing_since_ >= limits_.write_timeout) {
+      close("the other side reads too slowly: a frame unwritten for " +
+            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - writing_since_).count()) + " s");
+      co_return;
+    }
     deadline_.expires_at(deadline_at_ - now < kCheck ? deadline_at_ : now + kCheck);
     boost::system::error_code ec;
     co_await deadline_.async_wait(asio::redirect_error(use_awaitable, ec));
@@ -212,11 +217,13 @@ awaitable<void> Connection::write_loop() {
     Pending pending = std::move(queue_.front());
     queue_.pop_front();
     queued_bytes_ -= pending.frame.size();
+    writing_since_ = Clock::now();
     co_await std::visit(
         [&](auto& stream) {
           return asio::async_write(stream, asio::buffer(pending.frame), asio::redirect_error(use_awaitable, ec));
         },
         stream_);
+    writing_since_ = Clock::time_point::max();
     if (ec) {
       if (pending.written) pending.written(false);
       close("write: " + ec.message());

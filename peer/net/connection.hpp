@@ -28,6 +28,11 @@ struct ConnectionLimits {
   /// A frame begun must be whole within this (a sender of one byte a second
   /// would otherwise hold the connection for ever).
   std::chrono::milliseconds frame_timeout{60'000};
+  /// A frame being written longer than this closes the connection: the other
+  /// side does not read. Over TLS it matters most: a stalled write holds the
+  /// stream's reads too (they share its buffers), so the outbound queue
+  /// would never reach its bound.
+  std::chrono::milliseconds write_timeout{30'000};
   /// Silence longer than this between frames closes the connection (zero:
   /// none). Set per connection after the handshake (set_idle_timeout).
   std::chrono::milliseconds idle_timeout{0};
@@ -99,6 +104,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using Clock = asio::steady_timer::clock_type;
   asio::steady_timer deadline_;
   Clock::time_point deadline_at_ = Clock::time_point::max();
+  Clock::time_point writing_since_ = Clock::time_point::max();  ///< the frame being written began then
   const char* deadline_what_ = "";
   std::deque<Pending> queue_;
   std::size_t queued_bytes_ = 0;

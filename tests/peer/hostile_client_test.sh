@@ -18,7 +18,7 @@ cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -r
 trap cleanup EXIT
 grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C
 "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id A --base-port "$PORT" --algorithm si --tls-dir "$WORK/tls" \
-    --handshake-timeout 3 --peer-silence 2 --max-connections-per-address 150 --log-level info 2>"$WORK/peer.log" &
+    --handshake-timeout 3 --peer-silence 2 --write-timeout 2 --max-connections-per-address 150 --log-level info 2>"$WORK/peer.log" &
 PEER=$!
 # B and C are not running: gridctl status reports them unreachable and exits 1.
 status_of_a() { "$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true; }
@@ -154,11 +154,22 @@ for _ in $(seq 60); do
   grep -q "peer B disconnected: silent" "$WORK/peer.log" && break
   sleep 0.1
 done
+# gridctl, asked about the stopped B, gives up within its bound and says why.
+started=$(date +%s)
+if "$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" --reply-timeout 2 \
+    >"$WORK/status-stopped.txt" 2>&1; then
+  echo "FAIL: status reported every peer reachable while B was stopped"; exit 1
+fi
+(( $(date +%s) - started <= 10 )) || { echo "FAIL: gridctl waited $(( $(date +%s) - started )) s for a stopped peer"; exit 1; }
+grep -q "^B .*unreachable: no TLS handshake with 127.0.0.1:$((PORT + 1)) within 5 s: is the peer stopped?" \
+    "$WORK/status-stopped.txt" || { echo "FAIL: no clear message for the stopped B"; cat "$WORK/status-stopped.txt"; exit 1; }
 kill -CONT "$B"
 grep -q "peer B disconnected: silent" "$WORK/peer.log" || { echo "FAIL: a stopped B still counted as connected"; exit 1; }
 
 # 6. A client that asks and never reads: its replies pile up to the outbound
-#    bound (65,536 frames), then it is cut off; the peer's memory stays bounded.
+#    bound (65,536 frames), or a frame stays unwritten past --write-timeout
+#    (2 s here; over TLS a stalled write holds the reads too), and it is cut
+#    off; the peer's memory stays bounded.
 before=$(rss_kb)
 python3 - "$PORT" "$WORK" "$HERE" <<'PY'
 import socket, sys, time
@@ -175,7 +186,10 @@ try:
     s.sendall(status * 100_000)
 except OSError:
     pass  # cut off while still sending: what is expected
-time.sleep(1)
+# Held open, never read, until the peer says it cut us off (at most 20 s).
+for _ in range(200):
+    if "reads too slowly" in open(f"{work}/peer.log").read(): break
+    time.sleep(0.1)
 PY
 after=$(rss_kb)
 grep -q "reads too slowly" "$WORK/peer.log" || { echo "FAIL: a client that never reads was not cut off"; exit 1; }
