@@ -40,9 +40,21 @@ Duration duration_of(std::int64_t v, const char* field) {
           std::string(field) + " must be between 0 and 10 years in microseconds, not " + std::to_string(v));
   return Duration{v};
 }
-/// An ATT or AWT: a duration, or int64 max for "never".
+/// An ATT or AWT: int64 max for "never", or a wait of up to 10,000 years --
+/// a queue of long jobs is legitimately forecast beyond the 10 years a
+/// job's own duration may take (bench-att's backlog of a thousand week-long
+/// jobs answered 16 years, which a 10-year bound refused). It is added to a
+/// time, never scaled, so 10,000 years keeps every sum within int64.
 Duration duration_or_never_of(std::int64_t v, const char* field) {
-  return v == kForever.count() ? kForever : duration_of(v, field);
+  if (v == kForever.count()) return kForever;
+  require(
+      v >= 0 && v <= kMaxWireTimeUs,
+      std::string(field) + " must be between 0 and 10,000 years in microseconds, or never; not " + std::to_string(v));
+  return Duration{v};
+}
+/// What an ATT or AWT beyond the wire's bound is sent as: never.
+std::int64_t wait_us(Duration d) {
+  return d.count() > kMaxWireTimeUs ? kForever.count() : d.count();
 }
 TimePoint time_of(std::int64_t v, const char* field) {
   require(v >= -kMaxWireTimeUs && v <= kMaxWireTimeUs,
@@ -196,8 +208,8 @@ struct Encoder {
     auto out = env.initAttReply();
     out.setQuery(m.query);
     out.setJob(m.job);
-    out.setAttUs(us(m.att));
-    out.setAwtUs(us(m.awt));
+    out.setAttUs(wait_us(m.att));
+    out.setAwtUs(wait_us(m.awt));
     out.setRu(m.ru);
     out.setFreeCpus(m.free_cpus);
     out.setTotalCpus(m.total_cpus);

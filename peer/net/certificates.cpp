@@ -210,8 +210,12 @@ std::variant<CertificateIdentity, std::string> verify_certificate(std::string_vi
   if (X509_verify_cert(context.get()) != 1) {
     return std::string(X509_verify_cert_error_string(X509_STORE_CTX_get_error(context.get())));
   }
+  return identity_of(cert.get());
+}
+
+std::variant<CertificateIdentity, std::string> identity_of(const x509_st* certificate) {
   std::array<char, 128> field{};
-  const X509_NAME* subject = X509_get_subject_name(cert.get());
+  const X509_NAME* subject = X509_get_subject_name(certificate);
   CertificateIdentity identity;
   if (X509_NAME_get_text_by_NID(subject, NID_commonName, field.data(), field.size()) <= 0) {
     return std::string("the certificate names no one (no CN)");

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <variant>
 
+struct x509_st;  // OpenSSL's X509
+
 namespace gridpeer::net {
 
 /// Who a certificate speaks for: a peer of the grid, or a gridctl user who
@@ -46,5 +48,8 @@ struct CertificateIdentity {
 /// with a known role); the identity, or why not.
 std::variant<CertificateIdentity, std::string> verify_certificate(std::string_view ca_pem,
                                                                   std::string_view certificate_pem);
+/// The name and role of a certificate already verified against the CA (by a
+/// TLS handshake); or why it carries none.
+std::variant<CertificateIdentity, std::string> identity_of(const x509_st* certificate);
 
 }  // namespace gridpeer::net
