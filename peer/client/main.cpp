@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -198,8 +199,10 @@ int replay_command(int argc, char** argv) {
       cxxopts::value<double>()->default_value("1000"))("trace-dir", "where trace files are",
                                                        cxxopts::value<std::string>())(
       "manifest",
-      "write what was handed to which peer here (JSON lines), for gridctl results --manifest to account for every job",
-      cxxopts::value<std::string>())(
+      "write what was handed to which peer here (JSON lines, each flushed as it is written, so a killed replay "
+      "leaves every job it handed), for gridctl results --manifest to account for every job; an existing file is "
+      "refused unless --overwrite-manifest",
+      cxxopts::value<std::string>())("overwrite-manifest", "replace the --manifest file if it exists")(
       "connect-timeout",
       "real seconds to wait for every peer to be connected to every other before the first job (they agree on "
       "virtual time once connected); then go on regardless",
@@ -231,8 +234,16 @@ int replay_command(int argc, char** argv) {
                            scale, request.seed);
   std::ofstream manifest;
   if (args.count("manifest") != 0U) {
-    manifest.open(args["manifest"].as<std::string>());
-    if (!manifest) throw std::invalid_argument("cannot write the manifest " + args["manifest"].as<std::string>());
+    const std::string path = args["manifest"].as<std::string>();
+    // A second replay with the same manifest overwrote the first one's
+    // account silently (issue 19).
+    if (std::filesystem::exists(path) && args.count("overwrite-manifest") == 0U) {
+      throw std::invalid_argument("the manifest " + path +
+                                  " exists: it accounts for an earlier replay; give another path, or "
+                                  "--overwrite-manifest to replace it");
+    }
+    manifest.open(path, std::ios::trunc);
+    if (!manifest) throw std::invalid_argument("cannot write the manifest " + path);
   }
   net::asio::io_context io;
   if (!wait_until_connected(io, grid, args["connect-timeout"].as<double>())) std::cerr << "replaying regardless\n";
@@ -285,7 +296,10 @@ int replay_command(int argc, char** argv) {
       std::cerr << "job refused by " << name << ": " << entry.reason << '\n';
     }
     if (entry.status == client::ManifestEntry::Status::unreachable) ++not_reached;
-    if (manifest.is_open()) client::write_manifest_line(manifest, entry, grid.topology);
+    if (manifest.is_open()) {
+      client::write_manifest_line(manifest, entry, grid.topology);
+      manifest.flush();  // a killed replay keeps every line written
+    }
     progress.update(index + 1);
   }
   progress.finish();
@@ -443,9 +457,9 @@ int results_command(int argc, char** argv) {
   std::optional<client::Accounting> accounting;
   std::optional<std::vector<client::ManifestEntry>> manifest;
   if (args.count("manifest") != 0U) {
-    manifest = client::read_manifest(args["manifest"].as<std::string>(), grid.topology);
+    manifest = client::read_manifest(args["manifest"].as<std::string>(), grid.topology, &std::cerr);
     accounting = client::account(*manifest, all, unreachable_peers, boots);
-    out["accounting"] = client::to_json(*accounting);
+    out["accounting"] = client::to_json(*accounting, grid.topology);
   }
   const auto rows = client::job_rows(all, manifest ? &*manifest : nullptr);
   const auto write_file = [](const std::string& option, const std::string& path, const std::string& text) {
@@ -472,8 +486,18 @@ int results_command(int argc, char** argv) {
   }
   if (accounting) {
     if (!accounting->settled()) {
-      std::cerr << fmt::format("{} of {} submitted jobs still in progress\n", accounting->in_progress,
-                               accounting->submitted);
+      std::string which;
+      constexpr std::size_t kNamed = 20;
+      for (std::size_t i = 0; i < accounting->in_progress_jobs.size() && i < kNamed; ++i) {
+        const auto& [job, origin] = accounting->in_progress_jobs[i];
+        which += fmt::format("{}{} (origin {})", i == 0 ? "" : ", ", job, grid.topology.servers[origin].spec.name);
+      }
+      if (accounting->in_progress_jobs.size() > kNamed) {
+        which +=
+            fmt::format(" and {} more (accounting.in_progress_jobs)", accounting->in_progress_jobs.size() - kNamed);
+      }
+      std::cerr << fmt::format("{} of {} submitted jobs still in progress: {}\n", accounting->in_progress,
+                               accounting->submitted, which);
       return 1;
     }
     return 0;  // every job accounted for, unreachable peers included

@@ -40,13 +40,23 @@ void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const to
   out << line.dump() << std::endl;
 }
 
-std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid) {
+std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid,
+                                         std::ostream* warnings) {
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open the manifest (written by gridctl replay --manifest)");
   std::vector<ManifestEntry> entries;
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
     if (text.empty()) continue;
+    if (in.eof()) {
+      // No newline after it: written in part when the replay was killed.
+      // Every whole line before it was flushed and stands.
+      if (warnings != nullptr) {
+        *warnings << path << ":" << line << ": the last line is cut short (a replay killed while writing it); "
+                  << "left out\n";
+      }
+      break;
+    }
     const std::string where = path + ":" + std::to_string(line) + ": ";
     try {
       const auto json = nlohmann::json::parse(text);
@@ -107,6 +117,7 @@ Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector
         a.restarted_jobs.push_back(*entry.job);
       } else {
         ++a.in_progress;
+        a.in_progress_jobs.emplace_back(*entry.job, entry.origin);
       }
       continue;
     }
@@ -127,7 +138,11 @@ Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector
   return a;
 }
 
-nlohmann::json to_json(const Accounting& a) {
+nlohmann::json to_json(const Accounting& a, const topology::Topology& grid) {
+  nlohmann::json in_progress = nlohmann::json::array();
+  for (const auto& [job, origin] : a.in_progress_jobs) {
+    in_progress.push_back({{"job", job}, {"origin", grid.servers.at(origin).spec.name}});
+  }
   return {{"handed", a.handed},
           {"submitted", a.submitted},
           {"not_submitted", a.not_submitted},
@@ -135,6 +150,7 @@ nlohmann::json to_json(const Accounting& a) {
           {"lost", a.lost},
           {"rejected", a.rejected},
           {"in_progress", a.in_progress},
+          {"in_progress_jobs", in_progress},
           {"origin_unreachable", a.origin_unreachable},
           {"origin_unreachable_jobs", a.unreachable_jobs},
           {"origin_restarted", a.origin_restarted},

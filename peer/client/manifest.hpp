@@ -37,8 +37,11 @@ struct ManifestEntry {
 };
 
 void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const topology::Topology& grid);
-/// Throws std::invalid_argument naming `path:line` for a malformed line.
-std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid);
+/// Throws std::invalid_argument naming `path:line` for a malformed line. A
+/// last line cut short (no newline: the replay was killed while writing it)
+/// is left out, and said so on `warnings` when given.
+std::vector<ManifestEntry> read_manifest(const std::string& path, const topology::Topology& grid,
+                                         std::ostream* warnings = nullptr);
 
 struct Accounting {
   std::size_t handed = 0;  ///< manifest lines
@@ -53,6 +56,9 @@ struct Accounting {
   std::size_t unknown_records = 0;     ///< records of jobs the manifest does not list
   std::vector<JobId> unreachable_jobs;
   std::vector<JobId> restarted_jobs;
+  /// The jobs in progress, with their origin: what to look for when a
+  /// replay does not settle.
+  std::vector<std::pair<JobId, ServerIndex>> in_progress_jobs;
 
   /// Every submitted job is accounted for: nothing still in progress.
   [[nodiscard]] bool settled() const { return in_progress == 0; }
@@ -61,7 +67,8 @@ struct Accounting {
 /// `boots`: each reachable peer's boot id now (from its Hello).
 Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector<protocol::ResultRecord>& records,
                    const std::set<ServerIndex>& unreachable_peers, const std::map<ServerIndex, std::uint64_t>& boots);
-nlohmann::json to_json(const Accounting& accounting);
+/// `grid` names each in-progress job's origin.
+nlohmann::json to_json(const Accounting& accounting, const topology::Topology& grid);
 
 /// Rows for the per-job CSV: every record, and with a manifest every handed
 /// job without one (refused or unreachable: rejected; else unfinished), each

@@ -67,6 +67,18 @@ mean_wait = sum(float(row["waiting_time"]) for row in rows) / 36
 assert abs(mean_wait - r["avg_wait_s"]) < 1e-3, (mean_wait, r["avg_wait_s"])
 print("jobs csv: 36 rows joined with the manifest")
 PY
+# The manifest is kept: a second replay onto it is refused unless told (issue
+# 19), and a last line cut short by a killed replay is left out, said so.
+if ctl replay --workload synthetic --jobs 1 --manifest manifest-$ALGORITHM.jsonl 2>replay-again.err; then
+  echo "FAIL: a second replay overwrote the manifest"; exit 1
+fi
+grep -q "exists: it accounts for an earlier replay" replay-again.err
+{ cat manifest-$ALGORITHM.jsonl; printf '{"index": 99, "origin": "A", "sta'; } >manifest-cut.jsonl
+ctl results --manifest manifest-cut.jsonl --out results-cut.json >/dev/null 2>results-cut.err
+grep -q "manifest-cut.jsonl:$((3 * JOBS + 1)): the last line is cut short" results-cut.err
+python3 -c "
+import json; a = json.load(open('results-cut.json'))['accounting']
+assert a['handed'] == $((3 * JOBS)) and a['completed'] == $((3 * JOBS)) and a['in_progress_jobs'] == [], a"
 ctl shutdown
 # Against peers that are gone, results must fail and say so, not print zeros.
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 || break; sleep 0.1; done
