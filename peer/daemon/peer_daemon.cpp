@@ -432,8 +432,17 @@ void PeerDaemon::on_peer_message(ServerIndex from, WireMessage message) {
             }
           }
           if constexpr (std::is_same_v<T, protocol::JobReject>) {
-            log_event(spdlog::level::info, "job " + std::to_string(m.job) + " (attempt " + std::to_string(m.attempt) +
-                                               ") refused by " + name_of(from) + ": " + protocol::describe(m.reason));
+            // Once a minute per partner and reason: the core backs off, but
+            // a grid of refusing partners would still fill the log.
+            const std::string reason = protocol::describe(m.reason);
+            if (const auto held = refusals_.pass("peer " + name_of(from), "offer refused: " + reason,
+                                                 std::chrono::steady_clock::now())) {
+              log_event(spdlog::level::info,
+                        "job " + std::to_string(m.job) + " (attempt " + std::to_string(m.attempt) + ") refused by " +
+                            name_of(from) + ": " + reason +
+                            (*held > 0 ? " [and " + std::to_string(*held) + " more such refusals since the last]"
+                                       : std::string()));
+            }
           }
           core_->on_message(from, m, now());
           settle();

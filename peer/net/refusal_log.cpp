@@ -13,7 +13,26 @@ std::string RefusalLog::address_of(const std::string& remote) {
 }
 
 std::optional<std::string> RefusalLog::line(const Refusal& refusal, Clock::time_point now) {
-  auto key = std::make_pair(address_of(refusal.remote), refusal.kind);
+  const auto held_back = pass(address_of(refusal.remote), refusal.kind, now);
+  if (!held_back) return std::nullopt;
+  std::string text = "refused " + refusal.remote;
+  if (!refusal.claimed.empty() || !refusal.certificate.empty()) {
+    text += " (";
+    if (!refusal.claimed.empty()) text += "claims " + refusal.claimed;
+    if (!refusal.claimed.empty() && !refusal.certificate.empty()) text += ", ";
+    if (!refusal.certificate.empty()) text += "certificate " + refusal.certificate;
+    text += ")";
+  }
+  text += ": " + refusal.reason;
+  if (*held_back > 0) {
+    text += " [and " + std::to_string(*held_back) + " more " + refusal.kind + " refusals from " +
+            address_of(refusal.remote) + " not logged since the last]";
+  }
+  return text;
+}
+
+std::optional<std::size_t> RefusalLog::pass(const std::string& source, const std::string& kind, Clock::time_point now) {
+  auto key = std::make_pair(source, kind);
   auto it = seen_.find(key);
   if (it != seen_.end() && now - it->second.logged < interval_) {
     ++it->second.held_back;
@@ -32,20 +51,7 @@ std::optional<std::string> RefusalLog::line(const Refusal& refusal, Clock::time_
     if (seen_.size() < max_keys_) it = seen_.emplace(std::move(key), Seen{}).first;
   }
   if (it != seen_.end()) it->second = Seen{now, 0};
-  std::string text = "refused " + refusal.remote;
-  if (!refusal.claimed.empty() || !refusal.certificate.empty()) {
-    text += " (";
-    if (!refusal.claimed.empty()) text += "claims " + refusal.claimed;
-    if (!refusal.claimed.empty() && !refusal.certificate.empty()) text += ", ";
-    if (!refusal.certificate.empty()) text += "certificate " + refusal.certificate;
-    text += ")";
-  }
-  text += ": " + refusal.reason;
-  if (held_back > 0) {
-    text += " [and " + std::to_string(held_back) + " more " + refusal.kind + " refusals from " +
-            address_of(refusal.remote) + " not logged since the last]";
-  }
-  return text;
+  return held_back;
 }
 
 }  // namespace gridpeer::net

@@ -30,6 +30,10 @@ class RefusalLog {
   /// The line to log for `refusal` at `now`, or nullopt when one of the same
   /// address and kind was logged less than an interval ago (then counted).
   std::optional<std::string> line(const Refusal& refusal, Clock::time_point now);
+  /// The rate limit alone, for other lines: whether one about `source` and
+  /// `kind` may be logged at `now`, and then how many were held back since
+  /// the last (nullopt: hold this one back, counted).
+  std::optional<std::size_t> pass(const std::string& source, const std::string& kind, Clock::time_point now);
 
   /// "HOST" of "HOST:PORT" (the port changes with every connection).
   static std::string address_of(const std::string& remote);
