@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "peer/net/refusal_log.hpp"
@@ -37,9 +38,9 @@ BOOST_AUTO_TEST_CASE(a_flood_from_one_address_costs_one_line_per_interval) {
 
 BOOST_AUTO_TEST_CASE(a_line_names_the_claim_and_the_certificate) {
   RefusalLog log;
-  const auto text = log.line({"127.0.0.1:9", "hello", "a client may not speak as a peer", "peer 'C'",
-                              "submitter 'alice'"},
-                             RefusalLog::Clock::time_point{});
+  const auto text =
+      log.line({"127.0.0.1:9", "hello", "a client may not speak as a peer", "peer 'C'", "submitter 'alice'"},
+               RefusalLog::Clock::time_point{});
   BOOST_REQUIRE(text.has_value());
   BOOST_TEST(*text ==
              "refused 127.0.0.1:9 (claims peer 'C', certificate submitter 'alice'): a client may not speak as a peer");
@@ -56,4 +57,21 @@ BOOST_AUTO_TEST_CASE(many_addresses_keep_the_memory_bounded) {
   BOOST_TEST(!log.line({"10.0.0.0:2", "cap", "full", "", ""}, t0 + 1s).has_value());
   BOOST_TEST(log.line({"10.0.0.9:2", "cap", "full", "", ""}, t0 + 1s).has_value());
   BOOST_TEST(RefusalLog::address_of("[::1]:7400") == "[::1]");
+}
+
+BOOST_AUTO_TEST_CASE(the_rate_limit_alone_serves_other_lines) {
+  // A partner refusing offers: the first line passes, the next 3 within the
+  // minute are held back, and the one after the minute says so.
+  RefusalLog log(60s);
+  const RefusalLog::Clock::time_point t0{};
+  const auto first = log.pass("peer B", "offer refused: draining", t0);
+  BOOST_REQUIRE(first.has_value());
+  BOOST_TEST(*first == 0U);
+  for (int i = 1; i <= 3; ++i) {
+    BOOST_TEST(!log.pass("peer B", "offer refused: draining", t0 + std::chrono::seconds(i)).has_value());
+  }
+  BOOST_TEST(log.pass("peer C", "offer refused: draining", t0 + 1s).has_value());
+  const auto later = log.pass("peer B", "offer refused: draining", t0 + 61s);
+  BOOST_REQUIRE(later.has_value());
+  BOOST_TEST(*later == 3U);
 }
