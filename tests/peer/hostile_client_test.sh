@@ -16,6 +16,10 @@ TOPOLOGY=$SOURCE/topologies/tiny-3server.toml
 WORK=$(mktemp -d)
 cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
+# Under ASan (GRIDPEER_PRESET=asan) freed memory waits in a quarantine of up to
+# 256 MB, which RSS counts: keep it small, so the memory bounds below measure
+# the peer. Ignored by other builds.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4
 grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C
 "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id A --base-port "$PORT" --algorithm si --tls-dir "$WORK/tls" \
     --handshake-timeout 3 --peer-silence 2 --write-timeout 2 --max-connections-per-address 150 --log-level info 2>"$WORK/peer.log" &
@@ -200,6 +204,11 @@ alive "a client that never reads"
 # 7. Out of file descriptors: a peer limited to 40 accepts until it cannot,
 #    pauses (logging once, not millions of lines as before), and serves again
 #    once the connections are gone.
+#    Not under the sanitizers: with no descriptor left, UBSan cannot check a
+#    type and reports a false "invalid vptr" (seen on Boost's error_category).
+if ldd "$BIN/peer/daemon/gridpeer" | grep -q "libasan\|libubsan"; then
+  echo "section 7 skipped: a sanitizer build cannot run out of descriptors cleanly"
+else
 (ulimit -n 40; exec "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id C --base-port "$PORT" --algorithm si \
     --tls-dir "$WORK/tls" --handshake-timeout 2 --log-level info 2>"$WORK/peer-c.log") &
 for _ in $(seq 100); do grep -q "listening" "$WORK/peer-c.log" && break; sleep 0.1; done
@@ -229,6 +238,7 @@ for attempt in range(50):
     import time; time.sleep(0.2)
 sys.exit(1)
 PY
+fi
 
 grep -q "closed before its hello" "$WORK/peer.log" || { echo "FAIL: refused connections were not logged"; exit 1; }
 echo "hostile client test: ok"
