@@ -52,9 +52,14 @@ int run(int argc, char** argv) {
       "sooner after a restart, they run again)",
       cxxopts::value<double>()->default_value("30"))(
       "epoch-unix-us", "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest)",
-      cxxopts::value<std::int64_t>())("shutdown-grace",
-                                      "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
-                                      cxxopts::value<double>()->default_value("30"))(
+      cxxopts::value<std::int64_t>())(
+      "state-dir",
+      "directory for this peer's journal (SQLite, synced at every commit): its incarnation, so that job ids never "
+      "repeat across restarts; one directory per peer (without it ids repeat across restarts with probability "
+      "1/65536)",
+      cxxopts::value<std::string>())("shutdown-grace",
+                                     "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
+                                     cxxopts::value<double>()->default_value("30"))(
       "bag-grouping",
       "off, ba or blind: group each bag submitted here (gridctl submit --bag) over the partners by Ang et al.'s "
       "rule, widest path first (ba) or in their own order (blind); every peer of a grid must agree",
@@ -176,6 +181,7 @@ int run(int argc, char** argv) {
     throw std::invalid_argument("--max-connections and --max-connections-per-address must be at least 1");
   }
   config.peer_silence = real_ms("peer-silence");
+  if (args.count("state-dir") != 0U) config.state_dir = args["state-dir"].as<std::string>();
   config.client_idle = real_ms("client-idle");
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));

@@ -38,6 +38,14 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
   // from a connection that only dropped.
   std::random_device entropy;
   while (boot_id_ == 0) boot_id_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+  if (!config_.state_dir.empty()) {
+    // Counted up and synced before the first job is numbered: ids never
+    // repeat across restarts (issue 19).
+    journal_ = Journal::open(config_.state_dir, name_of(config_.self), config_.grid.name);
+    incarnation_ = journal_->begin_incarnation();
+  } else {
+    incarnation_ = boot_id_ >> 48;  // drawn: ids repeat across restarts with probability 1/65,536
+  }
 }
 
 void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& text) {
@@ -93,7 +101,9 @@ void PeerDaemon::start() {
   acceptor_.listen();
   log_event(spdlog::level::info, "listening on " + me.host + ":" + std::to_string(me.port) + " as " +
                                      name_of(config_.self) + ", algorithm " + algorithm_label(config_.grid_config) +
-                                     ", time scale " + std::to_string(config_.time_scale));
+                                     ", time scale " + std::to_string(config_.time_scale) + ", incarnation " +
+                                     std::to_string(incarnation_) +
+                                     (journal_ ? " (journal " + journal_->file().string() + ")" : std::string()));
   asio::co_spawn(io_, accept_loop(), asio::detached);
   // Each pair connects once: the higher index dials the lower.
   for (ServerIndex peer = 0; peer < config_.self; ++peer) asio::co_spawn(io_, dial_loop(peer), asio::detached);
@@ -598,12 +608,13 @@ void PeerDaemon::on_submit(const std::shared_ptr<net::Connection>& client, const
     client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"});
     return;
   }
-  if (next_job_ > kMaxJobSequence) {
-    client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " has used up its job ids; restart it"});
+  if (next_job_ > kMaxJobCounter) {
+    client->send(protocol::SubmitAck{
+        0, false, name_of(config_.self) + " has used up the job ids of this start (16,777,215); restart it"});
     return;
   }
   Job job = submit.job;
-  job.id = job_id_of(config_.self, next_job_++);
+  job.id = job_id_of(config_.self, job_sequence_of(incarnation_, next_job_++));
   job.origin = config_.self;
   job.submit = now();
   if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));

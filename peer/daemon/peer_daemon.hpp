@@ -17,6 +17,7 @@
 #include <spdlog/logger.h>
 
 #include "peer/core/p2p/grid_peer.hpp"
+#include "peer/daemon/journal.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/net/admission.hpp"
 #include "peer/net/asio.hpp"
@@ -49,6 +50,9 @@ struct DaemonConfig {
   /// those jobs run again; one back sooner as it was still has them.
   Duration peer_lost_after = seconds(30);
   std::int64_t epoch_unix_us = 0;
+  /// --state-dir: the peer's journal (its incarnation, for ids that never
+  /// repeat); empty: none, and the incarnation is drawn at random.
+  std::string state_dir;
   std::size_t max_results = 10'000'000;
   /// Transfers a partner may have open towards us at once; beyond, it is cut off.
   std::size_t max_open_transfers = 4096;
@@ -161,7 +165,9 @@ class PeerDaemon {
   /// Staging to a peer not connected now, one per job and direction.
   std::map<ServerIndex, std::map<std::pair<JobId, DataTransfer::Kind>, DataTransfer>> waiting_for_link_;
   std::vector<protocol::ResultRecord> results_;
-  std::uint64_t next_job_ = 1;
+  std::unique_ptr<Journal> journal_;  ///< with --state-dir
+  std::uint64_t incarnation_ = 0;     ///< this start's, in every job id (ids.hpp)
+  std::uint64_t next_job_ = 1;        ///< the counter within the incarnation
   std::uint64_t submitted_ = 0;
   std::uint64_t lost_ = 0;
   std::uint64_t rejected_ = 0;
