@@ -106,8 +106,10 @@ void GridPeer::decide(const Job& job, TimePoint now) {
     start_query(waiting, live_partners_, QueryKind::partners, now);
   } else if (config_.algorithm == GridAlgorithm::symmetric) {
     // Sy-I: use a volunteer if one is there, else switch to S-I at once.
-    if (volunteer_available(now) && !refusals_.allowed(job.id, recent_volunteers(now), now).empty()) {
-      start_query(waiting, recent_volunteers(now), QueryKind::volunteer, now);
+    const std::vector<ServerIndex> volunteers =
+        volunteer_available(now) ? recent_volunteers(now) : std::vector<ServerIndex>{};
+    if (!volunteers.empty() && !refusals_.allowed(job.id, volunteers, now).empty()) {
+      start_query(waiting, volunteers, QueryKind::volunteer, now);
     } else {
       start_query(waiting, live_partners_, QueryKind::partners, now);
     }
@@ -232,8 +234,11 @@ std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candi
 
 void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all_targets, QueryKind kind,
                            TimePoint now) {
-  // Partners that refused this job lately are not asked about it (issue 18).
-  const std::vector<ServerIndex> targets = refusals_.allowed(waiting.job.id, all_targets, now);
+  // Partners that refused this job lately are not asked about it (issue 18);
+  // the common case, a job never refused, is asked as it is, without a copy.
+  std::vector<ServerIndex> open;
+  if (refusals_.has_bars(waiting.job.id)) open = refusals_.allowed(waiting.job.id, all_targets, now);
+  const std::vector<ServerIndex>& targets = refusals_.has_bars(waiting.job.id) ? open : all_targets;
   if (targets.empty()) {
     if (kind == QueryKind::partners) {  // nobody to ask: run it here
       const Job job = waiting.job;

@@ -27,6 +27,8 @@ class RefusalBackoff {
   [[nodiscard]] std::vector<ServerIndex> allowed(JobId job, const std::vector<ServerIndex>& targets,
                                                  TimePoint now) const;
   [[nodiscard]] bool barred(JobId job, ServerIndex partner, TimePoint now) const;
+  /// Whether any partner ever refused `job` (most jobs: no, and nothing to filter).
+  [[nodiscard]] bool has_bars(JobId job) const { return bars_.count(job) != 0U; }
   /// The job was placed or ended: its bars go.
   void forget(JobId job) { bars_.erase(job); }
   /// Jobs with a bar, for the invariants (each must still be known).
