@@ -111,6 +111,7 @@ void put_record(w::JobRecord::Builder out, const ResultRecord& result) {
       break;
   }
   out.setReason(result.reason);
+  out.setRecoveries(r.recoveries);
 }
 
 void put_requirements(w::Requirements::Builder out, const JobRequirements& r) {
@@ -190,6 +191,7 @@ struct Encoder {
     out.setEpochUnixUs(m.epoch_unix_us);
     out.setAlgorithm(m.algorithm);
     out.setBootId(m.boot_id);
+    out.setJournaled(m.journaled);
   }
   void operator()(const AttQuery& m) {
     auto out = env.initAttQuery();
@@ -301,6 +303,8 @@ struct Encoder {
     out.setJobsReceived(m.jobs_received);
     out.setDraining(m.draining);
     out.setLost(m.lost);
+    out.setRecovered(m.recovered);
+    out.setIncarnation(m.incarnation);
   }
   void operator()(const ResultsRequest& m) {
     auto out = env.initResultsRequest();
@@ -389,6 +393,7 @@ ResultRecord get_record(w::JobRecord::Reader in) {
   r.end = time_of(in.getEndUs(), "results.records[].endUs");
   r.input_bytes = bytes_of(in.getInputBytes(), "results.records[].inputBytes");
   r.output_bytes = bytes_of(in.getOutputBytes(), "results.records[].outputBytes");
+  r.recoveries = in.getRecoveries();
   switch (in.getOutcome()) {
     case w::JobRecord::Outcome::COMPLETED:
       result.outcome = ResultRecord::Outcome::completed;
@@ -444,6 +449,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
               "hello.nodes, cpusPerNode and mhz must be within 0..1048576, 0..1048576 and 0..10000");
       m.algorithm = in.getAlgorithm();
       m.boot_id = in.getBootId();
+      m.journaled = in.getJournaled();
       return m;
     }
     case w::Envelope::ATT_QUERY: {
@@ -555,6 +561,8 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.jobs_received = in.getJobsReceived();
       m.draining = in.getDraining();
       m.lost = in.getLost();
+      m.recovered = in.getRecovered();
+      m.incarnation = in.getIncarnation();
       return m;
     }
     case w::Envelope::RESULTS_REQUEST:

@@ -43,6 +43,7 @@ struct JobRecord {
   outputBytes @9 :UInt64;
   outcome @10 :Outcome;
   reason @11 :Text;       # why, when not completed
+  recoveries @12 :UInt32; # times its origin took it up again from its journal after a crash
   enum Outcome {
     completed @0;
     lost @1;              # held by a peer that went away
@@ -63,6 +64,7 @@ struct Hello {
   epochUnixUs @9 :Int64;  # real time of virtual time 0; peers adopt the earliest
   algorithm @10 :Text;
   bootId @11 :UInt64;     # peers: new at every start (a restart empties a peer; a partition does not)
+  journaled @12 :Bool;    # peers: restarts from a journal (--state-dir): a new boot id keeps what it had promised
   enum Role {
     peer @0;
     client @1;
@@ -212,6 +214,8 @@ struct PeerStatus {
   jobsReceived @12 :UInt64;
   draining @13 :Bool;
   lost @14 :UInt64;
+  recovered @15 :UInt64;    # own jobs taken up again from the journal at this start
+  incarnation @16 :UInt64;  # starts of this peer (its journal's count, or drawn without one)
 }
 struct ResultsRequest {
   from @0 :UInt64;          # index of the first record wanted

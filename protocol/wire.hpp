@@ -30,6 +30,7 @@ struct Hello {
   std::int64_t epoch_unix_us = 0;
   std::string algorithm;
   std::uint64_t boot_id = 0;  ///< peers: new at every start, so that partners can tell a restart from a partition
+  bool journaled = false;     ///< peers: a restart keeps what it had promised (--state-dir, issue 19)
 };
 
 // Hand-off: JobOffer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
@@ -108,6 +109,8 @@ struct PeerStatus {
   std::uint64_t jobs_received = 0;
   bool draining = false;
   std::uint64_t lost = 0;
+  std::uint64_t recovered = 0;    ///< own jobs taken up again from the journal at this start
+  std::uint64_t incarnation = 0;  ///< starts of this peer
 };
 struct ResultsRequest {
   std::uint64_t from = 0;

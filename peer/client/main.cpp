@@ -326,9 +326,10 @@ int status_command(int argc, char** argv) {
   net::asio::io_context io;
   int unreachable = 0;
   if (args.count("wait") != 0U && !wait_until_connected(io, grid, args["wait"].as<double>())) ++unreachable;
-  std::cout << fmt::format("{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5}  connected\n",
-                           "peer", "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent",
-                           "recv", "lost");
+  std::cout << fmt::format(
+      "{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5} {:>5} {:>9}  connected\n", "peer",
+      "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent", "recv", "lost", "start",
+      "recovered");
   const auto reach = client::poll_status(io, grid);
   for (std::size_t i = 0; i < reach.size(); ++i) {
     if (!reach[i].status) {
@@ -342,10 +343,11 @@ int status_command(int argc, char** argv) {
       connected +=
           (p < grid.topology.servers.size() ? grid.topology.servers[p].spec.name : "#" + std::to_string(p)) + " ";
     }
-    std::cout << fmt::format("{:<8} {:>10.1f} {:>6} {:>6} {:>5} {:>6} {:>5.2f} {:>9} {:>9} {:>5} {:>5} {:>5}  {}{}\n",
-                             s.name, to_seconds(s.now.time_since_epoch()), s.grid_queue, s.local_queue, s.running,
-                             s.awaiting_input, s.ru, s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost,
-                             connected, s.draining ? "(draining)" : "");
+    std::cout << fmt::format(
+        "{:<8} {:>10.1f} {:>6} {:>6} {:>5} {:>6} {:>5.2f} {:>9} {:>9} {:>5} {:>5} {:>5} {:>5} {:>9}  {}{}\n", s.name,
+        to_seconds(s.now.time_since_epoch()), s.grid_queue, s.local_queue, s.running, s.awaiting_input, s.ru,
+        s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost, s.incarnation, s.recovered, connected,
+        s.draining ? "(draining)" : "");
   }
   return unreachable == 0 ? 0 : 1;
 }
@@ -425,6 +427,7 @@ int results_command(int argc, char** argv) {
                                  {"end_s", to_seconds(r.record.end.time_since_epoch())},
                                  {"input_bytes", r.record.input_bytes},
                                  {"output_bytes", r.record.output_bytes},
+                                 {"recoveries", r.record.recoveries},
                                  {"outcome", outcome},
                                  {"reason", r.reason}};
     if (to_stdout) std::cout << line.dump() << '\n';

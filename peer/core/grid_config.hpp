@@ -80,10 +80,16 @@ struct GridConfig {
   std::optional<ServerIndex> central_peer;
   /// S-I, R-I, Sy-I: bags are grouped at their origin (off: each job of a bag is decided alone).
   BagGrouping bag_grouping;
+  /// The driver keeps a journal (issue 19): the peer emits Persist outputs
+  /// before the messages whose promises they record, and can be restored.
+  bool journaled = false;
 };
 
-/// How often an unconfirmed commit is sent again before the job is given up.
+/// How often an unconfirmed commit is sent again before the job is given up
+/// (not by journaled peers: they keep asking until the executor is gone).
 inline constexpr int kMaxCommitRetries = 9;
+/// A journaled peer's commit retries back off to 2^this hand-off time-outs apart.
+inline constexpr int kMaxCommitBackoffDoublings = 6;
 /// A partner that refused a job's offer is barred from it for the hand-off
 /// time-out, doubling with each refusal up to this many times it.
 inline constexpr int kMaxRefusalBackoffFactor = 64;

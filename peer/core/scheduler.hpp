@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "peer/core/durable.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
 #include "peer/model/server.hpp"
@@ -65,7 +66,9 @@ struct JobEnded {
   JobOutcome outcome = JobOutcome::completed;
   std::string reason;
 };
-using SchedulerOutput = std::variant<SendMessage, StartTransfer, JobEnded>;
+/// Persist (peer/core/durable.hpp) comes only from peers whose config says
+/// GridConfig::journaled; it precedes the outputs whose promise it records.
+using SchedulerOutput = std::variant<SendMessage, StartTransfer, JobEnded, Persist>;
 
 /// Why a job ends rejected: it needs more CPUs than the server it was placed on has.
 std::string cannot_fit_reason(int cpus, const ServerSpec& server);
@@ -76,6 +79,7 @@ enum class PeerState : std::uint8_t {
   unreachable,  ///< its connection dropped: it may come back holding what it held
   gone,         ///< given up: jobs committed to it end as lost
   restarted,    ///< back (or known to come back) empty: jobs committed to it run again elsewhere
+  recovered,    ///< back from its journal: it still holds what it had promised, but lost what was in flight
 };
 
 /// A server's load as its scheduler sees it (status and diagnostics).

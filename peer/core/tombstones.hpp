@@ -33,10 +33,18 @@ class Tombstones {
   }
   /// Forgets entries last written more than `lifetime` before `now`.
   void prune(TimePoint now) {
+    prune(now, [](const Key&) {});
+  }
+  /// The same, calling `forgotten(key)` for each entry forgotten.
+  template <class Forgotten>
+  void prune(TimePoint now, Forgotten&& forgotten) {
     while (!expiry_.empty() && now - expiry_.front().first > lifetime_) {
       const auto& [written, key] = expiry_.front();
       const auto it = entries_.find(key);
-      if (it != entries_.end() && it->second.written == written) entries_.erase(it);
+      if (it != entries_.end() && it->second.written == written) {
+        forgotten(key);
+        entries_.erase(it);
+      }
       expiry_.pop_front();
     }
   }

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "peer/daemon/journal_codec.hpp"
+
 namespace gridpeer::daemon {
 
 namespace {
@@ -30,6 +32,7 @@ class Statement {
 Journal::Journal(sqlite3* db, std::filesystem::path file) : db_(db), file_(std::move(file)) {}
 
 Journal::~Journal() {
+  for (sqlite3_stmt* statement : {put_, erase_, add_result_}) sqlite3_finalize(statement);
   sqlite3_close(db_);
 }
 
@@ -52,6 +55,14 @@ std::unique_ptr<Journal> Journal::open(const std::filesystem::path& dir, const s
   journal->execute("PRAGMA journal_mode=WAL");
   journal->execute("PRAGMA synchronous=FULL");
   journal->execute("CREATE TABLE IF NOT EXISTS peer (key TEXT PRIMARY KEY, text TEXT, value INTEGER)");
+  // role 0: own jobs, 1: others' jobs hosted here (DurableRole); body: journal_codec.hpp.
+  journal->execute(
+      "CREATE TABLE IF NOT EXISTS jobs (role INTEGER NOT NULL, id INTEGER NOT NULL, body TEXT NOT NULL, "
+      "PRIMARY KEY (role, id)) WITHOUT ROWID");
+  journal->execute("CREATE TABLE IF NOT EXISTS results (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, body TEXT NOT NULL)");
+  journal->put_ = journal->prepare("INSERT OR REPLACE INTO jobs (role, id, body) VALUES (?1, ?2, ?3)");
+  journal->erase_ = journal->prepare("DELETE FROM jobs WHERE role = ?1 AND id = ?2");
+  journal->add_result_ = journal->prepare("INSERT INTO results (id, body) VALUES (?1, ?2)");
   const std::string owner = journal->read_text("self");
   const std::string grid = journal->read_text("grid");
   if (owner.empty()) {
@@ -104,6 +115,89 @@ std::uint64_t Journal::begin_incarnation() {
   write("incarnation", {}, next);
   execute("COMMIT");  // synced (synchronous=FULL) before any job of this start is numbered
   return static_cast<std::uint64_t>(next);
+}
+
+sqlite3_stmt* Journal::prepare(const char* sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) {
+    throw std::runtime_error(file_.string() + ": " + sqlite3_errmsg(db_));
+  }
+  return statement;
+}
+
+void Journal::step_done(sqlite3_stmt* statement) {
+  const int done = sqlite3_step(statement);
+  sqlite3_reset(statement);
+  sqlite3_clear_bindings(statement);
+  if (done != SQLITE_DONE) throw std::runtime_error(file_.string() + ": " + sqlite3_errmsg(db_));
+}
+
+std::vector<std::pair<DurableKey, DurableJob>> Journal::entries() {
+  std::vector<std::pair<DurableKey, DurableJob>> kept;
+  Statement select(db_, "SELECT role, id, body FROM jobs ORDER BY role, id", file_);
+  while (sqlite3_step(select.get()) == SQLITE_ROW) {
+    const std::int64_t role = sqlite3_column_int64(select.get(), 0);
+    const auto id = static_cast<JobId>(sqlite3_column_int64(select.get(), 1));
+    const unsigned char* body = sqlite3_column_text(select.get(), 2);
+    const std::string where = file_.string() + ": jobs row (role " + std::to_string(role) + ", id " +
+                              std::to_string(id) + ")";
+    if (role != 0 && role != 1) throw std::runtime_error(where + ": unknown role");
+    try {
+      DurableJob entry = decode_entry(body != nullptr ? reinterpret_cast<const char*>(body) : "");
+      if (entry.job.id != id) throw std::runtime_error("its job is " + std::to_string(entry.job.id));
+      kept.emplace_back(DurableKey{role == 0 ? DurableRole::own : DurableRole::hosted, id}, std::move(entry));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(where + ": " + e.what() + "; the journal is damaged (move it aside to start empty)");
+    }
+  }
+  return kept;
+}
+
+std::vector<protocol::ResultRecord> Journal::results() {
+  std::vector<protocol::ResultRecord> kept;
+  Statement select(db_, "SELECT seq, body FROM results ORDER BY seq", file_);
+  while (sqlite3_step(select.get()) == SQLITE_ROW) {
+    const unsigned char* body = sqlite3_column_text(select.get(), 1);
+    try {
+      kept.push_back(decode_result(body != nullptr ? reinterpret_cast<const char*>(body) : ""));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(file_.string() + ": results row " + std::to_string(sqlite3_column_int64(select.get(), 0)) +
+                               ": " + e.what() + "; the journal is damaged (move it aside to start empty)");
+    }
+  }
+  return kept;
+}
+
+void Journal::commit(const std::vector<const Persist*>& persists, const std::vector<protocol::ResultRecord>& results) {
+  if (persists.empty() && results.empty()) return;
+  execute("BEGIN IMMEDIATE");
+  try {
+    for (const Persist* persist : persists) {
+      const int role = persist->key.role == DurableRole::own ? 0 : 1;
+      const auto id = static_cast<std::int64_t>(persist->key.job);
+      if (persist->entry) {
+        const std::string body = encode_entry(*persist->entry);
+        sqlite3_bind_int(put_, 1, role);
+        sqlite3_bind_int64(put_, 2, id);
+        sqlite3_bind_text(put_, 3, body.c_str(), static_cast<int>(body.size()), SQLITE_TRANSIENT);
+        step_done(put_);
+      } else {
+        sqlite3_bind_int(erase_, 1, role);
+        sqlite3_bind_int64(erase_, 2, id);
+        step_done(erase_);
+      }
+    }
+    for (const protocol::ResultRecord& result : results) {
+      const std::string body = encode_result(result);
+      sqlite3_bind_int64(add_result_, 1, static_cast<std::int64_t>(result.record.id));
+      sqlite3_bind_text(add_result_, 2, body.c_str(), static_cast<int>(body.size()), SQLITE_TRANSIENT);
+      step_done(add_result_);
+    }
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  execute("COMMIT");  // WAL appended and synced (synchronous=FULL) before anything it guards is sent
 }
 
 }  // namespace gridpeer::daemon

@@ -1,16 +1,23 @@
 #pragma once
 // A peer's durable state under --state-dir (issue 19): SQLite in WAL mode
 // with synchronous=FULL, so that what a transaction wrote survives a kill -9
-// or a power cut once it has committed. Today it holds whose state it is
-// and the peer's incarnation, counted up at every start, so that job ids
-// never repeat across restarts; the jobs themselves come next
-// (docs/roadmap.md, "Durability"). Daemon-only: the core never touches it.
+// or a power cut once it has committed. It holds whose state it is, the
+// peer's incarnation (counted up at every start, so that job ids never
+// repeat), what the core asked to keep (Persist outputs, one row per job and
+// role: peer/core/durable.hpp) and the results not yet lost to the daemon's
+// --max-results. Daemon-only: the core never touches it.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "peer/core/durable.hpp"
+#include "protocol/wire.hpp"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace gridpeer::daemon {
 
@@ -30,6 +37,15 @@ class Journal {
   std::uint64_t begin_incarnation();
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
 
+  /// What the last run kept, in key order (own jobs in the order they were
+  /// submitted). Throws std::runtime_error naming the row of a damaged entry.
+  std::vector<std::pair<DurableKey, DurableJob>> entries();
+  /// The results kept, in the order the jobs ended.
+  std::vector<protocol::ResultRecord> results();
+  /// One transaction, synced before it returns: the entries the core asked
+  /// to keep or forget, and the results of jobs that ended, together.
+  void commit(const std::vector<const Persist*>& persists, const std::vector<protocol::ResultRecord>& results);
+
  private:
   Journal(sqlite3* db, std::filesystem::path file);
   void execute(const std::string& sql);
@@ -38,8 +54,15 @@ class Journal {
   std::string read_text(const std::string& key);
   void write(const std::string& key, const std::string& text, std::int64_t value);
 
+  /// A statement prepared once (finalized with the journal).
+  sqlite3_stmt* prepare(const char* sql);
+  void step_done(sqlite3_stmt* statement);
+
   sqlite3* db_;
   std::filesystem::path file_;
+  sqlite3_stmt* put_ = nullptr;
+  sqlite3_stmt* erase_ = nullptr;
+  sqlite3_stmt* add_result_ = nullptr;
 };
 
 }  // namespace gridpeer::daemon

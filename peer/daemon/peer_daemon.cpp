@@ -27,15 +27,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
   for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
     if (i != config_.self) partners.push_back(i);
   }
-  core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
-                                     partners, *network_, now());
-  // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
-  // a peer known to be down is not waited for).
-  for (const ServerIndex partner : partners)
-    core_->on_peer(partner, PeerState::unreachable, "not connected yet", now());
-  peers_.resize(config_.grid.servers.size());
-  // New at every start (never 0): partners tell a restart, which emptied us,
-  // from a connection that only dropped.
+  // New at every start (never 0): partners tell a restart from a connection
+  // that only dropped (and, from our hello, whether we kept a journal).
   std::random_device entropy;
   while (boot_id_ == 0) boot_id_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
   if (!config_.state_dir.empty()) {
@@ -43,9 +36,39 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
     // repeat across restarts (issue 19).
     journal_ = Journal::open(config_.state_dir, name_of(config_.self), config_.grid.name);
     incarnation_ = journal_->begin_incarnation();
+    config_.grid_config.journaled = true;  // the core says what must be kept before each promise
   } else {
     incarnation_ = boot_id_ >> 48;  // drawn: ids repeat across restarts with probability 1/65,536
   }
+  core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
+                                     partners, *network_, now());
+  peers_.resize(config_.grid.servers.size());
+  if (journal_) recover();
+  // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
+  // a peer known to be down is not waited for).
+  for (const ServerIndex partner : partners)
+    core_->on_peer(partner, PeerState::unreachable, "not connected yet", now());
+  settle();
+}
+
+void PeerDaemon::recover() {
+  for (protocol::ResultRecord& result : journal_->results()) {
+    if (result.outcome == JobOutcome::lost) ++lost_;
+    if (result.outcome == JobOutcome::rejected) ++rejected_;
+    ++submitted_;
+    if (results_.size() < config_.max_results) results_.push_back(std::move(result));
+  }
+  const auto kept = journal_->entries();
+  if (kept.empty()) return;
+  const Recovery r = core_->restore(kept, static_cast<std::uint32_t>(incarnation_), now());
+  recovered_ = r.requeued + r.committed;
+  submitted_ += recovered_;
+  log_event(spdlog::level::warn,
+            "recovered from " + journal_->file().string() + ": " + std::to_string(r.requeued) +
+                " own jobs decided again (run again if they were running here), " + std::to_string(r.committed) +
+                " committed elsewhere (their executors asked again), " + std::to_string(r.hosted) +
+                " others' jobs queued again here, " + std::to_string(r.ran) + " outputs kept for their origins; " +
+                std::to_string(results_.size()) + " results kept");
 }
 
 void PeerDaemon::log_event(spdlog::level::level_enum level, const std::string& text) {
@@ -86,8 +109,10 @@ void PeerDaemon::refuse_hello(const std::shared_ptr<net::Connection>& connection
 }
 
 protocol::Hello PeerDaemon::hello() const {
-  return net::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
-                         algorithm_label(config_.grid_config));
+  protocol::Hello h = net::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
+                                      algorithm_label(config_.grid_config));
+  h.journaled = journal_ != nullptr;
+  return h;
 }
 
 void PeerDaemon::start() {
@@ -357,19 +382,21 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
   }
   if (!dialed) connection->send(hello());
-  peer_up(h->peer, connection, h->boot_id);
+  peer_up(h->peer, connection, *h);
 }
 
-void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, std::uint64_t boot_id) {
+void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection,
+                         const protocol::Hello& hello) {
   PeerLink& link = peers_[peer];
-  if (link.boot_id != 0 && boot_id != link.boot_id && link.down_since) {
+  const bool restarted = link.boot_id != 0 && hello.boot_id != link.boot_id && link.down_since;
+  if (restarted && !hello.journaled) {
     // It restarted, empty: what we had committed to it will never run there.
     log_event(spdlog::level::warn, "peer " + name_of(peer) + " restarted: jobs committed to it run again");
     core_->on_peer(peer, PeerState::restarted, "it restarted", now());
     waiting_for_link_.erase(peer);  // its inputs and outputs belong to jobs it no longer has
     settle();
   }
-  link.boot_id = boot_id;
+  link.boot_id = hello.boot_id;
   link.down_since.reset();
   if (link.connection && link.connection != connection && link.connection->is_open()) {
     link.connection->close("replaced by a new connection");
@@ -386,7 +413,14 @@ void PeerDaemon::peer_up(ServerIndex peer, const std::shared_ptr<net::Connection
         if (peers_[peer].connection == weak.lock()) peer_down(peer, reason);
       });
   log_event(spdlog::level::info, "peer " + name_of(peer) + " connected (" + connection->remote() + ")");
-  core_->on_peer(peer, PeerState::reachable, "connected", now());
+  if (restarted && hello.journaled) {
+    // Back from its journal: it kept what it had promised, lost what was in
+    // flight; the core asks it again about what was committed to it.
+    log_event(spdlog::level::warn, "peer " + name_of(peer) + " restarted from its journal: hand-offs asked again");
+    core_->on_peer(peer, PeerState::recovered, "it restarted from its journal", now());
+  } else {
+    core_->on_peer(peer, PeerState::reachable, "connected", now());
+  }
   settle();
   const auto pending = waiting_for_link_.find(peer);
   if (pending != waiting_for_link_.end()) {
@@ -620,8 +654,8 @@ void PeerDaemon::on_submit(const std::shared_ptr<net::Connection>& client, const
   if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));
   ++submitted_;
   core_->submit(job, job.submit);
+  settle();  // journaled first (under --state-dir): an acknowledged job survives a kill -9
   client->send(protocol::SubmitAck{job.id, true, {}});
-  settle();
 }
 
 protocol::PeerStatus PeerDaemon::status() {
@@ -646,6 +680,8 @@ protocol::PeerStatus PeerDaemon::status() {
   s.jobs_received = core_->counters().jobs_received;
   s.draining = draining_;
   s.lost = lost_;
+  s.recovered = recovered_;
+  s.incarnation = incarnation_;
   return s;
 }
 
@@ -653,13 +689,31 @@ protocol::PeerStatus PeerDaemon::status() {
 
 void PeerDaemon::settle() {
   // Carrying out an output never feeds the core: one pass takes them all.
-  for (SchedulerOutput& output : core_->take_outputs()) carry_out(output);
+  std::vector<SchedulerOutput> outputs = core_->take_outputs();
+  if (journal_) {
+    // Group commit: what the core asked to keep, and the results of jobs that
+    // ended, in one transaction synced before anything of the batch is sent.
+    std::vector<const Persist*> persists;
+    std::vector<protocol::ResultRecord> ended;
+    for (const SchedulerOutput& output : outputs) {
+      if (const auto* persist = std::get_if<Persist>(&output)) persists.push_back(persist);
+      if (const auto* end = std::get_if<JobEnded>(&output)) ended.push_back(result_of(*end));
+    }
+    journal_->commit(persists, ended);
+  }
+  for (SchedulerOutput& output : outputs) carry_out(output);
   reschedule();
 }
 
-void PeerDaemon::record_end(const JobRecord& record, protocol::ResultRecord::Outcome outcome,
-                            const std::string& reason) {
-  if (results_.size() < config_.max_results) results_.push_back({record, outcome, reason});
+void PeerDaemon::record_end(protocol::ResultRecord result) {
+  if (results_.size() < config_.max_results) results_.push_back(std::move(result));
+}
+
+protocol::ResultRecord PeerDaemon::result_of(const JobEnded& ended) const {
+  if (ended.outcome != JobOutcome::lost) return {ended.record, ended.outcome, ended.reason};
+  JobRecord record = ended.record;
+  record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
+  return {record, ended.outcome, "peer " + name_of(record.executed_on) + " " + ended.reason};
 }
 
 void PeerDaemon::carry_out(SchedulerOutput& output) {
@@ -680,32 +734,30 @@ void PeerDaemon::carry_out(SchedulerOutput& output) {
                    stage(transfer);
                  },
                  [&](const JobEnded& ended) { record_outcome(ended); },
+                 [&](const Persist& /*kept*/) {},  // in the journal already (settle)
              },
              output);
 }
 
 void PeerDaemon::record_outcome(const JobEnded& ended) {
   const std::string id = std::to_string(ended.record.id);
+  protocol::ResultRecord result = result_of(ended);
   switch (ended.outcome) {
     case JobOutcome::completed:
-      record_end(ended.record, ended.outcome, {});
-      log_->debug("job {} ended: response {:.1f} s", ended.record.id, to_seconds(ended.record.response()));
-      return;
+      log_->debug("job {} ended: response {:.1f} s{}", ended.record.id, to_seconds(ended.record.response()),
+                  ended.record.recoveries > 0 ? fmt::format(", run again after {} restart(s)", ended.record.recoveries)
+                                              : std::string());
+      break;
     case JobOutcome::rejected:
-      record_end(ended.record, ended.outcome, ended.reason);
       ++rejected_;
       log_event(spdlog::level::warn, "job " + id + " rejected: " + ended.reason);
-      return;
-    case JobOutcome::lost: {
-      JobRecord record = ended.record;
-      record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
-      const std::string reason = "peer " + name_of(record.executed_on) + " " + ended.reason;
-      record_end(record, ended.outcome, reason);
+      break;
+    case JobOutcome::lost:
       ++lost_;
-      log_event(spdlog::level::warn, "job " + id + " lost: " + reason);
-      return;
-    }
+      log_event(spdlog::level::warn, "job " + id + " lost: " + result.reason);
+      break;
   }
+  record_end(std::move(result));
 }
 
 void PeerDaemon::stage(const DataTransfer& transfer) {

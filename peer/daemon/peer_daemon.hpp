@@ -124,7 +124,7 @@ class PeerDaemon {
   bool allowed(const std::shared_ptr<net::Connection>& client, const protocol::WireMessage& message);
   void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
                         std::optional<ServerIndex> dialed);
-  void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, std::uint64_t boot_id);
+  void peer_up(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello);
   void peer_down(ServerIndex peer, const std::string& reason);
   bool send_to(ServerIndex peer, const protocol::WireMessage& message);
 
@@ -140,9 +140,13 @@ class PeerDaemon {
   void settle();
   void carry_out(SchedulerOutput& output);
   void record_outcome(const JobEnded& ended);
+  /// The record a client reads of a job that ended.
+  [[nodiscard]] protocol::ResultRecord result_of(const JobEnded& ended) const;
+  /// Takes up what the journal kept (issue 19), before the first input.
+  void recover();
   void on_submit(const std::shared_ptr<net::Connection>& client, const protocol::Submit& submit);
   void wait_for_link(const DataTransfer& transfer);
-  void record_end(const JobRecord& record, protocol::ResultRecord::Outcome outcome, const std::string& reason);
+  void record_end(protocol::ResultRecord result);
   void stage(const DataTransfer& transfer);
   net::awaitable<void> send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer);
   net::awaitable<void> deadline_loop();
@@ -171,6 +175,7 @@ class PeerDaemon {
   std::uint64_t submitted_ = 0;
   std::uint64_t lost_ = 0;
   std::uint64_t rejected_ = 0;
+  std::uint64_t recovered_ = 0;  ///< own jobs taken up again from the journal at this start
   bool draining_ = false;
   bool stopping_ = false;
   net::ConnectionAdmission admission_;

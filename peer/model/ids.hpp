@@ -3,7 +3,8 @@
 // one id scheme of real peers: a peer numbers the jobs submitted to it and
 // puts its own index in the top bits, so ids are unique in the grid without
 // coordination and a peer can tell whether an offered job comes from its
-// origin. (gridsim numbers jobs across the whole grid instead.)
+// origin. gridsim numbers its peers' jobs the same way (and maps them back
+// to the trace's ids in its results).
 #include <cstdint>
 
 namespace gridpeer {

@@ -20,6 +20,8 @@ struct Job {
   /// origin, seed 003) share a non-zero number; 0: not in a bag. Only an
   /// origin that groups bags reads it (GridConfig::bag_grouping).
   std::uint32_t bag = 0;
+
+  bool operator==(const Job&) const = default;
 };
 
 }  // namespace gridpeer

@@ -25,6 +25,9 @@ struct JobRecord {
   TimePoint end{};     ///< output back at the origin (== finish for local jobs)
   std::uint64_t input_bytes = 0;
   std::uint64_t output_bytes = 0;
+  /// Times its origin took it up again from its journal after a crash (a
+  /// job that was running at home then ran again from the start).
+  std::uint32_t recoveries = 0;
 
   /// The one way to make a record: the job as submitted, where it ran, when
   /// it started and finished there, and when it ended at its origin.

@@ -63,9 +63,10 @@ int run_fuzz_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim fuzz",
       "Run the grid in virtual time with seeded faults: messages dropped, duplicated and delayed (so\n"
-      "reordered), site pairs partitioned for a while, peers crashed and restarted empty, and every peer's\n"
-      "clock offset and drifting. After every run, check that each job ended exactly once (completed, or\n"
-      "rejected or lost with its reason), that no job ran on two servers at once, that no server ran more CPUs\n"
+      "reordered), site pairs partitioned for a while, peers crashed and restarted empty (or, with\n"
+      "--durable-crashes, from their journals), and every peer's clock offset and drifting. After every run,\n"
+      "check that each job ended exactly once (completed, or rejected or lost with its reason -- with durable\n"
+      "crashes none may be lost), that no job ran on two servers at once, that no server ran more CPUs\n"
       "than it has, that moved jobs started after their input arrived at their executor, and that every byte\n"
       "moved belongs to some job. A failing run prints its seed and the command that replays it exactly.");
   options.add_options()("seed", "one seed (its run is also repeated, to check it replays bit for bit)",
@@ -85,6 +86,9 @@ int run_fuzz_command(int argc, char** argv) {
       "crashes-per-day", "peer crashes per simulated day over the grid; a crashed peer restarts empty",
       cxxopts::value<double>()->default_value("1"))("max-down", "seconds a crashed peer stays down, at most",
                                                     cxxopts::value<double>()->default_value("3600"))(
+      "durable-crashes",
+      "a crashed peer keeps its journal, as a killed process keeps its disk, and restarts from it (issue 19); "
+      "then no job a peer accepted may be lost")(
       "max-clock-offset", "seconds: each peer's clock starts up to this far ahead of true time",
       cxxopts::value<double>()->default_value("5"))(
       "max-drift-ppm", "each peer's clock runs up to this many parts per million fast or slow",
@@ -114,6 +118,7 @@ int run_fuzz_command(int argc, char** argv) {
   faults.partitions_per_day = args["partitions-per-day"].as<double>();
   faults.crashes_per_day = args["crashes-per-day"].as<double>();
   faults.max_down = seconds_ceil(args["max-down"].as<double>());
+  faults.durable_crashes = args.count("durable-crashes") != 0U;
   faults.max_clock_offset = seconds_ceil(args["max-clock-offset"].as<double>());
   faults.max_drift_ppm = args["max-drift-ppm"].as<std::int64_t>();
   if (faults.max_clock_offset < Duration::zero() || faults.max_drift_ppm < 0 || faults.max_drift_ppm >= 500'000) {
@@ -136,6 +141,8 @@ int run_fuzz_command(int argc, char** argv) {
   FaultInjector::Counts total;
   std::size_t crashes = 0;
   std::size_t lost = 0;
+  std::size_t refused = 0;
+  Recovery recovered;
   for (std::uint64_t seed = first; seed <= last; ++seed) {
     GridWorkloadRequest request;
     request.source = "synthetic";
@@ -158,7 +165,20 @@ int run_fuzz_command(int argc, char** argv) {
       total.partitions += run.faults.partitions;
       crashes += run.crashes;
       lost += run.lost.size();
+      refused += run.refused.size();
+      recovered.requeued += run.recovered.requeued;
+      recovered.committed += run.recovered.committed;
+      recovered.hosted += run.recovered.hosted;
+      recovered.ran += run.recovered.ran;
       std::vector<std::string> violations = check_invariants(grid, workload.jobs, run);
+      if (faults.durable_crashes) {
+        for (const auto& [job, reason] : run.lost) {
+          if (violations.size() < 20) {
+            violations.push_back("job " + std::to_string(job) + " was lost (" + reason +
+                                 "), though every crash kept the journal");
+          }
+        }
+      }
       if (single && fingerprint(run) != fingerprint(run_grid(grid, workload.jobs, run_options))) {
         violations.emplace_back("the same seed gave a different run the second time");
       }
@@ -169,17 +189,23 @@ int run_fuzz_command(int argc, char** argv) {
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
           "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {} --max-clock-offset {} "
-          "--max-drift-ppm {}\n",
+          "--max-drift-ppm {}{}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
           to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
-          to_seconds(faults.max_clock_offset), faults.max_drift_ppm);
+          to_seconds(faults.max_clock_offset), faults.max_drift_ppm, faults.durable_crashes ? " --durable-crashes" : "");
     }
   }
   std::cout << fmt::format(
       "{} runs ({} seeds), {} failed; faults injected: {} dropped, {} duplicated, {} delayed, {} lost to {} "
-      "partitions, {} peer crashes ({} jobs lost with a reason)\n",
+      "partitions, {} peer crashes ({}; {} jobs lost with a reason, {} refused while their peer was down)\n",
       runs, last - first + 1, failures, total.dropped, total.duplicated, total.delayed, total.partitioned,
-      total.partitions, crashes, lost);
+      total.partitions, crashes,
+      faults.durable_crashes
+          ? fmt::format("from their journals: {} own jobs decided again, {} commits asked again, {} hosted jobs "
+                        "queued again, {} outputs kept",
+                        recovered.requeued, recovered.committed, recovered.hosted, recovered.ran)
+          : std::string("restarted empty"),
+      lost, refused);
   return failures == 0 ? 0 : 1;
 }
 

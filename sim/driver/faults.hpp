@@ -23,6 +23,9 @@ struct PeerCrash {
   ServerIndex peer = 0;
   TimePoint at{};
   Duration down{};
+  /// The peer restarts from its journal (a process killed, its disk kept:
+  /// issue 19), not empty (the disk lost too).
+  bool durable = false;
 };
 
 /// A peer's clock: it reads true time t as t + offset + t * ppm / 10^6
@@ -46,6 +49,7 @@ struct FaultConfig {
   Duration max_partition = seconds(3600);  ///< each lasts up to this
   double crashes_per_day = 0;              ///< peer crashes per simulated day, over the whole grid
   Duration max_down = seconds(3600);       ///< a crashed peer restarts empty after up to this
+  bool durable_crashes = false;            ///< crashed peers restart from their journals, not empty
   Duration max_clock_offset{};             ///< each peer's clock starts up to this far ahead
   std::int64_t max_drift_ppm = 0;          ///< and runs up to this fast or slow
 };

@@ -12,6 +12,7 @@
 #include "peer/core/meta/central_placement.hpp"
 #include "peer/core/p2p/grid_peer.hpp"
 #include "peer/io/topology/network_graph.hpp"
+#include "peer/model/ids.hpp"
 #include "peer/model/overloaded.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
@@ -64,6 +65,9 @@ class GridDriver {
     if (meta_ && (faults_ || !crashes_.empty())) {
       throw std::invalid_argument("faults and crashes need peers: run Centralized over messages (a central peer)");
     }
+    // A peer that may restart from its journal states what must be kept.
+    peer_config_ = options.config;
+    peer_config_.journaled = std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
     if (meta_) {
       std::vector<ServerSpec> servers;
       for (const auto& server : grid.servers) servers.push_back(server.spec);
@@ -85,7 +89,7 @@ class GridDriver {
           phase = seconds_ceil(rng.fork(i).uniform(0.0, to_seconds(options.config.parameters.sigma)));
         }
         partners_.push_back(partners);
-        schedulers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, options.config, std::move(partners),
+        schedulers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, peer_config_, std::move(partners),
                                                          network_, clocks_[i].local(TimePoint{}), phase));
         scheduler_of_.push_back(i);
       }
@@ -95,9 +99,12 @@ class GridDriver {
     down_.assign(n, false);
     result_.counters.resize(n);
     job_state_.assign(jobs.size(), JobState::waiting);
-    index_of_.reserve(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace_back(jobs[i].id, i);
-    std::sort(index_of_.begin(), index_of_.end());
+    incarnation_.assign(n, 1);
+    next_counter_.assign(n, 1);
+    journals_.resize(meta_ ? 0 : n);
+    if (meta_) {  // one scheduler for the grid keeps the trace's ids
+      for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace(jobs[i].id, i);
+    }
     result_.audited = options.audit;
   }
 
@@ -216,7 +223,7 @@ class GridDriver {
   void handle(const Event& event) {
     switch (event.kind) {
       case Event::Kind::submit:
-        submit(jobs_[event.item]);
+        submit(event.item);
         break;
       case Event::Kind::message:
         // A crashed peer hears nothing; what was sent to it is lost.
@@ -227,10 +234,10 @@ class GridDriver {
         free_message_slots_.push_back(event.item);
         break;
       case Event::Kind::crash:
-        crash(event.peer, crashes_[event.item].down);
+        crash(event.peer, event.item);
         break;
       case Event::Kind::restart:
-        restart(event.peer);
+        restart(event.peer, crashes_[event.item].durable);
         break;
       case Event::Kind::wake:
         if (wake_[event.peer] != event.at || (!meta_ && down_[event.peer])) return;  // superseded, or crashed
@@ -246,14 +253,22 @@ class GridDriver {
     }
   }
 
-  void submit(const Job& job) {
-    job_state_[index_of(job.id).value()] = JobState::submitted;
-    if (down_[job.origin]) {
-      end_lost(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
+  void submit(std::size_t index) {
+    const Job& job = jobs_[index];
+    job_state_[index] = JobState::submitted;
+    if (down_[job.origin]) {  // a client's submission to a peer that is down is refused, never accepted
+      result_.refused.emplace_back(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
+      mark_ended_at(index);
       return;
     }
     Job local = job;  // stamped by its origin's clock, as a real peer does
     local.submit = clock(job.origin);
+    if (!meta_) {
+      // Numbered by its origin as a real peer numbers it (peer/model/ids.hpp):
+      // origin, incarnation, counter -- so that reuse after a restart shows.
+      local.id = job_id_of(job.origin, job_sequence_of(incarnation_[job.origin], next_counter_[job.origin]++));
+      index_of_.emplace(local.id, index);
+    }
     scheduler_for(job.origin).submit(local, clock(job.origin));
     touch_server(job.origin);
   }
@@ -287,7 +302,7 @@ class GridDriver {
       in_flight_.erase(it);
       if (options_.audit) {
         result_.arrivals.push_back(
-            {transfer.job, transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
+            {trace_id(transfer.job), transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
       }
       if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
       scheduler_for(transfer.to).on_transfer_done(transfer, clock(transfer.to));
@@ -306,13 +321,23 @@ class GridDriver {
                      const DataTransfer& transfer = start.transfer;
                      if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
                        // The executor's own account of a run away from its origin.
-                       result_.remote_runs.push_back({transfer.job, transfer.from, transfer.start, transfer.finish});
+                       result_.remote_runs.push_back(
+                           {trace_id(transfer.job), transfer.from, transfer.start, transfer.finish});
                      }
                      const network::FlowId flow =
                          network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
                      in_flight_.emplace(flow, transfer);
                    },
                    [&](const JobEnded& ended) { end(ended); },
+                   [&](Persist& persist) {
+                     // The peer's journal: kept through a durable crash, lost with an empty one.
+                     auto& journal = journals_[schedulers_[scheduler]->servers().front()];
+                     if (persist.entry) {
+                       journal.insert_or_assign(persist.key, std::move(*persist.entry));
+                     } else {
+                       journal.erase(persist.key);
+                     }
+                   },
                },
                output);
   }
@@ -333,14 +358,17 @@ class GridDriver {
   }
 
   void end(const JobEnded& ended) {
+    // Results name jobs as the trace does.
+    const JobId id = trace_id(ended.record.id);
     switch (ended.outcome) {
       case JobOutcome::completed:
         result_.records.push_back(ended.record);
+        result_.records.back().id = id;
         mark_ended(ended.record.id);
         break;
       case JobOutcome::rejected:
         ++result_.rejected;
-        result_.rejected_ids.push_back(ended.record.id);
+        result_.rejected_ids.push_back(id);
         mark_ended(ended.record.id);
         break;
       case JobOutcome::lost:
@@ -352,57 +380,84 @@ class GridDriver {
   // Ends are counted once per job for the loop's end; the invariant checker
   // counts every record, so that a job ended twice is still seen.
   void mark_ended(JobId job) {
-    const auto index = index_of(job);
-    if (!index || job_state_[*index] == JobState::ended) return;
-    job_state_[*index] = JobState::ended;
+    if (const auto index = index_of(job)) mark_ended_at(*index);
+  }
+  void mark_ended_at(std::size_t index) {
+    if (job_state_[index] == JobState::ended) return;
+    job_state_[index] = JobState::ended;
     ++ended_;
   }
 
   void end_lost(JobId job, const std::string& reason) {
-    result_.lost.emplace_back(job, reason);
+    result_.lost.emplace_back(trace_id(job), reason);
     mark_ended(job);
   }
 
+  /// The trace's job of an id as its origin numbered it.
   [[nodiscard]] std::optional<std::size_t> index_of(JobId job) const {
-    const auto it = std::lower_bound(index_of_.begin(), index_of_.end(), std::pair{job, std::size_t{0}});
-    if (it == index_of_.end() || it->first != job) return std::nullopt;
+    const auto it = index_of_.find(job);
+    if (it == index_of_.end()) return std::nullopt;
     return it->second;
   }
+  [[nodiscard]] JobId trace_id(JobId job) const {
+    const auto index = index_of(job);
+    return index ? jobs_[*index].id : job;
+  }
 
-  /// The peer loses everything: its own jobs not yet ended are lost with it
-  /// (their records lived there), the others take back what they had
-  /// committed to it, and it hears nothing until it restarts empty.
-  void crash(ServerIndex peer, Duration down) {
+  /// An empty crash: the peer loses everything -- its own jobs not yet ended
+  /// are lost with it (their records lived there), the others take back
+  /// what they had committed to it, and it hears nothing until it restarts
+  /// empty. A durable crash keeps its journal: to the others it is only out
+  /// of reach until it comes back with what it had promised.
+  void crash(ServerIndex peer, std::size_t which) {
     assert(!meta_);
     if (down_[peer]) return;
+    const PeerCrash& crash = crashes_[which];
     ++result_.crashes;
     const std::string name = grid_.servers[peer].spec.name;
-    for (std::size_t i = 0; i < jobs_.size(); ++i) {
-      if (jobs_[i].origin == peer && job_state_[i] == JobState::submitted) {
-        end_lost(jobs_[i].id, "its origin " + name + " crashed holding it");
+    if (!crash.durable) {
+      journals_[peer].clear();
+      for (const auto& [id, index] : index_of_) {
+        if (origin_in_id(id) == peer && job_state_[index] == JobState::submitted) {
+          end_lost(id, "its origin " + name + " crashed holding it");
+        }
       }
     }
     down_[peer] = true;
     wake_[peer] = kNever;
+    const PeerState seen = crash.durable ? PeerState::unreachable : PeerState::restarted;
     for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
       if (other == peer || down_[other]) continue;
-      schedulers_[other]->on_peer(peer, PeerState::restarted, name + " crashed", clock(other));
+      schedulers_[other]->on_peer(peer, seen, name + " crashed", clock(other));
       touch(other);
     }
-    push({now_ + down, 0, Event::Kind::restart, peer, 0, 0});
+    push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, which});
   }
 
-  void restart(ServerIndex peer) {
+  void restart(ServerIndex peer, bool durable) {
     assert(!meta_);
-    schedulers_[peer] = std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, options_.config, partners_[peer],
-                                                   network_, clock(peer));
-    if (quiesced_) schedulers_[peer]->quiesce(clock(peer));
+    ++incarnation_[peer];  // as the daemon counts starts: ids of the new run never repeat old ones
+    next_counter_[peer] = 1;
+    auto restarted =
+        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, peer_config_, partners_[peer], network_, clock(peer));
+    if (quiesced_) restarted->quiesce(clock(peer));
+    if (durable) {
+      const auto& journal = journals_[peer];
+      const std::vector<std::pair<DurableKey, DurableJob>> entries(journal.begin(), journal.end());
+      const Recovery r = restarted->restore(entries, static_cast<std::uint32_t>(incarnation_[peer]), clock(peer));
+      result_.recovered.requeued += r.requeued;
+      result_.recovered.committed += r.committed;
+      result_.recovered.hosted += r.hosted;
+      result_.recovered.ran += r.ran;
+    }
+    schedulers_[peer] = std::move(restarted);
     for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
       if (other == peer) continue;
       if (down_[other]) {
         schedulers_[peer]->on_peer(other, PeerState::unreachable, "down", clock(peer));
       } else {
-        schedulers_[other]->on_peer(peer, PeerState::reachable, "restarted", clock(other));
+        schedulers_[other]->on_peer(peer, durable ? PeerState::recovered : PeerState::reachable, "restarted",
+                                    clock(other));
         touch(other);
       }
     }
@@ -452,7 +507,11 @@ class GridDriver {
   GridRunResult result_;
   enum class JobState : std::uint8_t { waiting, submitted, ended };
   std::vector<JobState> job_state_;                      // by index into jobs_
-  std::vector<std::pair<JobId, std::size_t>> index_of_;  // sorted: (id, index into jobs_)
+  std::map<JobId, std::size_t> index_of_;  // job id as its origin numbered it -> index into jobs_
+  GridConfig peer_config_;                  // the peers' (journaled when a crash is durable)
+  std::vector<std::uint64_t> incarnation_;  // by server: starts so far
+  std::vector<std::uint64_t> next_counter_;  // by server: the next job's number in this start
+  std::vector<std::map<DurableKey, DurableJob>> journals_;  // by server: what its journal holds
   std::size_t ended_ = 0;
   std::vector<bool> down_;  // by server: crashed, not yet restarted
   std::vector<PeerCrash> crashes_;

@@ -81,6 +81,10 @@ struct GridRunResult {
   std::vector<Arrival> arrivals;
   std::vector<RemoteRun> remote_runs;
   std::size_t crashes = 0;
+  /// Jobs submitted to a peer while it was down: never accepted, with the reason.
+  std::vector<std::pair<JobId, std::string>> refused;
+  /// What peers restarted from their journals took up again (durable crashes).
+  Recovery recovered;
   /// The clocks the peers ran on: records hold each peer's own readings
   /// (submit and end the origin's, start and finish the executor's).
   std::vector<PeerClock> clocks;

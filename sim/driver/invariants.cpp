@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace gridpeer::sim {
@@ -22,6 +23,10 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
   std::map<JobId, int> ended;
   for (const JobRecord& r : run.records) ++ended[r.id];
   for (const JobId id : run.rejected_ids) ++ended[id];
+  for (const auto& [id, reason] : run.refused) {
+    ++ended[id];
+    if (reason.empty()) fail("job " + std::to_string(id) + " was refused without a reason");
+  }
   for (const auto& [id, reason] : run.lost) {
     ++ended[id];
     if (reason.empty()) fail("job " + std::to_string(id) + " was lost without a reason");
@@ -63,9 +68,17 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
   std::vector<std::vector<std::pair<TimePoint, int>>> usage(grid.servers.size());  // each server's own clock
   // A job may run twice on one server: before a crash, and again on the
   // restarted peer (its origin took it back); the output of either may end it.
+  // An output sent again (its origin asked again after a crash) reports the
+  // same run again: one run per (job, server, start, finish).
+  std::vector<RemoteRun> remote_runs;
+  {
+    std::set<std::tuple<JobId, ServerIndex, TimePoint, TimePoint>> seen_runs;
+    for (const RemoteRun& r : run.remote_runs) {
+      if (seen_runs.emplace(r.job, r.server, r.start, r.finish).second) remote_runs.push_back(r);
+    }
+  }
   std::multimap<std::pair<JobId, ServerIndex>, std::pair<TimePoint, TimePoint>> ran_remotely;
-  for (const RemoteRun& r : run.remote_runs)
-    ran_remotely.emplace(std::pair{r.job, r.server}, std::pair{r.start, r.finish});
+  for (const RemoteRun& r : remote_runs) ran_remotely.emplace(std::pair{r.job, r.server}, std::pair{r.start, r.finish});
   // Never on two servers at once: every run of every job, own and remote.
   struct Span {
     TimePoint start;
@@ -76,7 +89,7 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
     }
   };
   std::map<JobId, std::vector<Span>> runs;
-  for (const RemoteRun& r : run.remote_runs) {
+  for (const RemoteRun& r : remote_runs) {
     runs[r.job].push_back({true_time(r.server, r.start), true_time(r.server, r.finish), r.server});
   }
   for (const JobRecord& r : run.records) {
@@ -137,7 +150,7 @@ std::vector<std::string> check_invariants(const topology::Topology& grid, const 
       fail(job + " started before its input arrived");
     }
   }
-  for (const RemoteRun& x : run.remote_runs) {
+  for (const RemoteRun& x : remote_runs) {
     const auto job = by_id.find(x.job);
     if (job == by_id.end() || x.server >= usage.size()) continue;
     usage[x.server].emplace_back(x.start, job->second->cpus);

@@ -7,9 +7,12 @@
 
 #include "peer/core/p2p/grid_peer.hpp"
 #include "peer/core/policy/estimate.hpp"
+#include "tests/core/peer_outputs.hpp"
 #include "tests/support/fixed_network.hpp"
 
 using namespace gridpeer;
+using gridpeer::testing::Said;
+using gridpeer::testing::said;
 
 namespace {
 
@@ -30,48 +33,6 @@ Job job(JobId id, ServerIndex origin, int cpus, std::int64_t run_s, std::uint64_
 TimePoint at(std::int64_t s) {
   return TimePoint{seconds(s)};
 }
-
-/// What one batch of outputs says, in order: "offer#1", "accept#1", "has#1",
-/// "commit#2", "reject#1:unknown", "query", "input#2", "output", "done",
-/// "lost:<reason>", "rejected". The peer's invariants are checked each time.
-std::vector<std::string> said(GridPeer& peer) {
-  BOOST_CHECK_NO_THROW(peer.check_invariants());
-  std::vector<std::string> out;
-  for (const SchedulerOutput& o : peer.take_outputs()) {
-    if (const auto* send = std::get_if<SendMessage>(&o)) {
-      const auto& m = send->message;
-      if (const auto* x = std::get_if<protocol::JobOffer>(&m)) out.push_back("offer#" + std::to_string(x->attempt));
-      if (const auto* x = std::get_if<protocol::JobAccept>(&m)) {
-        out.push_back((x->hosting ? "has#" : "accept#") + std::to_string(x->attempt));
-      }
-      if (const auto* x = std::get_if<protocol::JobCommit>(&m)) out.push_back("commit#" + std::to_string(x->attempt));
-      if (const auto* x = std::get_if<protocol::JobReject>(&m)) {
-        out.push_back("reject#" + std::to_string(x->attempt) +
-                      (x->reason == protocol::RejectReason::unknown_offer ? ":unknown" : ":other"));
-      }
-      if (std::holds_alternative<protocol::AttQuery>(m)) out.push_back("query");
-    } else if (const auto* start = std::get_if<StartTransfer>(&o)) {
-      out.push_back(start->transfer.kind == DataTransfer::Kind::input
-                        ? "input#" + std::to_string(start->transfer.attempt)
-                        : std::string("output"));
-    } else if (const auto* ended = std::get_if<JobEnded>(&o)) {
-      switch (ended->outcome) {
-        case JobOutcome::completed:
-          out.push_back("done");
-          break;
-        case JobOutcome::lost:
-          out.push_back("lost:" + ended->reason);
-          break;
-        case JobOutcome::rejected:
-          out.push_back("rejected");
-          break;
-      }
-    }
-  }
-  return out;
-}
-
-using Said = std::vector<std::string>;
 
 /// A transfer from partner 1 landing at server 0.
 DataTransfer from_partner(DataTransfer::Kind kind, JobId job) {
@@ -243,10 +204,11 @@ BOOST_AUTO_TEST_CASE(executor_takes_an_offer_hosts_it_once_and_answers_every_ret
   BOOST_TEST((output.kind == DataTransfer::Kind::output && output.to == 1U && output.job == 7U));
   BOOST_TEST((output.start == at(2) && output.finish == at(52)));  // as it ran here, for the origin's record
   BOOST_TEST(e.peer.remembered_handoffs() == 1U);
-  // Ran already: every retry is answered, nothing runs again.
+  // Ran already: every retry is answered, nothing runs again; the output
+  // goes again (the origin asking again has not got it: issue 19).
   e.peer.on_message(1, protocol::JobOffer{e.seven, 1000, 1}, at(60));
   e.peer.on_message(1, protocol::JobCommit{7, 1}, at(61));
-  BOOST_TEST(said(e.peer) == (Said{"has#1", "has#1"}), boost::test_tools::per_element());
+  BOOST_TEST(said(e.peer) == (Said{"has#1", "output", "has#1", "output"}), boost::test_tools::per_element());
   BOOST_TEST(e.peer.counters().jobs_received == 1U);
   // The memory of it lasts handoff_memory (24 h here) from the run, then goes:
   // a long-running peer does not grow with every job it ran.
@@ -430,3 +392,180 @@ BOOST_AUTO_TEST_CASE(the_bar_doubles_with_each_refusal_up_to_its_cap) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Issue 19: what a journaled peer asks its driver to keep, in which order
+// against the messages it guards, and how it takes it up again.
+BOOST_AUTO_TEST_SUITE(durability)
+
+namespace {
+
+GridConfig journaled_config() {
+  GridConfig c = sender_config();
+  c.journaled = true;
+  return c;
+}
+
+using Entries = std::vector<std::pair<DurableKey, DurableJob>>;
+
+DurableJob entry(DurableJob::Phase phase, const Job& j) {
+  DurableJob e;
+  e.phase = phase;
+  e.job = j;
+  return e;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_origin_keeps_each_job_before_it_promises_anything_about_it) {
+  const testing::FixedNetwork network;
+  GridPeer a{0, ServerSpec{"A", 4, 1, 1000, 0}, journaled_config(), {1}, network};
+  a.submit(job(1, 0, 4, 100), at(0));  // runs here at once (AWT 0 < phi)
+  a.submit(job(2, 0, 4, 100), at(0));  // would wait 100 s: partner 1 is asked
+  BOOST_TEST(said(a) == (Said{"keep:own:accepted", "keep:own:accepted", "query"}), boost::test_tools::per_element());
+  a.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+  BOOST_TEST(said(a) == Said{"offer#1"}, boost::test_tools::per_element());  // an offer promises nothing yet
+  a.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  // The commit hands the job over: kept as committed before it leaves.
+  BOOST_TEST(said(a) == (Said{"keep:own:committed", "commit#1", "input#1"}), boost::test_tools::per_element());
+  a.on_message(1, protocol::JobAccept{2, 1, true}, at(2));
+  a.advance(at(100));
+  BOOST_TEST(said(a) == (Said{"forget:own", "done"}), boost::test_tools::per_element());  // J1 ended
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_origin_decides_its_jobs_again_and_asks_its_executors_again) {
+  // What the journal held when A was killed at 50 s: J1 running here, J2
+  // committed to partner 1 under attempt 1. A starts again at 60 s, its
+  // third start.
+  const testing::FixedNetwork network;
+  GridPeer a{0, ServerSpec{"A", 4, 1, 1000, 0}, journaled_config(), {1}, network, at(60)};
+  DurableJob committed = entry(DurableJob::Phase::committed, job(2, 0, 4, 100));
+  committed.peer = 1;
+  committed.attempt = 1;
+  const Entries kept{{{DurableRole::own, 1}, entry(DurableJob::Phase::accepted, job(1, 0, 4, 100))},
+                     {{DurableRole::own, 2}, committed}};
+  const Recovery r = a.restore(kept, 3, at(60));
+  BOOST_TEST((r.requeued == 1U && r.committed == 1U && r.hosted == 0U && r.ran == 0U));
+  // J2's commit goes again at once; J1 is kept again (one recovery) and runs
+  // again from the start, here (AWT 0).
+  BOOST_TEST(said(a) == (Said{"commit#1", "keep:own:accepted"}), boost::test_tools::per_element());
+  BOOST_TEST(a.local().running_jobs() == 1U);
+  // The executor still has J2: its input may have been lost with A, so it goes again.
+  a.on_message(1, protocol::JobAccept{2, 1, true}, at(61));
+  BOOST_TEST(said(a) == Said{"input#1"}, boost::test_tools::per_element());
+  a.advance(at(160));
+  const auto ended = a.take_outputs();
+  BOOST_REQUIRE(ended.size() == 2U);
+  BOOST_TEST(std::holds_alternative<Persist>(ended[0]));
+  const JobRecord& j1 = std::get<JobEnded>(ended[1]).record;
+  BOOST_TEST((j1.id == 1U && j1.start == at(60) && j1.finish == at(160) && j1.recoveries == 1U));
+  // The output of J2 ends it, as before the crash.
+  DataTransfer output = from_partner(DataTransfer::Kind::output, 2);
+  output.start = at(70);
+  output.finish = at(170);
+  a.on_transfer_done(output, at(171));
+  BOOST_TEST(said(a) == (Said{"forget:own", "done"}), boost::test_tools::per_element());
+  BOOST_TEST(a.open_handoffs() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_origin_numbers_attempts_above_its_earlier_starts) {
+  // J2 had been offered (under attempts never kept) when A died: taken up in
+  // A's third start, its offers count from 3 << 16. A has 2 CPUs, J2 needs
+  // 4: partner 1 is asked.
+  const testing::FixedNetwork network;
+  const Entries kept{{{DurableRole::own, 2}, entry(DurableJob::Phase::accepted, job(2, 0, 4, 100))}};
+  GridPeer a{0, ServerSpec{"A", 2, 1, 1000, 0}, journaled_config(), {1}, network};
+  a.restore(kept, 3, at(0));
+  BOOST_TEST(said(a) == (Said{"keep:own:accepted", "query"}), boost::test_tools::per_element());
+  a.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+  BOOST_TEST(said(a) == Said{"offer#" + std::to_string((3U << 16U) + 1U)}, boost::test_tools::per_element());
+  // Restored only before any other input.
+  GridPeer busy{0, ServerSpec{"A", 4, 1, 1000, 0}, journaled_config(), {1}, network};
+  busy.submit(job(1, 0, 4, 100), at(0));
+  BOOST_CHECK_THROW(busy.restore(kept, 3, at(0)), std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(an_executor_keeps_a_job_before_it_says_hosting_and_its_output_after_it_ran) {
+  const testing::FixedNetwork network;
+  const Job seven = job(7, 1, 2, 50);
+  GridPeer b{0, ServerSpec{"B", 4, 1, 1000, 0}, journaled_config(), {1}, network};
+  b.on_message(1, protocol::JobOffer{seven, 1000, 1}, at(0));
+  BOOST_TEST(said(b) == Said{"accept#1"}, boost::test_tools::per_element());
+  b.on_message(1, protocol::JobCommit{7, 1}, at(1));
+  BOOST_TEST(said(b) == (Said{"keep:hosted:hosting", "has#1"}), boost::test_tools::per_element());
+  DataTransfer input = from_partner(DataTransfer::Kind::input, 7);
+  input.attempt = 1;
+  b.on_transfer_done(input, at(2));
+  b.advance(at(52));
+  BOOST_TEST(said(b) == (Said{"keep:hosted:ran", "output"}), boost::test_tools::per_element());
+  // Forgotten with the hand-off memory (24 h after the run).
+  b.advance(at(53 + 24 * 3600));
+  BOOST_TEST(said(b) == Said{"forget:hosted"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_executor_runs_hosted_jobs_again_and_sends_kept_outputs_when_asked) {
+  const testing::FixedNetwork network;
+  DurableJob hosting = entry(DurableJob::Phase::hosting, job(7, 1, 2, 50));
+  hosting.origin_mhz = 1000;
+  DurableJob ran = entry(DurableJob::Phase::ran, job(8, 1, 2, 50));
+  ran.start = at(2);
+  ran.finish = at(52);
+  const Entries kept{{{DurableRole::hosted, 7}, hosting}, {{DurableRole::hosted, 8}, ran}};
+  GridPeer b{0, ServerSpec{"B", 4, 1, 1000, 0}, journaled_config(), {1}, network, at(100)};
+  const Recovery r = b.restore(kept, 2, at(100));
+  BOOST_TEST((r.requeued == 0U && r.committed == 0U && r.hosted == 1U && r.ran == 1U));
+  BOOST_TEST(said(b) == Said{"keep:hosted:hosting"}, boost::test_tools::per_element());
+  BOOST_TEST(b.local().jobs_awaiting_input() == 1U);  // J7 waits for its input again
+  // Its origin, told B recovered, commits again: both are answered; J8's
+  // output goes again (the origin may never have had it).
+  b.on_message(1, protocol::JobCommit{7, 1}, at(101));
+  b.on_message(1, protocol::JobCommit{8, 1}, at(101));
+  BOOST_TEST(said(b) == (Said{"has#1", "has#1", "output"}), boost::test_tools::per_element());
+  DataTransfer input = from_partner(DataTransfer::Kind::input, 7);
+  input.attempt = 1;
+  b.on_transfer_done(input, at(102));
+  b.advance(at(152));
+  BOOST_TEST(said(b) == (Said{"keep:hosted:ran", "output"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_partner_back_from_its_journal_is_asked_again_for_what_was_committed_to_it) {
+  Origin o;  // J2 offered to partner 1 (attempt 1)
+  o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  o.peer.on_message(1, protocol::JobAccept{2, 1, true}, at(2));
+  BOOST_TEST(said(o.peer) == (Said{"commit#1", "input#1"}), boost::test_tools::per_element());
+  o.peer.on_peer(1, PeerState::unreachable, "killed", at(10));
+  o.peer.on_peer(1, PeerState::recovered, "back", at(20));
+  BOOST_TEST(said(o.peer) == Said{"commit#1"}, boost::test_tools::per_element());
+  o.peer.on_message(1, protocol::JobAccept{2, 1, true}, at(21));
+  BOOST_TEST(said(o.peer) == Said{"input#1"}, boost::test_tools::per_element());
+  BOOST_TEST(o.peer.open_handoffs() == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(a_journaled_origin_never_gives_a_commit_up_on_silence_alone) {
+  const testing::FixedNetwork network;
+  GridPeer a{0, ServerSpec{"A", 4, 1, 1000, 0}, journaled_config(), {1}, network};
+  a.submit(job(1, 0, 4, 100), at(0));
+  a.submit(job(2, 0, 4, 100), at(0));
+  a.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+  a.on_message(1, protocol::JobAccept{2, 1, false}, at(1));
+  static_cast<void>(said(a));
+  // Commits at 1 s, then 10 s x 1, 2, 4, ... 64 apart: at 11, 31, 71, 151,
+  // 311, 631, 1271, then every 640 s -- never given up (a plain peer gives up
+  // after 10 sends).
+  a.advance(at(1270));
+  const Said before = said(a);
+  BOOST_TEST(std::count(before.begin(), before.end(), "commit#1") == 6);
+  a.advance(at(1271 + 640 * 20));
+  const Said after = said(a);
+  BOOST_TEST(std::count(after.begin(), after.end(), "commit#1") == 21);
+  BOOST_TEST(std::none_of(after.begin(), after.end(), [](const std::string& w) { return w.starts_with("lost"); }));
+}
+
+BOOST_AUTO_TEST_CASE(a_journal_does_not_keep_bag_rounds) {
+  GridConfig c = journaled_config();
+  c.bag_grouping.enabled = true;
+  const testing::FixedNetwork network;
+  BOOST_CHECK_THROW((GridPeer{0, ServerSpec{"A", 4, 1, 1000, 0}, c, {1}, network}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+

@@ -36,6 +36,10 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
         "bag grouping applies to S-I, R-I and Sy-I: Local never moves a job, Centralized "
         "places each job alone");
   }
+  if (config_.journaled && config_.bag_grouping.enabled) {
+    throw std::invalid_argument(
+        "a journal does not keep bag rounds (issue 19): group bags without a state directory or durable crashes");
+  }
   if (config_.fair.reservation_depth < 0) throw std::invalid_argument("the fair reservation depth must be >= 0");
   std::sort(partners_.begin(), partners_.end());
   partners_.erase(std::unique(partners_.begin(), partners_.end()), partners_.end());
@@ -65,7 +69,11 @@ void GridPeer::submit(const Job& job, TimePoint now) {
     // ends here (the job known under the id goes on).
     outputs_.emplace_back(JobEnded{JobRecord::of(job, id_, now, now, now), JobOutcome::rejected,
                                    "job id " + std::to_string(job.id) + " is already in use on this peer"});
-  } else if (job.bag != 0 && job.cpus == 1 && config_.bag_grouping.enabled) {
+    checked();
+    return;
+  }
+  persist_accepted(job);  // before the driver tells the client it was accepted
+  if (job.bag != 0 && job.cpus == 1 && config_.bag_grouping.enabled) {
     // Only 1-CPU jobs are grouped (003's fine-grained jobs); a wider one of
     // a bag is decided alone.
     collect_bag(job, now);
@@ -139,8 +147,12 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
 
 void GridPeer::on_peer(ServerIndex peer, PeerState state, std::string_view reason, TimePoint now) {
   advance(now);
-  set_reachable(peer, state == PeerState::reachable);
-  if (state != PeerState::reachable) settle_offers_to(peer, state, reason, now);
+  set_reachable(peer, state == PeerState::reachable || state == PeerState::recovered);
+  if (state == PeerState::recovered) {
+    recovered_partner(peer, now);
+  } else if (state != PeerState::reachable) {
+    settle_offers_to(peer, state, reason, now);
+  }
   checked();
 }
 
@@ -458,14 +470,22 @@ void GridPeer::pump_local() {
         if (!hosted.remote) {
           end_own(JobRecord::of(hosted.job, id_, event.at, event.at, event.at), JobOutcome::rejected,
                   cannot_fit_reason(hosted.job.cpus, server()));
+        } else {
+          persist(DurableRole::hosted, event.id, std::nullopt);
         }
         break;
       case LocalEvent::Kind::finished:
         if (hosted.remote) {
           // Remembered, so that a repeated hand-off is answered, never rerun;
-          // the output goes home, and the origin closes the record.
-          ran_here_.put(event.id, hosted.job.origin, event.at);
-          outputs_.emplace_back(StartTransfer{DataTransfer::output_of(hosted.job, id_, event.start, event.at)});
+          // the output goes home, and the origin closes the record. Kept in
+          // the journal too: an origin that lost it in a crash asks again.
+          const DataTransfer output = DataTransfer::output_of(hosted.job, id_, event.start, event.at);
+          ran_here_.put(event.id, output, event.at);
+          DurableJob ran{DurableJob::Phase::ran, hosted.job};
+          ran.start = event.start;
+          ran.finish = event.at;
+          persist(DurableRole::hosted, event.id, std::move(ran));
+          send_output(output);
         } else {
           end_own(JobRecord::of(hosted.job, id_, event.start, event.at, event.at), JobOutcome::completed, {});
         }
@@ -479,12 +499,29 @@ void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string 
   assert(record.origin == id_);
   attempts_.erase(record.id);
   refusals_.forget(record.id);
+  persist(DurableRole::own, record.id, std::nullopt);
   std::vector<JobRecord> members = bags_.members_of(record);
   if (members.empty()) {
-    outputs_.emplace_back(JobEnded{record, outcome, std::move(reason)});
+    JobRecord ended = record;
+    if (const auto it = recoveries_.find(record.id); it != recoveries_.end()) {
+      ended.recoveries = it->second;
+      recoveries_.erase(it);
+    }
+    outputs_.emplace_back(JobEnded{ended, outcome, std::move(reason)});
     return;
   }
   for (const JobRecord& member : members) outputs_.emplace_back(JobEnded{member, outcome, reason});
+}
+
+void GridPeer::persist(DurableRole role, JobId job, std::optional<DurableJob> entry) {
+  if (config_.journaled) outputs_.emplace_back(Persist{DurableKey{role, job}, std::move(entry)});
+}
+
+void GridPeer::persist_accepted(const Job& job) {
+  if (!config_.journaled) return;
+  DurableJob accepted{DurableJob::Phase::accepted, job};
+  if (const auto it = recoveries_.find(job.id); it != recoveries_.end()) accepted.recoveries = it->second;
+  persist(DurableRole::own, job.id, std::move(accepted));
 }
 
 void GridPeer::remove_waiting(JobId job) {

@@ -10,10 +10,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "peer/core/durable.hpp"
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/p2p/bag_rounds.hpp"
@@ -57,6 +59,14 @@ class GridPeer final : public Scheduler {
   void check_invariants() const override;
 
   // ---- a peer's own ---------------------------------------------------------
+  /// Takes up what a journaled peer (GridConfig::journaled) kept before it
+  /// crashed, right after construction and before any other input: own jobs
+  /// are decided again, commits sent again to their executors, others' jobs
+  /// queued again and their outputs kept for when their origins ask.
+  /// `incarnation` (one more at every start) keeps hand-off attempts above
+  /// any an earlier run sent. `entries` in key order, as a journal holds them.
+  Recovery restore(std::span<const std::pair<DurableKey, DurableJob>> entries, std::uint32_t incarnation,
+                   TimePoint now);
   /// A draining peer refuses offers (and its driver refuses submissions).
   void set_draining(bool draining) { draining_ = draining; }
   [[nodiscard]] ServerIndex id() const { return id_; }
@@ -120,7 +130,8 @@ class GridPeer final : public Scheduler {
     bool committed = false;  ///< from here on the executor owns the job
     bool confirmed = false;  ///< the executor said it hosts it
     int commit_sends = 0;
-    TimerSlot timer;  ///< offer_timeout, then commit_retry until confirmed
+    TimerSlot timer;            ///< offer_timeout, then commit_retry until confirmed
+    bool resend_input = false;  ///< asked again after a crash: the input may never have arrived
   };
   /// Executor side: an offer taken, not yet committed (second table).
   struct Accepted {
@@ -195,9 +206,21 @@ class GridPeer final : public Scheduler {
   /// Offers to `partner` not yet committed come back; committed ones too if
   /// it restarted, else they end as lost (gone) or stay its own (unreachable).
   void settle_offers_to(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now);
+  /// Its offers to us not yet committed lapse: it restarted, and will not commit them.
+  void forget_offers_from(ServerIndex partner, TimePoint now);
+  /// A journaled peer's executor restarted from its journal: what was
+  /// committed to it is asked again (it may have lost the input, or the output
+  /// in flight); an origin that did likewise lets its old offers to us lapse.
+  void recovered_partner(ServerIndex partner, TimePoint now);
+  /// Executor: the output of a job run here goes (again) to its origin.
+  void send_output(const DataTransfer& output);
   /// Executor: the highest attempt of a job's offers that is over here.
   void close_attempt(JobId job, std::uint32_t attempt, TimePoint now);
   void prune_memory(TimePoint now);
+  /// Journaled peers: the entry for (role, job) becomes `entry` (erased when nullopt).
+  void persist(DurableRole role, JobId job, std::optional<DurableJob> entry);
+  /// Journaled peers: the own job is held here again (accepted, not committed elsewhere).
+  void persist_accepted(const Job& job);
 
   // running jobs
   void run_here(const Job& job, TimePoint now);
@@ -229,10 +252,11 @@ class GridPeer final : public Scheduler {
   std::map<JobId, Hosted> hosted_;           // jobs in the local scheduler
   std::map<JobId, Offer> offers_;            // own jobs offered or committed elsewhere, until they end
   std::map<JobId, std::uint32_t> attempts_;  // own jobs not ended: the last attempt offered
+  std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
   std::map<JobId, Accepted> accepted_;       // others' offers taken, awaiting the commit
   // Executor memory of hand-offs that are over (GridParameters::handoff_memory):
   Tombstones<JobId, std::uint32_t> closed_;  // offers let lapse or refused: the highest attempt
-  Tombstones<JobId, ServerIndex> ran_here_;  // others' jobs run to the end here, by origin: answered, never rerun
+  Tombstones<JobId, DataTransfer> ran_here_;  // others' jobs run to the end here: answered, never rerun; output re-sent when asked
   RefusalBackoff refusals_;                  // partners that refused an own job's offer, barred from it for a while
   bool draining_ = false;
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time

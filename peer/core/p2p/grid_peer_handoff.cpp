@@ -26,8 +26,11 @@ void GridPeer::offer(const Job& job, ServerIndex to, TimePoint now) {
 
 void GridPeer::send_commit(Offer& offer, TimePoint now) {
   outputs_.emplace_back(SendMessage{offer.to, protocol::JobCommit{offer.job.id, offer.attempt}});
-  // Sent again, further apart each time, until the executor confirms.
-  const Duration wait = config_.parameters.handoff_timeout * (1LL << std::min(offer.commit_sends, 16));
+  // Sent again, further apart each time, until the executor confirms (a
+  // journaled peer keeps asking, at most kMaxCommitBackoffFactor apart).
+  const int doublings = config_.journaled ? std::min(offer.commit_sends, kMaxCommitBackoffDoublings)
+                                          : std::min(offer.commit_sends, 16);
+  const Duration wait = config_.parameters.handoff_timeout * (1LL << doublings);
   ++offer.commit_sends;
   timers_.disarm(offer.timer);  // the offer's time-out, or the previous retry
   offer.timer = timers_.arm(now + wait, Timer{TimerKind::commit_retry, 0, offer.job.id, offer.attempt});
@@ -44,6 +47,12 @@ void GridPeer::handle(ServerIndex from, const protocol::JobAccept& accept, TimeP
     offer.committed = offer.confirmed = true;
     timers_.disarm(offer.timer);
     refusals_.forget(accept.job);  // placed: no more decisions about it
+    if (offer.resend_input) {
+      // Asked again after a crash (ours or its): the input may have been in
+      // flight. A second copy of an input that came is ignored there.
+      offer.resend_input = false;
+      outputs_.emplace_back(StartTransfer{DataTransfer::input_of(offer.job, from, offer.attempt)});
+    }
     return;
   }
   if (offer.confirmed) return;
@@ -53,6 +62,11 @@ void GridPeer::handle(ServerIndex from, const protocol::JobAccept& accept, TimeP
     return;
   }
   offer.committed = true;
+  if (config_.journaled) {  // from the commit on the executor owns it: a restart must not decide it again
+    DurableJob committed{DurableJob::Phase::committed, offer.job, from, offer.attempt};
+    if (const auto r = recoveries_.find(offer.job.id); r != recoveries_.end()) committed.recoveries = r->second;
+    persist(DurableRole::own, offer.job.id, std::move(committed));
+  }
   send_commit(offer, now);
   outputs_.emplace_back(StartTransfer{DataTransfer::input_of(offer.job, from, offer.attempt)});
 }
@@ -100,9 +114,12 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
     return;
   }
   assert(timer.kind == TimerKind::commit_retry && !offer.confirmed);
-  if (offer.commit_sends > kMaxCommitRetries) {
+  if (offer.commit_sends > kMaxCommitRetries && !config_.journaled) {
     // The executor may have it, but has not said so for hours: give it up,
     // with the reason. A late output is then ignored (the job ended once).
+    // Journaled peers do not: with journals on both sides silence is the
+    // network's, and the job is given up only when the driver says the
+    // executor is gone (the daemon's --peer-lost-after).
     const Offer given_up = std::move(offer);
     offers_.erase(it);
     ++counters_.lost;
@@ -118,6 +135,7 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
 void GridPeer::take_back(const Job& job, TimePoint now) {
   assert(job.origin == id_);
   ++counters_.taken_back;
+  persist_accepted(job);  // the journal may say committed: it is ours again
   decide(job, now);
 }
 
@@ -144,6 +162,10 @@ void GridPeer::settle_offers_to(ServerIndex partner, PeerState state, std::strin
   }
   for (const Job& job : back) take_back(job, now);
   if (state == PeerState::unreachable) return;
+  forget_offers_from(partner, now);
+}
+
+void GridPeer::forget_offers_from(ServerIndex partner, TimePoint now) {
   // Its offers to us lapse: it will not commit them.
   for (auto it = accepted_.begin(); it != accepted_.end();) {
     if (it->second.job.origin != partner) {
@@ -154,6 +176,37 @@ void GridPeer::settle_offers_to(ServerIndex partner, PeerState state, std::strin
     timers_.disarm(it->second.lapse);
     it = accepted_.erase(it);
   }
+}
+
+void GridPeer::recovered_partner(ServerIndex partner, TimePoint now) {
+  std::vector<Job> back;
+  for (auto it = offers_.begin(); it != offers_.end();) {
+    Offer& offer = it->second;
+    if (offer.to != partner) {
+      ++it;
+      continue;
+    }
+    if (!offer.committed) {
+      // It kept no offers it had not been committed.
+      timers_.disarm(offer.timer);
+      back.push_back(offer.job);
+      it = offers_.erase(it);
+      continue;
+    }
+    // Committed: it kept the job if it had said "hosting" (and its output, if
+    // it ran), but what was in flight is gone. Ask again from the start.
+    offer.confirmed = false;
+    offer.resend_input = true;
+    offer.commit_sends = 0;
+    send_commit(offer, now);
+    ++it;
+  }
+  for (const Job& job : back) take_back(job, now);
+  forget_offers_from(partner, now);
+}
+
+void GridPeer::send_output(const DataTransfer& output) {
+  outputs_.emplace_back(StartTransfer{output});
 }
 
 void GridPeer::output_home(const DataTransfer& transfer, TimePoint now) {
@@ -182,7 +235,7 @@ void GridPeer::close_attempt(JobId job, std::uint32_t attempt, TimePoint now) {
 
 void GridPeer::prune_memory(TimePoint now) {
   closed_.prune(now);
-  ran_here_.prune(now);
+  ran_here_.prune(now, [&](JobId job) { persist(DurableRole::hosted, job, std::nullopt); });
 }
 
 void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoint now) {
@@ -209,8 +262,11 @@ void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoi
     reply(true);  // a retry of what we already have
     return;
   }
-  if (ran_here_.find(id) != nullptr) {
-    reply(true);  // ran already (found by gridsim fuzz: a late duplicate ran it twice)
+  if (const DataTransfer* ran = ran_here_.find(id); ran != nullptr && ran->to == from) {
+    // Ran already (found by gridsim fuzz: a late duplicate ran it twice).
+    // Asked again, its origin may have lost the output: it goes again.
+    reply(true);
+    send_output(*ran);
     return;
   }
   if (const auto it = accepted_.find(id); it != accepted_.end()) {
@@ -248,9 +304,15 @@ void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoi
 
 void GridPeer::handle(ServerIndex from, const protocol::JobCommit& commit, TimePoint now) {
   const auto hosted = hosted_.find(commit.job);
-  if ((hosted != hosted_.end() && hosted->second.remote && hosted->second.job.origin == from) ||
-      ran_here_.find(commit.job) != nullptr) {
+  if (hosted != hosted_.end() && hosted->second.remote && hosted->second.job.origin == from) {
     outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
+    return;
+  }
+  if (const DataTransfer* ran = ran_here_.find(commit.job); ran != nullptr && ran->to == from) {
+    // Committed again after it ran: the origin lost the output in a crash,
+    // or a commit retry crossed it. It goes again; a second copy is ignored.
+    outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
+    send_output(*ran);
     return;
   }
   const auto it = accepted_.find(commit.job);
@@ -308,6 +370,11 @@ void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, Time
   std::optional<TimePoint> input_expected;
   if (!input_here) input_expected = now + network_.transfer_estimate(job.input_bytes, job.origin, id_);
   hosted_[job.id] = Hosted{job, origin_mhz, true, kNever, input_here};
+  if (config_.journaled) {  // before the JobAccept(hosting) that follows
+    DurableJob hosting{DurableJob::Phase::hosting, job};
+    hosting.origin_mhz = origin_mhz;
+    persist(DurableRole::hosted, job.id, std::move(hosting));
+  }
   if (!local_.submit({job.id, job.cpus, planned, limited(actual, planned), input_expected}, now)) {
     ++counters_.rejected;
   }

@@ -1,0 +1,164 @@
+#include "peer/daemon/journal_codec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+namespace gridpeer::daemon {
+
+namespace {
+
+using nlohmann::json;
+
+std::int64_t us(TimePoint t) {
+  return t.time_since_epoch().count();
+}
+
+json job_json(const Job& job) {
+  return {{"id", job.id},
+          {"origin", job.origin},
+          {"submit_us", us(job.submit)},
+          {"cpus", job.cpus},
+          {"run_us", job.run_time.count()},
+          {"requested_us", job.requested_time.count()},
+          {"input_bytes", job.input_bytes},
+          {"output_bytes", job.output_bytes},
+          {"bag", job.bag}};
+}
+
+template <class T>
+T field(const json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end()) throw std::runtime_error(std::string("no field '") + name + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(std::string("field '") + name + "' is not of its type");
+  }
+}
+
+TimePoint time_field(const json& object, const char* name) {
+  return TimePoint{Duration{field<std::int64_t>(object, name)}};
+}
+
+Job job_of(const json& object) {
+  Job job;
+  job.id = field<JobId>(object, "id");
+  job.origin = field<ServerIndex>(object, "origin");
+  job.submit = time_field(object, "submit_us");
+  job.cpus = field<int>(object, "cpus");
+  job.run_time = Duration{field<std::int64_t>(object, "run_us")};
+  job.requested_time = Duration{field<std::int64_t>(object, "requested_us")};
+  job.input_bytes = field<std::uint64_t>(object, "input_bytes");
+  job.output_bytes = field<std::uint64_t>(object, "output_bytes");
+  job.bag = field<std::uint32_t>(object, "bag");
+  if (job.cpus < 1 || job.run_time < Duration::zero() || job.requested_time < Duration::zero()) {
+    throw std::runtime_error("a job with fewer than 1 CPU or a negative time");
+  }
+  return job;
+}
+
+json parse(const std::string& text) {
+  json object = json::parse(text, nullptr, false);
+  if (!object.is_object()) throw std::runtime_error("not a JSON object");
+  return object;
+}
+
+constexpr const char* kPhases[] = {"accepted", "committed", "hosting", "ran"};
+constexpr const char* kOutcomes[] = {"completed", "rejected", "lost"};
+
+template <class Enum, std::size_t N>
+Enum enum_of(const std::string& name, const char* const (&names)[N], const char* what) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
+  }
+  throw std::runtime_error(std::string("unknown ") + what + " '" + name + "'");
+}
+
+}  // namespace
+
+std::string encode_entry(const DurableJob& entry) {
+  json object = {{"phase", kPhases[static_cast<int>(entry.phase)]},
+                 {"job", job_json(entry.job)},
+                 {"recoveries", entry.recoveries}};
+  switch (entry.phase) {
+    case DurableJob::Phase::accepted:
+      break;
+    case DurableJob::Phase::committed:
+      object["executor"] = entry.peer;
+      object["attempt"] = entry.attempt;
+      break;
+    case DurableJob::Phase::hosting:
+      object["origin_mhz"] = entry.origin_mhz;
+      break;
+    case DurableJob::Phase::ran:
+      object["start_us"] = us(entry.start);
+      object["finish_us"] = us(entry.finish);
+      break;
+  }
+  return object.dump();
+}
+
+DurableJob decode_entry(const std::string& text) {
+  const json object = parse(text);
+  DurableJob entry;
+  entry.phase = enum_of<DurableJob::Phase>(field<std::string>(object, "phase"), kPhases, "phase");
+  entry.job = job_of(field<json>(object, "job"));
+  entry.recoveries = field<std::uint32_t>(object, "recoveries");
+  switch (entry.phase) {
+    case DurableJob::Phase::accepted:
+      break;
+    case DurableJob::Phase::committed:
+      entry.peer = field<ServerIndex>(object, "executor");
+      entry.attempt = field<std::uint32_t>(object, "attempt");
+      break;
+    case DurableJob::Phase::hosting:
+      entry.origin_mhz = field<int>(object, "origin_mhz");
+      break;
+    case DurableJob::Phase::ran:
+      entry.start = time_field(object, "start_us");
+      entry.finish = time_field(object, "finish_us");
+      break;
+  }
+  return entry;
+}
+
+std::string encode_result(const protocol::ResultRecord& result) {
+  const JobRecord& r = result.record;
+  return json{{"id", r.id},
+              {"origin", r.origin},
+              {"executed_on", r.executed_on},
+              {"cpus", r.cpus},
+              {"submit_us", us(r.submit)},
+              {"start_us", us(r.start)},
+              {"finish_us", us(r.finish)},
+              {"end_us", us(r.end)},
+              {"input_bytes", r.input_bytes},
+              {"output_bytes", r.output_bytes},
+              {"recoveries", r.recoveries},
+              {"outcome", kOutcomes[static_cast<int>(result.outcome)]},
+              {"reason", result.reason}}
+      .dump();
+}
+
+protocol::ResultRecord decode_result(const std::string& text) {
+  const json object = parse(text);
+  protocol::ResultRecord result;
+  JobRecord& r = result.record;
+  r.id = field<JobId>(object, "id");
+  r.origin = field<ServerIndex>(object, "origin");
+  r.executed_on = field<ServerIndex>(object, "executed_on");
+  r.cpus = field<int>(object, "cpus");
+  r.submit = time_field(object, "submit_us");
+  r.start = time_field(object, "start_us");
+  r.finish = time_field(object, "finish_us");
+  r.end = time_field(object, "end_us");
+  r.input_bytes = field<std::uint64_t>(object, "input_bytes");
+  r.output_bytes = field<std::uint64_t>(object, "output_bytes");
+  r.recoveries = field<std::uint32_t>(object, "recoveries");
+  result.outcome = enum_of<JobOutcome>(field<std::string>(object, "outcome"), kOutcomes, "outcome");
+  result.reason = field<std::string>(object, "reason");
+  return result;
+}
+
+}  // namespace gridpeer::daemon
