@@ -207,6 +207,12 @@ int replay_command(int argc, char** argv) {
       "real seconds to wait for every peer to be connected to every other before the first job (they agree on "
       "virtual time once connected); then go on regardless",
       cxxopts::value<double>()->default_value("10"))(
+      "reconnect",
+      "real seconds to keep trying a peer that cannot be reached before its remaining jobs are given up (a peer "
+      "restarted from its --state-dir comes back with every job it acknowledged); a submission whose "
+      "acknowledgement was cut off is written to the manifest as unacknowledged and never sent again (0 = give a "
+      "peer up at its first failure)",
+      cxxopts::value<double>()->default_value("0"))(
       "wait",
       "after the last submission, wait up to this many real seconds for every submitted job to end (its record "
       "at its origin), showing progress; exit non-zero if some have not (0 = return once submitted)",
@@ -255,6 +261,8 @@ int replay_command(int argc, char** argv) {
   const TimePoint first = load.jobs.empty() ? TimePoint{} : load.jobs.front().submit;
   std::size_t refused = 0;
   std::size_t not_reached = 0;
+  std::size_t unacknowledged = 0;
+  const auto reconnect_ms = static_cast<std::int64_t>(args["reconnect"].as<double>() * 1000);
   cli::Progress progress("submitted", load.jobs.size());
   for (std::size_t index = 0; index < load.jobs.size(); ++index) {
     const Job& job = load.jobs[index];
@@ -270,25 +278,54 @@ int replay_command(int argc, char** argv) {
       entry.status = client::ManifestEntry::Status::unreachable;
       entry.reason = gone->second;
     } else {
-      try {
-        auto& peer = peers[job.origin];
-        if (!peer)
+      auto& peer = peers[job.origin];
+      // Connecting: tried again for --reconnect seconds (a peer restarting
+      // from its journal is back in a moment); a job not yet sent is safe to send.
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(reconnect_ms);
+      std::string why;
+      while (!peer) {
+        try {
           peer = std::make_unique<client::PeerClient>(io, grid.addresses.at(job.origin),
                                                       client::settings_for(grid, job.origin));
-        const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
-        entry.origin_boot = peer->peer().boot_id;
-        if (ack.accepted) {
-          entry.job = ack.job;
-        } else {
-          entry.status = client::ManifestEntry::Status::refused;
-          entry.reason = ack.reason;
+        } catch (const std::exception& error) {
+          why = error.what();
+          if (std::chrono::steady_clock::now() >= give_up) break;
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
-      } catch (const std::exception& error) {
+      }
+      if (!peer) {
         entry.status = client::ManifestEntry::Status::unreachable;
-        entry.reason = error.what();
-        unreachable[job.origin] = error.what();
+        entry.reason = why;
+        unreachable[job.origin] = why;
         peers.erase(job.origin);
-        std::cerr << "peer " << name << " unreachable; its remaining jobs are not submitted: " << error.what() << '\n';
+        std::cerr << "peer " << name << " unreachable; its remaining jobs are not submitted: " << why << '\n';
+      } else {
+        try {
+          const auto ack = peer->request<protocol::SubmitAck>(protocol::Submit{job});
+          entry.origin_boot = peer->peer().boot_id;
+          if (ack.accepted) {
+            entry.job = ack.job;
+          } else {
+            entry.status = client::ManifestEntry::Status::refused;
+            entry.reason = ack.reason;
+          }
+        } catch (const std::exception& error) {
+          // Sent, the answer cut off: it may have been accepted. Never sent
+          // again (it could run twice); the next job reconnects.
+          peers.erase(job.origin);
+          if (reconnect_ms > 0) {
+            entry.status = client::ManifestEntry::Status::unacknowledged;
+            entry.reason = error.what();
+            ++unacknowledged;
+            std::cerr << "job " << index << " to " << name << " unacknowledged: " << error.what() << '\n';
+          } else {
+            entry.status = client::ManifestEntry::Status::unreachable;
+            entry.reason = error.what();
+            unreachable[job.origin] = error.what();
+            std::cerr << "peer " << name << " unreachable; its remaining jobs are not submitted: " << error.what()
+                      << '\n';
+          }
+        }
       }
     }
     if (entry.status == client::ManifestEntry::Status::refused) {
@@ -303,11 +340,11 @@ int replay_command(int argc, char** argv) {
     progress.update(index + 1);
   }
   progress.finish();
-  const std::size_t submitted = load.jobs.size() - refused - not_reached;
-  std::cerr << fmt::format("submitted {} jobs in {:.1f} s ({} refused, {} not reached)\n", submitted,
+  const std::size_t submitted = load.jobs.size() - refused - not_reached - unacknowledged;
+  std::cerr << fmt::format("submitted {} jobs in {:.1f} s ({} refused, {} not reached, {} unacknowledged)\n", submitted,
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), refused,
-                           not_reached);
-  const bool all_handed = refused == 0 && not_reached == 0;
+                           not_reached, unacknowledged);
+  const bool all_handed = refused == 0 && not_reached == 0 && unacknowledged == 0;
   const double wait_s = args["wait"].as<double>();
   if (wait_s <= 0) return all_handed ? 0 : 1;
   return wait_for_records(io, grid, submitted, wait_s) && all_handed ? 0 : 1;
@@ -383,7 +420,8 @@ int results_command(int argc, char** argv) {
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
       client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
-      boots[static_cast<ServerIndex>(i)] = peer.peer().boot_id;
+      // A journaled peer's restart keeps its jobs: only an empty one's takes them.
+      if (!peer.peer().journaled) boots[static_cast<ServerIndex>(i)] = peer.peer().boot_id;
       for (std::uint64_t from = 0;;) {
         const auto reply = peer.request<protocol::ResultsReply>(protocol::ResultsRequest{from, 10'000});
         all.insert(all.end(), reply.records.begin(), reply.records.end());

@@ -18,6 +18,8 @@ const char* status_name(ManifestEntry::Status status) {
       return "refused";
     case ManifestEntry::Status::unreachable:
       return "unreachable";
+    case ManifestEntry::Status::unacknowledged:
+      return "unacknowledged";
   }
   return "?";
 }
@@ -73,8 +75,10 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
         entry.status = ManifestEntry::Status::refused;
       } else if (status == "unreachable") {
         entry.status = ManifestEntry::Status::unreachable;
+      } else if (status == "unacknowledged") {
+        entry.status = ManifestEntry::Status::unacknowledged;
       } else {
-        throw std::invalid_argument("status '" + status + "' is not submitted, refused or unreachable");
+        throw std::invalid_argument("status '" + status + "' is not submitted, refused, unreachable or unacknowledged");
       }
       entry.reason = json.value("reason", "");
       entry.origin_boot = json.value("origin_boot", std::uint64_t{0});
@@ -103,6 +107,7 @@ Accounting account(const std::vector<ManifestEntry>& manifest, const std::vector
   for (const ManifestEntry& entry : manifest) {
     if (entry.status != ManifestEntry::Status::submitted || !entry.job) {
       ++a.not_submitted;
+      if (entry.status == ManifestEntry::Status::unacknowledged) ++a.unacknowledged;
       continue;
     }
     ++a.submitted;
@@ -146,6 +151,7 @@ nlohmann::json to_json(const Accounting& a, const topology::Topology& grid) {
   return {{"handed", a.handed},
           {"submitted", a.submitted},
           {"not_submitted", a.not_submitted},
+          {"unacknowledged", a.unacknowledged},
           {"completed", a.completed},
           {"lost", a.lost},
           {"rejected", a.rejected},

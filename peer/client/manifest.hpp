@@ -22,7 +22,10 @@
 namespace gridpeer::client {
 
 struct ManifestEntry {
-  enum class Status { submitted, refused, unreachable };
+  /// unacknowledged: the connection broke between the submission and its
+  /// acknowledgement (the peer was killed): it may or may not have been
+  /// accepted, and is not sent again (that could run it twice).
+  enum class Status { submitted, refused, unreachable, unacknowledged };
   std::size_t index = 0;  ///< position in the replayed workload
   ServerIndex origin = 0;
   std::optional<JobId> job;  ///< the id the peer gave it, when submitted
@@ -46,7 +49,8 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
 struct Accounting {
   std::size_t handed = 0;  ///< manifest lines
   std::size_t submitted = 0;
-  std::size_t not_submitted = 0;  ///< refused by, or could not reach, their peer
+  std::size_t not_submitted = 0;   ///< refused by, or could not reach, their peer
+  std::size_t unacknowledged = 0;  ///< of not_submitted: sent, the acknowledgement cut off
   std::size_t completed = 0;
   std::size_t lost = 0;
   std::size_t rejected = 0;

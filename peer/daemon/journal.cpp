@@ -59,7 +59,8 @@ std::unique_ptr<Journal> Journal::open(const std::filesystem::path& dir, const s
   journal->execute(
       "CREATE TABLE IF NOT EXISTS jobs (role INTEGER NOT NULL, id INTEGER NOT NULL, body TEXT NOT NULL, "
       "PRIMARY KEY (role, id)) WITHOUT ROWID");
-  journal->execute("CREATE TABLE IF NOT EXISTS results (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, body TEXT NOT NULL)");
+  journal->execute(
+      "CREATE TABLE IF NOT EXISTS results (seq INTEGER PRIMARY KEY, id INTEGER NOT NULL, body TEXT NOT NULL)");
   journal->put_ = journal->prepare("INSERT OR REPLACE INTO jobs (role, id, body) VALUES (?1, ?2, ?3)");
   journal->erase_ = journal->prepare("DELETE FROM jobs WHERE role = ?1 AND id = ?2");
   journal->add_result_ = journal->prepare("INSERT INTO results (id, body) VALUES (?1, ?2)");
@@ -117,6 +118,16 @@ std::uint64_t Journal::begin_incarnation() {
   return static_cast<std::uint64_t>(next);
 }
 
+std::int64_t Journal::epoch() {
+  return read_value("epoch_unix_us", 0);
+}
+
+void Journal::save_epoch(std::int64_t epoch_unix_us) {
+  execute("BEGIN IMMEDIATE");
+  write("epoch_unix_us", {}, epoch_unix_us);
+  execute("COMMIT");
+}
+
 sqlite3_stmt* Journal::prepare(const char* sql) {
   sqlite3_stmt* statement = nullptr;
   if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) {
@@ -139,8 +150,8 @@ std::vector<std::pair<DurableKey, DurableJob>> Journal::entries() {
     const std::int64_t role = sqlite3_column_int64(select.get(), 0);
     const auto id = static_cast<JobId>(sqlite3_column_int64(select.get(), 1));
     const unsigned char* body = sqlite3_column_text(select.get(), 2);
-    const std::string where = file_.string() + ": jobs row (role " + std::to_string(role) + ", id " +
-                              std::to_string(id) + ")";
+    const std::string where =
+        file_.string() + ": jobs row (role " + std::to_string(role) + ", id " + std::to_string(id) + ")";
     if (role != 0 && role != 1) throw std::runtime_error(where + ": unknown role");
     try {
       DurableJob entry = decode_entry(body != nullptr ? reinterpret_cast<const char*>(body) : "");
@@ -161,8 +172,9 @@ std::vector<protocol::ResultRecord> Journal::results() {
     try {
       kept.push_back(decode_result(body != nullptr ? reinterpret_cast<const char*>(body) : ""));
     } catch (const std::runtime_error& e) {
-      throw std::runtime_error(file_.string() + ": results row " + std::to_string(sqlite3_column_int64(select.get(), 0)) +
-                               ": " + e.what() + "; the journal is damaged (move it aside to start empty)");
+      throw std::runtime_error(file_.string() + ": results row " +
+                               std::to_string(sqlite3_column_int64(select.get(), 0)) + ": " + e.what() +
+                               "; the journal is damaged (move it aside to start empty)");
     }
   }
   return kept;

@@ -35,6 +35,11 @@ class Journal {
   /// The incarnation of this start, one more than the last (1 on a new
   /// journal), committed and synced before it is returned.
   std::uint64_t begin_incarnation();
+  /// The grid's epoch (Unix us of virtual time 0) this peer last ran on, 0
+  /// if none: a restarted peer keeps the grid's virtual time, so that what it
+  /// kept (submit, start and finish times) stays in the past.
+  std::int64_t epoch();
+  void save_epoch(std::int64_t epoch_unix_us);
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
 
   /// What the last run kept, in key order (own jobs in the order they were

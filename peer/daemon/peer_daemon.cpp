@@ -36,6 +36,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
     // repeat across restarts (issue 19).
     journal_ = Journal::open(config_.state_dir, name_of(config_.self), config_.grid.name);
     incarnation_ = journal_->begin_incarnation();
+    if (const std::int64_t kept = journal_->epoch(); kept != 0) clock_.adopt_epoch(kept);
+    journal_->save_epoch(clock_.epoch_unix_us());
     config_.grid_config.journaled = true;  // the core says what must be kept before each promise
   } else {
     incarnation_ = boot_id_ >> 48;  // drawn: ids repeat across restarts with probability 1/65,536
@@ -379,6 +381,7 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
     return;
   }
   if (clock_.adopt_epoch(h->epoch_unix_us)) {
+    if (journal_) journal_->save_epoch(clock_.epoch_unix_us());
     log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
   }
   if (!dialed) connection->send(hello());

@@ -88,9 +88,9 @@ int run_fuzz_command(int argc, char** argv) {
                                                     cxxopts::value<double>()->default_value("3600"))(
       "durable-crashes",
       "a crashed peer keeps its journal, as a killed process keeps its disk, and restarts from it (issue 19); "
-      "then no job a peer accepted may be lost")(
-      "max-clock-offset", "seconds: each peer's clock starts up to this far ahead of true time",
-      cxxopts::value<double>()->default_value("5"))(
+      "then no job a peer accepted may be lost")("max-clock-offset",
+                                                 "seconds: each peer's clock starts up to this far ahead of true time",
+                                                 cxxopts::value<double>()->default_value("5"))(
       "max-drift-ppm", "each peer's clock runs up to this many parts per million fast or slow",
       cxxopts::value<std::int64_t>()->default_value("1000"))("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
@@ -192,7 +192,8 @@ int run_fuzz_command(int argc, char** argv) {
           "--max-drift-ppm {}{}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
           to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
-          to_seconds(faults.max_clock_offset), faults.max_drift_ppm, faults.durable_crashes ? " --durable-crashes" : "");
+          to_seconds(faults.max_clock_offset), faults.max_drift_ppm,
+          faults.durable_crashes ? " --durable-crashes" : "");
     }
   }
   std::cout << fmt::format(

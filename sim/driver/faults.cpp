@@ -64,7 +64,8 @@ std::vector<PeerCrash> FaultInjector::crash_schedule(std::size_t peers, TimePoin
   for (TimePoint at = TimePoint{} + seconds_ceil(rng.exponential(mean_gap_s)); at < until;
        at += seconds_ceil(rng.exponential(mean_gap_s))) {
     const auto peer = static_cast<ServerIndex>(rng.uniform_int(0, static_cast<std::int64_t>(peers) - 1));
-    crashes.push_back({peer, at, seconds_ceil(rng.uniform(1.0, to_seconds(config_.max_down))), config_.durable_crashes});
+    crashes.push_back(
+        {peer, at, seconds_ceil(rng.uniform(1.0, to_seconds(config_.max_down))), config_.durable_crashes});
   }
   return crashes;
 }

@@ -67,7 +67,8 @@ class GridDriver {
     }
     // A peer that may restart from its journal states what must be kept.
     peer_config_ = options.config;
-    peer_config_.journaled = std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
+    peer_config_.journaled =
+        std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
     if (meta_) {
       std::vector<ServerSpec> servers;
       for (const auto& server : grid.servers) servers.push_back(server.spec);
@@ -311,35 +312,35 @@ class GridDriver {
   }
 
   void carry_out(std::size_t scheduler, SchedulerOutput& output) {
-    std::visit(Overloaded{
-                   [&](const SendMessage& send) {
-                     // Only peers send messages, each from its own server.
-                     assert(schedulers_[scheduler]->servers().size() == 1);
-                     send_message(schedulers_[scheduler]->servers().front(), send);
-                   },
-                   [&](const StartTransfer& start) {
-                     const DataTransfer& transfer = start.transfer;
-                     if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
-                       // The executor's own account of a run away from its origin.
-                       result_.remote_runs.push_back(
-                           {trace_id(transfer.job), transfer.from, transfer.start, transfer.finish});
-                     }
-                     const network::FlowId flow =
-                         network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
-                     in_flight_.emplace(flow, transfer);
-                   },
-                   [&](const JobEnded& ended) { end(ended); },
-                   [&](Persist& persist) {
-                     // The peer's journal: kept through a durable crash, lost with an empty one.
-                     auto& journal = journals_[schedulers_[scheduler]->servers().front()];
-                     if (persist.entry) {
-                       journal.insert_or_assign(persist.key, std::move(*persist.entry));
-                     } else {
-                       journal.erase(persist.key);
-                     }
-                   },
-               },
-               output);
+    std::visit(
+        Overloaded{
+            [&](const SendMessage& send) {
+              // Only peers send messages, each from its own server.
+              assert(schedulers_[scheduler]->servers().size() == 1);
+              send_message(schedulers_[scheduler]->servers().front(), send);
+            },
+            [&](const StartTransfer& start) {
+              const DataTransfer& transfer = start.transfer;
+              if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
+                // The executor's own account of a run away from its origin.
+                result_.remote_runs.push_back({trace_id(transfer.job), transfer.from, transfer.start, transfer.finish});
+              }
+              const network::FlowId flow =
+                  network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
+              in_flight_.emplace(flow, transfer);
+            },
+            [&](const JobEnded& ended) { end(ended); },
+            [&](Persist& persist) {
+              // The peer's journal: kept through a durable crash, lost with an empty one.
+              auto& journal = journals_[schedulers_[scheduler]->servers().front()];
+              if (persist.entry) {
+                journal.insert_or_assign(persist.key, std::move(*persist.entry));
+              } else {
+                journal.erase(persist.key);
+              }
+            },
+        },
+        output);
   }
 
   void send_message(ServerIndex from, const SendMessage& send) {
@@ -438,8 +439,8 @@ class GridDriver {
     assert(!meta_);
     ++incarnation_[peer];  // as the daemon counts starts: ids of the new run never repeat old ones
     next_counter_[peer] = 1;
-    auto restarted =
-        std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, peer_config_, partners_[peer], network_, clock(peer));
+    auto restarted = std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, peer_config_, partners_[peer], network_,
+                                                clock(peer));
     if (quiesced_) restarted->quiesce(clock(peer));
     if (durable) {
       const auto& journal = journals_[peer];
@@ -506,11 +507,11 @@ class GridDriver {
   bool quiesced_ = false;
   GridRunResult result_;
   enum class JobState : std::uint8_t { waiting, submitted, ended };
-  std::vector<JobState> job_state_;                      // by index into jobs_
-  std::map<JobId, std::size_t> index_of_;  // job id as its origin numbered it -> index into jobs_
-  GridConfig peer_config_;                  // the peers' (journaled when a crash is durable)
-  std::vector<std::uint64_t> incarnation_;  // by server: starts so far
-  std::vector<std::uint64_t> next_counter_;  // by server: the next job's number in this start
+  std::vector<JobState> job_state_;                         // by index into jobs_
+  std::map<JobId, std::size_t> index_of_;                   // job id as its origin numbered it -> index into jobs_
+  GridConfig peer_config_;                                  // the peers' (journaled when a crash is durable)
+  std::vector<std::uint64_t> incarnation_;                  // by server: starts so far
+  std::vector<std::uint64_t> next_counter_;                 // by server: the next job's number in this start
   std::vector<std::map<DurableKey, DurableJob>> journals_;  // by server: what its journal holds
   std::size_t ended_ = 0;
   std::vector<bool> down_;  // by server: crashed, not yet restarted

@@ -568,4 +568,3 @@ BOOST_AUTO_TEST_CASE(a_journal_does_not_keep_bag_rounds) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
-

@@ -361,7 +361,8 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
   // runs it (100 s to 200 s; nothing cancels a queued job, and its output
   // has nowhere to go). A takes J1 back at 50 s: B is down, so nobody is
   // asked and J1 runs on A after J2, from 200 s to 300 s. J3, submitted to B
-  // at 55 s, finds it down; J4, at 70 s, runs on the restarted B.
+  // at 55 s, finds it down and is refused (never accepted); J4, at 70 s,
+  // runs on the restarted B.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100), job(3, 1, 55, 1, 10),
                               job(4, 1, 70, 1, 10)};
   GridRunOptions options;
@@ -378,12 +379,47 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
   BOOST_REQUIRE(result.remote_runs.size() == 1U);
   BOOST_TEST(result.remote_runs[0].job == 2U);
   BOOST_TEST(us(result.remote_runs[0].start) == 100'000'000);
-  BOOST_REQUIRE(result.lost.size() == 2U);
+  BOOST_REQUIRE(result.lost.size() == 1U);
   BOOST_TEST(result.lost[0].first == 2U);
   BOOST_TEST(result.lost[0].second == "its origin B crashed holding it");
-  BOOST_TEST(result.lost[1].first == 3U);
-  BOOST_TEST(result.lost[1].second == "submitted while peer B was down");
+  BOOST_REQUIRE(result.refused.size() == 1U);
+  BOOST_TEST(result.refused[0].first == 3U);
+  BOOST_TEST(result.refused[0].second == "submitted while peer B was down");
   BOOST_TEST(result.counters[0].taken_back == 1U);
+  BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_durable_crash_keeps_every_job_its_peer_had_accepted) {
+  // The same run, but B keeps its journal (issue 19). At 50 s it holds J1
+  // for A (hosting, running since 336 us) and has committed its own J2 to A.
+  // A is told B is out of reach: J1 stays B's. At 60 s B restarts from its
+  // journal: J1 is queued again and waits for its input; J2's commit goes to
+  // A again. A, told B recovered, commits J1 again; B answers "hosting" and
+  // A sends J1's input again, so J1 runs on B from scratch once the input is
+  // in. J2 runs on A from 100 s to 200 s as before, and its output reaches
+  // its origin: nothing is lost. J3 is refused as before.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100), job(3, 1, 55, 1, 10),
+                              job(4, 1, 70, 1, 10)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.crashes = {PeerCrash{1, at_seconds(50), seconds(10), true}};
+  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const auto records = by_id(result);
+  BOOST_TEST(result.lost.empty());
+  BOOST_REQUIRE(result.refused.size() == 1U);
+  BOOST_TEST(result.refused[0].first == 3U);
+  BOOST_TEST((result.recovered.requeued == 0U && result.recovered.committed == 1U && result.recovered.hosted == 1U &&
+              result.recovered.ran == 0U));
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).start) > 60'000'000);  // again, from scratch, after the restart
+  BOOST_TEST(us(records.at(1).start) < 61'000'000);  // three messages and an empty input: microseconds
+  BOOST_TEST(records.at(1).finish - records.at(1).start == seconds(100));
+  BOOST_TEST(records.at(2).executed_on == 0U);
+  BOOST_TEST(us(records.at(2).start) == 100'000'000);
+  BOOST_TEST(us(records.at(2).finish) == 200'000'000);
+  BOOST_TEST(records.size() == 4U);  // J0, J1, J2, J4
+  BOOST_TEST(result.counters[0].taken_back == 0U);
   BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
 }
 

@@ -249,15 +249,16 @@ class GridPeer final : public Scheduler {
   std::map<protocol::QueryId, Query> queries_;
   Timers timers_;
   TimerSlot tick_;
-  std::map<JobId, Hosted> hosted_;           // jobs in the local scheduler
-  std::map<JobId, Offer> offers_;            // own jobs offered or committed elsewhere, until they end
-  std::map<JobId, std::uint32_t> attempts_;  // own jobs not ended: the last attempt offered
+  std::map<JobId, Hosted> hosted_;             // jobs in the local scheduler
+  std::map<JobId, Offer> offers_;              // own jobs offered or committed elsewhere, until they end
+  std::map<JobId, std::uint32_t> attempts_;    // own jobs not ended: the last attempt offered
   std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
-  std::map<JobId, Accepted> accepted_;       // others' offers taken, awaiting the commit
+  std::map<JobId, Accepted> accepted_;         // others' offers taken, awaiting the commit
   // Executor memory of hand-offs that are over (GridParameters::handoff_memory):
   Tombstones<JobId, std::uint32_t> closed_;  // offers let lapse or refused: the highest attempt
-  Tombstones<JobId, DataTransfer> ran_here_;  // others' jobs run to the end here: answered, never rerun; output re-sent when asked
-  RefusalBackoff refusals_;                  // partners that refused an own job's offer, barred from it for a while
+  Tombstones<JobId, DataTransfer>
+      ran_here_;             // others' jobs run to the end here: answered, never rerun; output re-sent when asked
+  RefusalBackoff refusals_;  // partners that refused an own job's offer, barred from it for a while
   bool draining_ = false;
   std::map<ServerIndex, TimePoint> volunteers_;  // who volunteered, last time
   protocol::QueryId next_query_ = 0;

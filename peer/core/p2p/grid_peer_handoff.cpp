@@ -28,8 +28,8 @@ void GridPeer::send_commit(Offer& offer, TimePoint now) {
   outputs_.emplace_back(SendMessage{offer.to, protocol::JobCommit{offer.job.id, offer.attempt}});
   // Sent again, further apart each time, until the executor confirms (a
   // journaled peer keeps asking, at most kMaxCommitBackoffFactor apart).
-  const int doublings = config_.journaled ? std::min(offer.commit_sends, kMaxCommitBackoffDoublings)
-                                          : std::min(offer.commit_sends, 16);
+  const int doublings =
+      config_.journaled ? std::min(offer.commit_sends, kMaxCommitBackoffDoublings) : std::min(offer.commit_sends, 16);
   const Duration wait = config_.parameters.handoff_timeout * (1LL << doublings);
   ++offer.commit_sends;
   timers_.disarm(offer.timer);  // the offer's time-out, or the previous retry
