@@ -242,6 +242,7 @@ struct Encoder {
     auto out = env.initJobCommit();
     out.setJob(m.job);
     out.setAttempt(m.attempt);
+    out.setAgain(m.again);
   }
   void operator()(const TransferBegin& m) {
     auto out = env.initTransferBegin();
@@ -493,7 +494,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     }
     case w::Envelope::JOB_COMMIT: {
       const auto in = env.getJobCommit();
-      return JobCommit{in.getJob(), in.getAttempt()};
+      return JobCommit{in.getJob(), in.getAttempt(), in.getAgain()};
     }
     case w::Envelope::TRANSFER_BEGIN: {
       const auto in = env.getTransferBegin();

@@ -129,6 +129,7 @@ struct JobReject {
 struct JobCommit {
   job @0 :UInt64;
   attempt @1 :UInt32;
+  again @2 :Bool;         # asked again after a crash: an executor that ran the job sends its output again
 }
 
 # Data staging: a header, then payload chunks until payloadBytes have come.

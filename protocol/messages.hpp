@@ -76,6 +76,11 @@ struct JobAccept {
 struct JobCommit {
   JobId job = 0;
   std::uint32_t attempt = 0;
+  /// Asked again after a crash (the origin's, or the executor's, from its
+  /// journal): what was on the wire may be gone, so an executor that ran the
+  /// job sends its output again. A plain retry never does (over a slow link a
+  /// retry that crossed the output would send it again and again).
+  bool again = false;
 };
 
 enum class RejectReason : std::uint8_t {

@@ -600,7 +600,12 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
         } else if constexpr (std::is_same_v<T, protocol::SubmitBag>) {
           // All of it before anything else is read: the bag's round (under
           // --bag-grouping) cannot close on a reply before its last member.
-          for (const Job& job : m.jobs) on_submit(client, protocol::Submit{job});
+          // One journal transaction for the whole bag (settle), then its acknowledgements.
+          std::vector<protocol::SubmitAck> acks;
+          acks.reserve(m.jobs.size());
+          for (const Job& job : m.jobs) acks.push_back(accept_submission(job));
+          settle();
+          for (const protocol::SubmitAck& ack : acks) client->send(ack);
         } else if constexpr (std::is_same_v<T, protocol::StatusRequest>) {
           client->send(status());
         } else if constexpr (std::is_same_v<T, protocol::ResultsRequest>) {
@@ -641,24 +646,27 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
 }
 
 void PeerDaemon::on_submit(const std::shared_ptr<net::Connection>& client, const protocol::Submit& submit) {
+  const protocol::SubmitAck ack = accept_submission(submit.job);
+  settle();  // journaled first (under --state-dir): an acknowledged job survives a kill -9
+  client->send(ack);
+}
+
+protocol::SubmitAck PeerDaemon::accept_submission(const Job& submitted) {
   if (draining_ || stopping_) {
-    client->send(protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"});
-    return;
+    return protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"};
   }
   if (next_job_ > kMaxJobCounter) {
-    client->send(protocol::SubmitAck{
-        0, false, name_of(config_.self) + " has used up the job ids of this start (16,777,215); restart it"});
-    return;
+    return protocol::SubmitAck{
+        0, false, name_of(config_.self) + " has used up the job ids of this start (16,777,215); restart it"};
   }
-  Job job = submit.job;
+  Job job = submitted;
   job.id = job_id_of(config_.self, job_sequence_of(incarnation_, next_job_++));
   job.origin = config_.self;
   job.submit = now();
   if (job.requested_time <= Duration::zero()) job.requested_time = std::max(job.run_time, seconds(1));
   ++submitted_;
   core_->submit(job, job.submit);
-  settle();  // journaled first (under --state-dir): an acknowledged job survives a kill -9
-  client->send(protocol::SubmitAck{job.id, true, {}});
+  return protocol::SubmitAck{job.id, true, {}};
 }
 
 protocol::PeerStatus PeerDaemon::status() {

@@ -145,6 +145,9 @@ class PeerDaemon {
   /// Takes up what the journal kept (issue 19), before the first input.
   void recover();
   void on_submit(const std::shared_ptr<net::Connection>& client, const protocol::Submit& submit);
+  /// Numbers the job and hands it to the core; the caller settles (journals)
+  /// before it sends the acknowledgement.
+  protocol::SubmitAck accept_submission(const Job& submitted);
   void wait_for_link(const DataTransfer& transfer);
   void record_end(protocol::ResultRecord result);
   void stage(const DataTransfer& transfer);

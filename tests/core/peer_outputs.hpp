@@ -1,7 +1,7 @@
 #pragma once
 // What one batch of a GridPeer's outputs says, in order, as short words that
 // hand-computed tests compare against: "offer#1", "accept#1", "has#1",
-// "commit#2", "reject#1:unknown", "reject#1:other", "query", "input#2",
+// "commit#2" ("commit#2:again" after a crash), "reject#1:unknown", "reject#1:other", "query", "input#2",
 // "output", "done", "lost:<reason>", "rejected"; and what a journaled peer
 // asks to keep: "keep:own:accepted", "keep:own:committed", "keep:hosted:hosting",
 // "keep:hosted:ran", "forget:own", "forget:hosted". The peer's invariants are
@@ -41,7 +41,9 @@ inline Said said_of(const SchedulerOutput& o) {
     if (const auto* x = std::get_if<protocol::JobAccept>(&m)) {
       out.push_back((x->hosting ? "has#" : "accept#") + std::to_string(x->attempt));
     }
-    if (const auto* x = std::get_if<protocol::JobCommit>(&m)) out.push_back("commit#" + std::to_string(x->attempt));
+    if (const auto* x = std::get_if<protocol::JobCommit>(&m)) {
+      out.push_back("commit#" + std::to_string(x->attempt) + (x->again ? ":again" : ""));
+    }
     if (const auto* x = std::get_if<protocol::JobReject>(&m)) {
       out.push_back("reject#" + std::to_string(x->attempt) +
                     (x->reason == protocol::RejectReason::unknown_offer ? ":unknown" : ":other"));

@@ -8,6 +8,9 @@
 #     across the WAN (gridsim predicts 2.23 against 0.088 MB per job).
 #  3. Fault: "spare" is killed (SIGKILL) mid-replay; the others carry on and the
 #     results account for every job.
+#  4. Durability (issue 19): "spare" is killed the same way and its container
+#     started again 2 s later on its journal (a volume of its own): every job a
+#     peer acknowledged completes, exactly once, none lost.
 # Needs root (it starts dockerd --storage-driver=vfs when no engine answers);
 # exits 77 (skipped) otherwise. Bounded: each run has its own settle time-out.
 set -euo pipefail
@@ -22,6 +25,7 @@ common=(--no-build --workload synthetic --jobs 60 --data-size medium --time-scal
 run fast "${common[@]}" --network fast
 run slow "${common[@]}" --network slow
 run kill "${common[@]}" --network fast --kill spare@6
+run restart "${common[@]}" --network fast --kill spare@6+2
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
@@ -48,4 +52,14 @@ assert a["not_submitted"] + a["origin_unreachable"] > 0, a
 for x in k["not_completed"]:
     assert x["outcome"] == "lost" and "spare" in x["reason"], x
 assert a["completed"] > 120, a
+r = load("restart", "summary.json")
+a = r["accounting"]
+print("restart accounting", {x: y for x, y in a.items() if not isinstance(y, list)})
+assert a["settled"] and a["in_progress"] == 0 and a["lost"] == 0 and r["lost_jobs"] == 0, a
+assert a["completed"] + a["rejected"] == a["submitted"] and a["origin_unreachable"] == 0, a
+assert a["not_submitted"] == a["unacknowledged"] and a["unknown_records"] <= a["unacknowledged"], a
+assert a["submitted"] + a["not_submitted"] == a["handed"] == 240, a
+records = [json.loads(line) for line in open(f"{work}/restart/results/records.jsonl")]
+ids = [x["id"] for x in records]
+assert len(ids) == len(set(ids)), "a job has two records"
 PY

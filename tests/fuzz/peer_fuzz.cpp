@@ -1,16 +1,20 @@
 // libFuzzer: one GridPeer (server 0 of a three-server grid) fed an arbitrary
 // sequence of inputs: its own submissions, decoded frames from its partners,
-// time passing, transfers landing, hand-offs taken back. The core must not
-// crash, must never run more CPUs than its server has, and must end each of
-// its own jobs at most once.
+// time passing, transfers landing, hand-offs taken back, and -- for a
+// journaled peer -- crashes after which a new peer is restored from what the
+// old one asked to keep (issue 19). The core must not crash, must never run
+// more CPUs than its server has, and must end each of its own jobs at most
+// once, across restores too.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
-#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/p2p/grid_peer->hpp"
 #include "protocol/codec.hpp"
 #include "tests/support/fixed_network.hpp"
 
@@ -31,10 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   config.bag_grouping.granularity_s = in.ConsumeIntegralInRange<int>(1, 600);
   config.bag_grouping.bandwidth_aware = in.ConsumeBool();
   config.bag_grouping.total_mips = in.ConsumeBool();
+  config.journaled = !config.bag_grouping.enabled && in.ConsumeBool();
   const ServerSpec server{"S0", 8, 2, 500, 0};
   testing::FixedNetwork network;
   network.bandwidth = 1e9;
-  GridPeer peer(0, server, config, {1, 2}, network);
+  auto peer = std::make_unique<GridPeer>(0, server, config, std::vector<ServerIndex>{1, 2}, network);
+  std::map<DurableKey, DurableJob> journal;  // what the peer asked to keep
+  std::uint32_t incarnation = 1;
   TimePoint now{};
   JobId next_job = 1;
   struct Sent {
@@ -46,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<DataTransfer> inbound;  // transfers to us the fuzzer may complete
   std::set<JobId> ended;
   for (int step = 0; step < 2000 && in.remaining_bytes() > 0; ++step) {
-    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 7)) {
       case 0: {  // a submission
         Job job;
         job.id = next_job++;
@@ -58,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         job.input_bytes = in.ConsumeIntegral<std::uint32_t>();
         job.output_bytes = in.ConsumeIntegral<std::uint32_t>();
         job.bag = in.ConsumeIntegralInRange<std::uint32_t>(0, 2);
-        peer.submit(job, now);
+        peer->submit(job, now);
         break;
       }
       case 1: {  // a frame from a partner
@@ -69,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           std::visit(
               [&](const auto& m) {
                 using T = std::decay_t<decltype(m)>;
-                if constexpr (std::is_constructible_v<protocol::Message, T>) peer.on_message(from, m, now);
+                if constexpr (std::is_constructible_v<protocol::Message, T>) peer->on_message(from, m, now);
               },
               *wire);
         }
@@ -77,14 +84,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       case 2:  // time passes
         now += Duration(in.ConsumeIntegralInRange<std::int64_t>(0, 10'000'000'000));
-        peer.advance(now);
+        peer->advance(now);
         break;
       case 3:  // an inbound transfer lands
         if (!inbound.empty()) {
           const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, inbound.size() - 1);
           DataTransfer transfer = inbound[i];
           inbound.erase(inbound.begin() + static_cast<std::ptrdiff_t>(i));
-          peer.on_transfer_done(transfer, now);
+          peer->on_transfer_done(transfer, now);
         }
         break;
       case 4:  // a hand-off fails: refused, or its executor goes away (restarted empty or not)
@@ -93,14 +100,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           const Sent sent = dispatched[i];
           dispatched.erase(dispatched.begin() + static_cast<std::ptrdiff_t>(i));
           if (in.ConsumeBool()) {
-            peer.on_message(sent.to, protocol::JobReject{sent.job.id, sent.attempt, protocol::RejectReason::draining},
-                            now);
+            peer->on_message(sent.to, protocol::JobReject{sent.job.id, sent.attempt, protocol::RejectReason::draining},
+                             now);
           } else if (in.ConsumeBool()) {
-            peer.on_peer(sent.to, PeerState::unreachable, "fuzz", now);
-            peer.on_peer(sent.to, PeerState::reachable, "fuzz", now);
+            peer->on_peer(sent.to, PeerState::unreachable, "fuzz", now);
+            peer->on_peer(sent.to, PeerState::reachable, "fuzz", now);
           } else {
-            peer.on_peer(sent.to, in.ConsumeBool() ? PeerState::restarted : PeerState::gone, "fuzz", now);
-            peer.on_peer(sent.to, PeerState::reachable, "fuzz", now);
+            const PeerState states[] = {PeerState::restarted, PeerState::gone, PeerState::recovered};
+            peer->on_peer(sent.to, states[in.ConsumeIntegralInRange(0, 2)], "fuzz", now);
+            peer->on_peer(sent.to, PeerState::reachable, "fuzz", now);
           }
         }
         break;
@@ -111,16 +119,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto attempt = in.ConsumeIntegralInRange<std::uint32_t>(0, 3);
         switch (in.ConsumeIntegralInRange<int>(0, 7)) {
           case 5:
-            peer.on_message(from, protocol::JobAccept{job_id, attempt, in.ConsumeBool()}, now);
+            peer->on_message(from, protocol::JobAccept{job_id, attempt, in.ConsumeBool()}, now);
             break;
           case 6:
-            peer.on_message(from, protocol::JobCommit{job_id, attempt}, now);
+            peer->on_message(from, protocol::JobCommit{job_id, attempt}, now);
             break;
           case 7:
-            peer.on_message(from,
-                            protocol::JobReject{job_id, attempt,
-                                                static_cast<protocol::RejectReason>(in.ConsumeIntegralInRange(0, 5))},
-                            now);
+            peer->on_message(from,
+                             protocol::JobReject{job_id, attempt,
+                                                 static_cast<protocol::RejectReason>(in.ConsumeIntegralInRange(0, 5))},
+                             now);
             break;
           case 0: {
             Job job;
@@ -131,32 +139,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             job.requested_time = job.run_time;
             job.input_bytes = in.ConsumeIntegral<std::uint16_t>();
             job.output_bytes = in.ConsumeIntegral<std::uint16_t>();
-            peer.on_message(from, protocol::JobOffer{job, in.ConsumeIntegralInRange<int>(1, 2000), attempt}, now);
+            peer->on_message(from, protocol::JobOffer{job, in.ConsumeIntegralInRange<int>(1, 2000), attempt}, now);
             break;
           }
           case 1:
-            peer.on_message(from,
-                            protocol::AttReply{in.ConsumeIntegralInRange<protocol::QueryId>(0, 64), job_id,
-                                               Duration(in.ConsumeIntegral<std::int64_t>() & 0x7fffffffffffLL),
-                                               Duration(in.ConsumeIntegral<std::uint32_t>()),
-                                               in.ConsumeFloatingPointInRange(0.0, 1.0)},
-                            now);
+            peer->on_message(from,
+                             protocol::AttReply{in.ConsumeIntegralInRange<protocol::QueryId>(0, 64), job_id,
+                                                Duration(in.ConsumeIntegral<std::int64_t>() & 0x7fffffffffffLL),
+                                                Duration(in.ConsumeIntegral<std::uint32_t>()),
+                                                in.ConsumeFloatingPointInRange(0.0, 1.0)},
+                             now);
             break;
           case 2:
-            peer.on_message(from, protocol::Placement{job_id, in.ConsumeIntegralInRange<ServerIndex>(0, 3)}, now);
+            peer->on_message(from, protocol::Placement{job_id, in.ConsumeIntegralInRange<ServerIndex>(0, 3)}, now);
             break;
           case 3:
-            peer.on_message(from, protocol::Volunteer{in.ConsumeFloatingPointInRange(0.0, 1.0)}, now);
+            peer->on_message(from, protocol::Volunteer{in.ConsumeFloatingPointInRange(0.0, 1.0)}, now);
             break;
           default:
-            peer.on_message(from,
-                            protocol::PlaceRequest{{job_id, in.ConsumeBool() ? from : 0,
-                                                    in.ConsumeIntegralInRange<int>(1, 20), seconds(60), 500, 0, 0}},
-                            now);
+            peer->on_message(from,
+                             protocol::PlaceRequest{{job_id, in.ConsumeBool() ? from : 0,
+                                                     in.ConsumeIntegralInRange<int>(1, 20), seconds(60), 500, 0, 0}},
+                             now);
             break;
         }
         break;
       }
+      case 7:  // a journaled peer crashes and a new one is restored from its journal
+        if (config.journaled) {
+          const std::vector<std::pair<DurableKey, DurableJob>> kept(journal.begin(), journal.end());
+          peer = std::make_unique<GridPeer>(0, server, config, std::vector<ServerIndex>{1, 2}, network, now);
+          peer->restore(kept, ++incarnation, now);
+        }
+        break;
       default:  // a dispatched job ran elsewhere: its output comes home
         if (!dispatched.empty()) {
           const std::size_t i = in.ConsumeIntegralInRange<std::size_t>(0, dispatched.size() - 1);
@@ -167,7 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         break;
     }
-    for (SchedulerOutput& output : peer.take_outputs()) {
+    for (SchedulerOutput& output : peer->take_outputs()) {
       if (auto* send = std::get_if<SendMessage>(&output)) {
         if (const auto* offer = std::get_if<protocol::JobOffer>(&send->message)) {
           dispatched.push_back({offer->job, send->to, offer->attempt});
@@ -183,13 +198,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } else if (auto* start = std::get_if<StartTransfer>(&output)) {
         // Inputs of jobs others sent us land here; our own outputs and inputs leave.
         if (start->transfer.to == 0) inbound.push_back(start->transfer);
+      } else if (auto* persist = std::get_if<Persist>(&output)) {
+        if (!config.journaled) std::abort();  // only a journaled peer asks to keep anything
+        if (persist->entry) {
+          journal.insert_or_assign(persist->key, *persist->entry);
+        } else {
+          journal.erase(persist->key);
+        }
       } else if (auto* ended_job = std::get_if<JobEnded>(&output)) {
         if (!ended.insert(ended_job->record.id).second) std::abort();  // a job ended twice
         if (ended_job->outcome != JobOutcome::completed && ended_job->reason.empty()) std::abort();
       }
     }
-    if (peer.local().busy_nodes() > server.nodes || peer.local().busy_nodes() < 0) std::abort();
-    peer.check_invariants();  // throws, naming the invariant, when one is broken
+    if (peer->local().busy_nodes() > server.nodes || peer->local().busy_nodes() < 0) std::abort();
+    peer->check_invariants();  // throws, naming the invariant, when one is broken
   }
   return 0;
 }

@@ -353,6 +353,25 @@ BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
   BOOST_TEST(us(staggered.at(1).start) == us(again.at(1).start));
 }
 
+namespace {
+
+/// A's J0 and J1 and B's J2, J3, J4, B crashing at 50 s and restarting at 60 s.
+const std::vector<Job>& b_crash_jobs() {
+  static const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100),
+                                     job(3, 1, 55, 1, 10), job(4, 1, 70, 1, 10)};
+  return jobs;
+}
+
+GridRunResult run_with_b_crashing(bool durable) {
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.crashes = {PeerCrash{1, at_seconds(50), seconds(10), durable}};
+  return run_grid(two_servers(), b_crash_jobs(), options);
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost) {
   // J1 moves to B as in sender_initiated_moves_the_job_that_would_wait (runs
   // there from 336 us). B's own J2 (2 CPUs, at 10 s) would wait 90.000336 s
@@ -363,13 +382,8 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
   // asked and J1 runs on A after J2, from 200 s to 300 s. J3, submitted to B
   // at 55 s, finds it down and is refused (never accepted); J4, at 70 s,
   // runs on the restarted B.
-  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100), job(3, 1, 55, 1, 10),
-                              job(4, 1, 70, 1, 10)};
-  GridRunOptions options;
-  options.config = config(GridAlgorithm::sender);
-  options.audit = true;
-  options.crashes = {PeerCrash{1, at_seconds(50), seconds(10)}};
-  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const GridRunResult result = run_with_b_crashing(false);
+  const std::vector<Job>& jobs = b_crash_jobs();
   const auto records = by_id(result);
   BOOST_TEST(result.crashes == 1U);
   BOOST_TEST(records.at(1).executed_on == 0U);
@@ -398,13 +412,8 @@ BOOST_AUTO_TEST_CASE(a_durable_crash_keeps_every_job_its_peer_had_accepted) {
   // A sends J1's input again, so J1 runs on B from scratch once the input is
   // in. J2 runs on A from 100 s to 200 s as before, and its output reaches
   // its origin: nothing is lost. J3 is refused as before.
-  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 10, 2, 100), job(3, 1, 55, 1, 10),
-                              job(4, 1, 70, 1, 10)};
-  GridRunOptions options;
-  options.config = config(GridAlgorithm::sender);
-  options.audit = true;
-  options.crashes = {PeerCrash{1, at_seconds(50), seconds(10), true}};
-  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const GridRunResult result = run_with_b_crashing(true);
+  const std::vector<Job>& jobs = b_crash_jobs();
   const auto records = by_id(result);
   BOOST_TEST(result.lost.empty());
   BOOST_REQUIRE(result.refused.size() == 1U);

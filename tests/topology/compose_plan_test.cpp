@@ -87,6 +87,8 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
                                           "0.0.0.0:7400",
                                           "--tls-dir",
                                           "/run/gridpeer/tls",
+                                          "--state-dir",
+                                          "/var/lib/gridpeer",
                                           "--peer",
                                           "B=10.201.0.11:7400",
                                           "--peer",
@@ -95,8 +97,8 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
                                           "ri"};
   BOOST_TEST(a == expected, boost::test_tools::per_element());
   // C reaches both over the WAN; gridctl reaches everyone over the WAN.
-  BOOST_TEST(plan.peers[2].command[14] == "A=10.200.0.10:7400");
-  BOOST_TEST(plan.peers[2].command[16] == "B=10.200.0.11:7400");
+  BOOST_TEST(plan.peers[2].command[16] == "A=10.200.0.10:7400");
+  BOOST_TEST(plan.peers[2].command[18] == "B=10.200.0.11:7400");
   BOOST_TEST(plan.control_peer_args[1] == "A=10.200.0.10:7400");
   // gridctl in the control container speaks TLS as the operator "control".
   const std::vector<std::string> tail(plan.control_peer_args.end() - 4, plan.control_peer_args.end());
@@ -122,6 +124,8 @@ BOOST_AUTO_TEST_CASE(yaml_reads_back) {
   BOOST_TEST(c["networks"]["site1"]["ipv4_address"].as<std::string>() == "10.201.1.10");
   BOOST_TEST(c["networks"]["wan"]["ipv4_address"].as<std::string>() == "10.200.0.12");
   BOOST_TEST(c["volumes"][0].as<std::string>() == "/srv/tb:/testbed:ro");
+  BOOST_TEST(c["volumes"][1].as<std::string>() == "state-peer-c-fast:/var/lib/gridpeer");  // its journal
+  BOOST_TEST(doc["volumes"]["state-peer-c-fast"].IsNull());
   BOOST_TEST(c["command"][8].as<std::string>() == "C_fast");
   const YAML::Node control = doc["services"]["control"];
   BOOST_TEST(control["networks"]["wan"]["ipv4_address"].as<std::string>() == "10.200.0.2");

@@ -25,7 +25,8 @@ void GridPeer::offer(const Job& job, ServerIndex to, TimePoint now) {
 }
 
 void GridPeer::send_commit(Offer& offer, TimePoint now) {
-  outputs_.emplace_back(SendMessage{offer.to, protocol::JobCommit{offer.job.id, offer.attempt}});
+  // After a crash (resend_input) the commit says so: the output may be gone too.
+  outputs_.emplace_back(SendMessage{offer.to, protocol::JobCommit{offer.job.id, offer.attempt, offer.resend_input}});
   // Sent again, further apart each time, until the executor confirms (a
   // journaled peer keeps asking, at most kMaxCommitBackoffFactor apart).
   const int doublings =
@@ -262,11 +263,8 @@ void GridPeer::handle(ServerIndex from, const protocol::JobOffer& offer, TimePoi
     reply(true);  // a retry of what we already have
     return;
   }
-  if (const DataTransfer* ran = ran_here_.find(id); ran != nullptr && ran->to == from) {
-    // Ran already (found by gridsim fuzz: a late duplicate ran it twice).
-    // Asked again, its origin may have lost the output: it goes again.
-    reply(true);
-    send_output(*ran);
+  if (ran_here_.find(id) != nullptr) {
+    reply(true);  // ran already (found by gridsim fuzz: a late duplicate ran it twice)
     return;
   }
   if (const auto it = accepted_.find(id); it != accepted_.end()) {
@@ -309,10 +307,12 @@ void GridPeer::handle(ServerIndex from, const protocol::JobCommit& commit, TimeP
     return;
   }
   if (const DataTransfer* ran = ran_here_.find(commit.job); ran != nullptr && ran->to == from) {
-    // Committed again after it ran: the origin lost the output in a crash,
-    // or a commit retry crossed it. It goes again; a second copy is ignored.
+    // Ran already: answered. Asked again after a crash, the output goes
+    // again too (the origin may have lost it; a second copy is ignored). A
+    // plain retry only crossed our answer -- re-sending on every retry sent
+    // outputs over and over a slow link (docker testbed, slow network).
     outputs_.emplace_back(SendMessage{from, protocol::JobAccept{commit.job, commit.attempt, true}});
-    send_output(*ran);
+    if (commit.again) send_output(*ran);
     return;
   }
   const auto it = accepted_.find(commit.job);

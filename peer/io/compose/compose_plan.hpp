@@ -24,6 +24,10 @@ struct ComposeOptions {
   /// tls_in_container, owned by the unprivileged user.
   std::string tls_source = "/testbed/tls";
   std::string tls_in_container = "/run/gridpeer/tls";
+  /// Each peer's journal (--state-dir, docs/durability.md): a named volume
+  /// of its own ("state-SERVICE"), so that a container killed and started
+  /// again comes back with what it had accepted.
+  std::string state_in_container = "/var/lib/gridpeer";
 };
 
 /// The certificate name of the control container's gridctl (an operator).
