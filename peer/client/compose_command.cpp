@@ -53,7 +53,11 @@ int compose_command(int argc, char** argv) {
       "time-scale", "gridpeer --time-scale: virtual seconds per real second",
       cxxopts::value<std::string>()->default_value("1000"))(
       "peer-arg", "one more argument for every gridpeer (repeat; e.g. --peer-arg=--data-scale=1)",
-      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+      cxxopts::value<std::vector<std::string>>())(
+      "journal",
+      "each peer keeps a journal (gridpeer --state-dir) on a docker volume of its own, so that a container killed "
+      "and started again comes back with every job it had accepted (docs/durability.md); each sync costs real time, "
+      "which the time scale multiplies into virtual time")("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -74,6 +78,7 @@ int compose_command(int argc, char** argv) {
 
   testbed::ComposeOptions compose;
   compose.image = args["image"].as<std::string>();
+  compose.journal = args.count("journal") != 0U;
   compose.host_dir = out.string();
   if (args.count("trace-dir") != 0U) {
     compose.trace_dir = std::filesystem::absolute(args["trace-dir"].as<std::string>()).string();

@@ -2,6 +2,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <boost/test/unit_test.hpp>
+
+#include <algorithm>
 #include <string>
 
 #include "peer/io/compose/compose_plan.hpp"
@@ -44,6 +46,7 @@ ComposeOptions options() {
   ComposeOptions o;
   o.host_dir = "/srv/tb";
   o.peer_args = {"--algorithm", "ri"};
+  o.journal = true;
   return o;
 }
 
@@ -126,6 +129,14 @@ BOOST_AUTO_TEST_CASE(yaml_reads_back) {
   BOOST_TEST(c["volumes"][0].as<std::string>() == "/srv/tb:/testbed:ro");
   BOOST_TEST(c["volumes"][1].as<std::string>() == "state-peer-c-fast:/var/lib/gridpeer");  // its journal
   BOOST_TEST(doc["volumes"]["state-peer-c-fast"].IsNull());
+  // Without a journal: no state directory, no volume.
+  ComposeOptions plain = o;
+  plain.journal = false;
+  const YAML::Node without = YAML::Load(compose_yaml(plan_compose(grid, plain), plain));
+  BOOST_TEST(without["services"]["peer-c-fast"]["volumes"].size() == 1U);
+  BOOST_TEST(!without["volumes"]);
+  const auto command = plan_compose(grid, plain).peers[0].command;
+  BOOST_TEST(std::count(command.begin(), command.end(), "--state-dir") == 0);
   BOOST_TEST(c["command"][8].as<std::string>() == "C_fast");
   const YAML::Node control = doc["services"]["control"];
   BOOST_TEST(control["networks"]["wan"]["ipv4_address"].as<std::string>() == "10.200.0.2");

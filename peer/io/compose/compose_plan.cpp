@@ -106,9 +106,8 @@ ComposePlan plan_compose(const topology::Topology& grid, const ComposeOptions& o
                     "--listen",
                     "0.0.0.0:" + port,
                     "--tls-dir",
-                    options.tls_in_container,
-                    "--state-dir",
-                    options.state_in_container};
+                    options.tls_in_container};
+    if (options.journal) peer.command.insert(peer.command.end(), {"--state-dir", options.state_in_container});
     for (const PeerPlan& other : plan.peers) {
       if (&other == &peer) continue;
       // Same site: the site network; else the WAN, whose shaping is the WAN's.
@@ -157,8 +156,9 @@ std::string compose_yaml(const ComposePlan& plan, const ComposeOptions& options)
     out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const std::string& arg : peer.command) out << YAML::DoubleQuoted << arg;
     out << YAML::EndSeq;
-    out << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << options.host_dir + ":/testbed:ro"
-        << "state-" + peer.service + ":" + options.state_in_container << YAML::EndSeq;
+    out << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq << options.host_dir + ":/testbed:ro";
+    if (options.journal) out << "state-" + peer.service + ":" + options.state_in_container;
+    out << YAML::EndSeq;
     out << YAML::Key << "stop_grace_period" << YAML::Value << "40s";
     out << YAML::Key << "networks" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "site" + std::to_string(peer.site) << YAML::Value << YAML::BeginMap << YAML::Key
@@ -200,9 +200,11 @@ std::string compose_yaml(const ComposePlan& plan, const ComposeOptions& options)
     out << YAML::EndMap;
   }
   out << YAML::EndMap;  // networks
-  out << YAML::Key << "volumes" << YAML::Value << YAML::BeginMap;
-  for (const PeerPlan& peer : plan.peers) out << YAML::Key << "state-" + peer.service << YAML::Value << YAML::Null;
-  out << YAML::EndMap;  // volumes
+  if (options.journal) {
+    out << YAML::Key << "volumes" << YAML::Value << YAML::BeginMap;
+    for (const PeerPlan& peer : plan.peers) out << YAML::Key << "state-" + peer.service << YAML::Value << YAML::Null;
+    out << YAML::EndMap;  // volumes
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

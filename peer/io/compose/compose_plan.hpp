@@ -24,9 +24,12 @@ struct ComposeOptions {
   /// tls_in_container, owned by the unprivileged user.
   std::string tls_source = "/testbed/tls";
   std::string tls_in_container = "/run/gridpeer/tls";
-  /// Each peer's journal (--state-dir, docs/durability.md): a named volume
-  /// of its own ("state-SERVICE"), so that a container killed and started
-  /// again comes back with what it had accepted.
+  /// With `journal`, each peer keeps a journal (--state-dir,
+  /// docs/durability.md) on a named volume of its own ("state-SERVICE"), so
+  /// that a container killed and started again comes back with what it had
+  /// accepted. Off by default: every sync costs real time, which a high time
+  /// scale turns into virtual time.
+  bool journal = false;
   std::string state_in_container = "/var/lib/gridpeer";
 };
 
