@@ -156,7 +156,7 @@ std::vector<std::pair<DurableKey, DurableJob>> Journal::entries() {
     try {
       DurableJob entry = decode_entry(body != nullptr ? reinterpret_cast<const char*>(body) : "");
       if (entry.job.id != id) throw std::runtime_error("its job is " + std::to_string(entry.job.id));
-      kept.emplace_back(DurableKey{role == 0 ? DurableRole::own : DurableRole::hosted, id}, std::move(entry));
+      kept.emplace_back(DurableKey{role == 0 ? DurableRole::own : DurableRole::hosted, id}, entry);
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(where + ": " + e.what() + "; the journal is damaged (move it aside to start empty)");
     }

@@ -334,7 +334,7 @@ class GridDriver {
               // The peer's journal: kept through a durable crash, lost with an empty one.
               auto& journal = journals_[schedulers_[scheduler]->servers().front()];
               if (persist.entry) {
-                journal.insert_or_assign(persist.key, std::move(*persist.entry));
+                journal.insert_or_assign(persist.key, *persist.entry);
               } else {
                 journal.erase(persist.key);
               }

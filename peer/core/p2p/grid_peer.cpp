@@ -484,7 +484,7 @@ void GridPeer::pump_local() {
           DurableJob ran{DurableJob::Phase::ran, hosted.job};
           ran.start = event.start;
           ran.finish = event.at;
-          persist(DurableRole::hosted, event.id, std::move(ran));
+          persist(DurableRole::hosted, event.id, ran);
           send_output(output);
         } else {
           end_own(JobRecord::of(hosted.job, id_, event.start, event.at, event.at), JobOutcome::completed, {});
@@ -514,14 +514,14 @@ void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string 
 }
 
 void GridPeer::persist(DurableRole role, JobId job, std::optional<DurableJob> entry) {
-  if (config_.journaled) outputs_.emplace_back(Persist{DurableKey{role, job}, std::move(entry)});
+  if (config_.journaled) outputs_.emplace_back(Persist{DurableKey{role, job}, entry});
 }
 
 void GridPeer::persist_accepted(const Job& job) {
   if (!config_.journaled) return;
   DurableJob accepted{DurableJob::Phase::accepted, job};
   if (const auto it = recoveries_.find(job.id); it != recoveries_.end()) accepted.recoveries = it->second;
-  persist(DurableRole::own, job.id, std::move(accepted));
+  persist(DurableRole::own, job.id, accepted);
 }
 
 void GridPeer::remove_waiting(JobId job) {

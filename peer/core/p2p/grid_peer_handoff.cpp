@@ -66,7 +66,7 @@ void GridPeer::handle(ServerIndex from, const protocol::JobAccept& accept, TimeP
   if (config_.journaled) {  // from the commit on the executor owns it: a restart must not decide it again
     DurableJob committed{DurableJob::Phase::committed, offer.job, from, offer.attempt};
     if (const auto r = recoveries_.find(offer.job.id); r != recoveries_.end()) committed.recoveries = r->second;
-    persist(DurableRole::own, offer.job.id, std::move(committed));
+    persist(DurableRole::own, offer.job.id, committed);
   }
   send_commit(offer, now);
   outputs_.emplace_back(StartTransfer{DataTransfer::input_of(offer.job, from, offer.attempt)});
@@ -373,7 +373,7 @@ void GridPeer::host_remote(const Job& job, int origin_mhz, bool input_here, Time
   if (config_.journaled) {  // before the JobAccept(hosting) that follows
     DurableJob hosting{DurableJob::Phase::hosting, job};
     hosting.origin_mhz = origin_mhz;
-    persist(DurableRole::hosted, job.id, std::move(hosting));
+    persist(DurableRole::hosted, job.id, hosting);
   }
   if (!local_.submit({job.id, job.cpus, planned, limited(actual, planned), input_expected}, now)) {
     ++counters_.rejected;
