@@ -14,7 +14,7 @@
 #include <set>
 #include <vector>
 
-#include "peer/core/p2p/grid_peer->hpp"
+#include "peer/core/p2p/grid_peer.hpp"
 #include "protocol/codec.hpp"
 #include "tests/support/fixed_network.hpp"
 
@@ -122,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             peer->on_message(from, protocol::JobAccept{job_id, attempt, in.ConsumeBool()}, now);
             break;
           case 6:
-            peer->on_message(from, protocol::JobCommit{job_id, attempt}, now);
+            peer->on_message(from, protocol::JobCommit{job_id, attempt, in.ConsumeBool()}, now);
             break;
           case 7:
             peer->on_message(from,
