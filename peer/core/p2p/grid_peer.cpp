@@ -148,11 +148,7 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
 void GridPeer::on_peer(ServerIndex peer, PeerState state, std::string_view reason, TimePoint now) {
   advance(now);
   set_reachable(peer, state == PeerState::reachable || state == PeerState::recovered);
-  if (state == PeerState::recovered) {
-    recovered_partner(peer, now);
-  } else if (state != PeerState::reachable) {
-    settle_offers_to(peer, state, reason, now);
-  }
+  if (state != PeerState::reachable) settle_offers_to(peer, state, reason, now);
   checked();
 }
 

@@ -202,16 +202,14 @@ class GridPeer final : public Scheduler {
   void input_arrived(const DataTransfer& transfer, TimePoint now);
   void output_home(const DataTransfer& transfer, TimePoint now);
   /// Origin: a hand-off did not happen; the job is decided anew, as if just submitted.
-  void take_back(const Job& job, TimePoint now);
+  /// `was_committed`: the journal says committed, and must say ours again.
+  void take_back(const Job& job, TimePoint now, bool was_committed);
   /// Offers to `partner` not yet committed come back; committed ones too if
-  /// it restarted, else they end as lost (gone) or stay its own (unreachable).
+  /// it restarted empty, else they end as lost (gone), stay its own
+  /// (unreachable), or are asked about again (recovered from its journal).
   void settle_offers_to(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now);
   /// Its offers to us not yet committed lapse: it restarted, and will not commit them.
   void forget_offers_from(ServerIndex partner, TimePoint now);
-  /// A journaled peer's executor restarted from its journal: what was
-  /// committed to it is asked again (it may have lost the input, or the output
-  /// in flight); an origin that did likewise lets its old offers to us lapse.
-  void recovered_partner(ServerIndex partner, TimePoint now);
   /// Executor: the output of a job run here goes (again) to its origin.
   void send_output(const DataTransfer& output);
   /// Executor: the highest attempt of a job's offers that is over here.

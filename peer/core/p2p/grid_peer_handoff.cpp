@@ -82,6 +82,7 @@ void GridPeer::handle(ServerIndex from, const protocol::JobReject& reject, TimeP
   // Before the commit, or a commit the executor never took (it had let the
   // offer lapse): it never ran the job and never will, so it is ours again.
   const Job job = it->second.job;
+  const bool committed = it->second.committed;
   timers_.disarm(it->second.timer);
   offers_.erase(it);
   // Asked again at once it would refuse again (drained, or the id is in use
@@ -89,7 +90,7 @@ void GridPeer::handle(ServerIndex from, const protocol::JobReject& reject, TimeP
   // had let lapse (our commit came late) is the exception, once: it was
   // willing, and may be again.
   refusals_.refused(job.id, from, now, reject.reason == protocol::RejectReason::unknown_offer);
-  take_back(job, now);
+  take_back(job, now, committed);
 }
 
 void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
@@ -111,7 +112,7 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
     ++counters_.handoff_timeouts;
     const Job job = offer.job;
     offers_.erase(it);
-    take_back(job, now);
+    take_back(job, now, false);
     return;
   }
   assert(timer.kind == TimerKind::commit_retry && !offer.confirmed);
@@ -133,19 +134,29 @@ void GridPeer::handoff_timer(const Timer& timer, TimePoint now) {
   send_commit(offer, now);
 }
 
-void GridPeer::take_back(const Job& job, TimePoint now) {
+void GridPeer::take_back(const Job& job, TimePoint now, bool was_committed) {
   assert(job.origin == id_);
   ++counters_.taken_back;
-  persist_accepted(job);  // the journal may say committed: it is ours again
+  if (was_committed) persist_accepted(job);  // the journal says committed: it is ours again
   decide(job, now);
 }
 
 void GridPeer::settle_offers_to(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now) {
-  std::vector<Job> back;
+  std::vector<std::pair<Job, bool>> back;  // and whether it had been committed
   for (auto it = offers_.begin(); it != offers_.end();) {
     Offer& offer = it->second;
     if (offer.to != partner || (offer.committed && state == PeerState::unreachable)) {
       // Committed jobs stay the partner's own while it may come back with them.
+      ++it;
+      continue;
+    }
+    if (offer.committed && state == PeerState::recovered) {
+      // Back from its journal: it kept the job if it had said "hosting" (and
+      // its output, if it ran), but what was in flight is gone. Ask again.
+      offer.confirmed = false;
+      offer.resend_input = true;
+      offer.commit_sends = 0;
+      send_commit(offer, now);
       ++it;
       continue;
     }
@@ -157,11 +168,12 @@ void GridPeer::settle_offers_to(ServerIndex partner, PeerState state, std::strin
       it = offers_.erase(it);
       end_own(record, JobOutcome::lost, "went away holding it (" + std::string(reason) + ")");
     } else {
-      back.push_back(offer.job);  // not committed, or the partner restarted empty: it never runs them
+      // Not committed (no partner keeps those), or the partner restarted empty: it never runs them.
+      back.emplace_back(offer.job, offer.committed);
       it = offers_.erase(it);
     }
   }
-  for (const Job& job : back) take_back(job, now);
+  for (const auto& [job, committed] : back) take_back(job, now, committed);
   if (state == PeerState::unreachable) return;
   forget_offers_from(partner, now);
 }
@@ -177,33 +189,6 @@ void GridPeer::forget_offers_from(ServerIndex partner, TimePoint now) {
     timers_.disarm(it->second.lapse);
     it = accepted_.erase(it);
   }
-}
-
-void GridPeer::recovered_partner(ServerIndex partner, TimePoint now) {
-  std::vector<Job> back;
-  for (auto it = offers_.begin(); it != offers_.end();) {
-    Offer& offer = it->second;
-    if (offer.to != partner) {
-      ++it;
-      continue;
-    }
-    if (!offer.committed) {
-      // It kept no offers it had not been committed.
-      timers_.disarm(offer.timer);
-      back.push_back(offer.job);
-      it = offers_.erase(it);
-      continue;
-    }
-    // Committed: it kept the job if it had said "hosting" (and its output, if
-    // it ran), but what was in flight is gone. Ask again from the start.
-    offer.confirmed = false;
-    offer.resend_input = true;
-    offer.commit_sends = 0;
-    send_commit(offer, now);
-    ++it;
-  }
-  for (const Job& job : back) take_back(job, now);
-  forget_offers_from(partner, now);
 }
 
 void GridPeer::send_output(const DataTransfer& output) {
