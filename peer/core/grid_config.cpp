@@ -34,6 +34,7 @@ LocalPolicyConfig effective_local_policy(const GridConfig& config) {
 
 std::string algorithm_label(const GridConfig& config) {
   std::string label(to_string(config.algorithm));
+  if (config.algorithm == GridAlgorithm::central && config.central_home_below_phi) label += "-phi";
   if (config.parameters.data_blind) label += "-blind";
   if (config.fair.enabled) label += "-fair";
   // A rule other than 002's turnaround cost is part of the name (peers must agree on it, as on the rest).

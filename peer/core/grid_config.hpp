@@ -78,6 +78,10 @@ struct GridConfig {
   /// from its ATT queries. Unset, one meta-scheduler with instant knowledge
   /// of every server places them, as 002's reference does (gridsim).
   std::optional<ServerIndex> central_peer;
+  /// Centralized with S-I's φ rule and locality (not 002's reference, which
+  /// has neither): a job whose origin's AWT is below φ runs there; only the
+  /// others are placed by the central. Labelled "central-phi".
+  bool central_home_below_phi = false;
   /// S-I, R-I, Sy-I: bags are grouped at their origin (off: each job of a bag is decided alone).
   BagGrouping bag_grouping;
   /// The driver keeps a journal (issue 19): the peer emits Persist outputs

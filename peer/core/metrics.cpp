@@ -19,6 +19,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   if (records.empty()) return summary;
 
   TimePoint first_submit = kNever;
+  TimePoint last_submit{};
   TimePoint last_end{};
   double response_sum = 0;
   double wait_sum = 0;
@@ -33,6 +34,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
     assert(r.origin < servers.size() && r.executed_on < servers.size());
     assert(r.submit <= r.start && r.start <= r.finish && r.finish <= r.end);
     first_submit = std::min(first_submit, r.submit);
+    last_submit = std::max(last_submit, r.submit);
     last_end = std::max(last_end, r.end);
     const double response = to_seconds(r.response());
     const double wait = to_seconds(r.wait());
@@ -69,8 +71,16 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   summary.data_volume_mb_per_job = moved_bytes / 1e6 / n;
   summary.wan_volume_mb_per_job = wan_bytes / 1e6 / n;
   summary.span_s = to_seconds(last_end - first_submit);
+  summary.arrival_window_s = to_seconds(last_submit - first_submit);
+  std::vector<double> cpu_seconds_in_window(servers.size(), 0.0);
+  for (const JobRecord& r : records) {
+    const TimePoint from = std::max(r.start, first_submit);
+    const TimePoint to = std::min(r.finish, last_submit);
+    if (from < to) cpu_seconds_in_window[r.executed_on] += to_seconds(to - from) * r.cpus;
+  }
 
   double weighted_work = 0;
+  double weighted_work_in_window = 0;
   double weighted_capacity = 0;
   for (std::size_t i = 0; i < servers.size(); ++i) {
     ServerMetrics& server = summary.per_server[i];
@@ -83,9 +93,14 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
     const double capacity = static_cast<double>(servers[i].total_cpus());
     if (summary.span_s > 0) server.utilization = cpu_seconds[i] / (summary.span_s * capacity);
     weighted_work += cpu_seconds[i] * servers[i].mhz;
+    weighted_work_in_window += cpu_seconds_in_window[i] * servers[i].mhz;
     weighted_capacity += capacity * servers[i].mhz;
   }
   if (summary.span_s > 0) summary.weighted_utilization = weighted_work / (summary.span_s * weighted_capacity);
+  if (summary.arrival_window_s > 0) {
+    summary.weighted_utilization_arrivals =
+        weighted_work_in_window / (summary.arrival_window_s * weighted_capacity);
+  }
   return summary;
 }
 

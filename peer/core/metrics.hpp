@@ -31,6 +31,11 @@ struct MetricsSummary {
   double max_wait_s = 0;
   /// sum(run x CPUs x MHz) / (span x sum(CPUs x MHz)), span = last end - first submit.
   double weighted_utilization = 0;
+  /// The same work clipped to the arrival window (first to last submission),
+  /// over that window: unlike the span, it is not diluted by a long drain
+  /// (jobs whose data still crosses the network years after the last arrival).
+  double weighted_utilization_arrivals = 0;
+  double arrival_window_s = 0;  ///< last submit - first submit (of the jobs that ended)
   double fraction_transferred = 0;
   double fraction_in_origin_site = 0;     ///< executed in the site they were submitted in (local ones too)
   double fraction_moved_within_site = 0;  ///< moved to another server of their origin's site

@@ -4,6 +4,31 @@
 #include <string>
 
 namespace gridpeer::network {
+namespace {
+
+// A link that never limits (8 Pb/s), for the taps joining sites to one WAN.
+constexpr double kTapRate = 1e15;
+
+}  // namespace
+
+std::string_view to_string(WanShape shape) {
+  switch (shape) {
+    case WanShape::per_pair:
+      return "per-pair";
+    case WanShape::per_site:
+      return "per-site";
+    case WanShape::one:
+      return "one";
+  }
+  return "unknown";
+}
+
+std::optional<WanShape> parse_wan_shape(std::string_view text) {
+  for (const WanShape shape : {WanShape::per_pair, WanShape::per_site, WanShape::one}) {
+    if (text == to_string(shape)) return shape;
+  }
+  return std::nullopt;
+}
 
 NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, const SiteWanSetting& setting) {
   NetworkGraph graph;
@@ -13,11 +38,35 @@ NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, c
     const LinkId bus = graph.add_link({"site" + std::to_string(site), site_rate, setting.site_latency});
     graph.add_node("site" + std::to_string(site), bus);
   }
-  for (int a = 0; a < site_count; ++a) {
-    for (int b = a + 1; b < site_count; ++b) {
-      const LinkId wan =
-          graph.add_link({"wan" + std::to_string(a) + "-" + std::to_string(b), wan_rate, setting.wan_latency});
-      graph.connect(static_cast<NodeId>(a), static_cast<NodeId>(b), wan);
+  switch (setting.shape) {
+    case WanShape::per_pair:
+      for (int a = 0; a < site_count; ++a) {
+        for (int b = a + 1; b < site_count; ++b) {
+          const LinkId wan =
+              graph.add_link({"wan" + std::to_string(a) + "-" + std::to_string(b), wan_rate, setting.wan_latency});
+          graph.connect(static_cast<NodeId>(a), static_cast<NodeId>(b), wan);
+        }
+      }
+      break;
+    case WanShape::per_site: {
+      // A core with no limit of its own; each access link carries half the
+      // end-to-end latency, so that a transfer between sites sees wan_latency.
+      const NodeId core = graph.add_node("core");
+      for (int site = 0; site < site_count; ++site) {
+        const LinkId access = graph.add_link({"wan" + std::to_string(site), wan_rate, setting.wan_latency / 2});
+        graph.connect(static_cast<NodeId>(site), core, access);
+      }
+      break;
+    }
+    case WanShape::one: {
+      // The WAN is the core's bus; the taps to it do not limit.
+      const LinkId wan = graph.add_link({"wan", wan_rate, setting.wan_latency});
+      const NodeId core = graph.add_node("core", wan);
+      for (int site = 0; site < site_count; ++site) {
+        const LinkId tap = graph.add_link({"tap" + std::to_string(site), kTapRate, Duration{}});
+        graph.connect(static_cast<NodeId>(site), core, tap);
+      }
+      break;
     }
   }
   for (std::size_t host = 0; host < site_of_host.size(); ++host) {

@@ -57,18 +57,17 @@ std::string to_string(const EstimateModel& model) {
   return "?";
 }
 
+Duration estimate_for(Duration run_time, const EstimateModel& model, Rng& rng) {
+  if (model.kind == EstimateModel::Kind::exact) return run_time;
+  double factor = 1.0;
+  if (model.kind == EstimateModel::Kind::factor) factor = model.factor;
+  if (model.kind == EstimateModel::Kind::f_model) factor = rng.uniform(1.0, model.factor);
+  const double seconds = std::ceil(to_seconds(run_time) * factor);
+  return std::max(run_time, Duration{static_cast<std::int64_t>(seconds * 1e6)});
+}
+
 void apply_estimates(std::span<Job> jobs, const EstimateModel& model, Rng& rng) {
-  for (Job& job : jobs) {
-    if (model.kind == EstimateModel::Kind::exact) {
-      job.requested_time = job.run_time;
-      continue;
-    }
-    double factor = 1.0;
-    if (model.kind == EstimateModel::Kind::factor) factor = model.factor;
-    if (model.kind == EstimateModel::Kind::f_model) factor = rng.uniform(1.0, model.factor);
-    const double seconds = std::ceil(to_seconds(job.run_time) * factor);
-    job.requested_time = std::max(job.run_time, Duration{static_cast<std::int64_t>(seconds * 1e6)});
-  }
+  for (Job& job : jobs) job.requested_time = estimate_for(job.run_time, model, rng);
 }
 
 }  // namespace gridpeer::workload

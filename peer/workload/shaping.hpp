@@ -31,6 +31,10 @@ struct EstimateModel {
 std::optional<EstimateModel> parse_estimate_model(const std::string& text);
 std::string to_string(const EstimateModel& model);
 
+/// One job's requested time under `model` (rounded up to whole seconds, never
+/// below the run time); f-model draws from `rng`.
+Duration estimate_for(Duration run_time, const EstimateModel& model, Rng& rng);
+
 /// Sets every job's requested time from its run time (rounded up to whole
 /// seconds, as an SWF log would hold it); f-model draws from `rng` in job order.
 void apply_estimates(std::span<Job> jobs, const EstimateModel& model, Rng& rng);

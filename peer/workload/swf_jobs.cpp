@@ -1,6 +1,7 @@
 #include "peer/workload/swf_jobs.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace gridpeer::workload {
@@ -16,6 +17,7 @@ std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHead
   }
   std::vector<Job> jobs;
   jobs.reserve(records.size());
+  Rng estimate_rng(options.estimate_seed);
   for (const SwfRecord& record : records) {
     ++counts.records;
     if (record.submit_time < 0) {
@@ -47,7 +49,13 @@ std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHead
       continue;
     }
     std::int64_t requested = record.requested_time;
-    if (requested <= 0) {
+    if (requested <= 0 && options.missing_estimates) {
+      // whole seconds, as the log would hold it
+      requested = std::chrono::duration_cast<std::chrono::seconds>(
+                      estimate_for(seconds(record.run_time), *options.missing_estimates, estimate_rng))
+                      .count();
+      ++counts.estimates_drawn;
+    } else if (requested <= 0) {
       requested = record.run_time;
       ++counts.estimate_from_run_time;
     } else if (requested < record.run_time && options.estimate_at_least_run_time) {

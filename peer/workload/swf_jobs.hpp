@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "peer/model/job.hpp"
+#include "peer/workload/shaping.hpp"
 #include "peer/workload/swf.hpp"
 
 namespace gridpeer::workload {
@@ -28,6 +29,11 @@ struct SwfConversionOptions {
   /// Raise an estimate below the run time to the run time, so no job outlives
   /// its plan (Batsim's semantics; a real scheduler would kill it instead).
   bool estimate_at_least_run_time = true;
+  /// Requested times for jobs whose log gives none (field 9 is -1), drawn
+  /// from this model in record order from `estimate_seed`; unset, the run
+  /// time stands in (a perfect estimate).
+  std::optional<EstimateModel> missing_estimates;
+  std::uint64_t estimate_seed = 0;
   ServerIndex origin = 0;
   JobId first_id = 0;  ///< ids are assigned in submit order from here
 };
@@ -41,6 +47,7 @@ struct SwfConversionReport {
   std::size_t zero_run_time = 0;
   std::size_t unknown_processors = 0;
   std::size_t estimate_from_run_time = 0;  ///< no requested time: planned with the run time
+  std::size_t estimates_drawn = 0;         ///< no requested time: drawn from missing_estimates
   std::size_t raised_estimates = 0;        ///< requested time below run time, raised
 
   [[nodiscard]] std::size_t dropped() const {

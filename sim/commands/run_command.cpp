@@ -39,6 +39,7 @@ int run_run_command(int argc, char** argv) {
   logger->info("seed {}", spec.workload.seed);
   Progress progress("run " + algorithm_label(spec.config), 0);
   const GridWorkload workload = load_grid_workload(load_grid(spec), spec.workload);
+  for (const std::string& warning : workload.warnings) logger->warn("{}", warning);
   const ExperimentResult result = run_experiment(spec, workload, [&](std::size_t done, std::size_t total) {
     progress.set_total(total);
     progress.update(done);
@@ -50,12 +51,17 @@ int run_run_command(int argc, char** argv) {
   }
   std::cout << fmt::format(
       "{} on {} ({} sites, {} network), {} jobs ({}), data {}\n"
-      "  avg response {:.1f} s   avg wait {:.1f} s   bounded slowdown {:.2f}\n"
-      "  weighted utilization {:.3f}   transferred {:.1f}%   in origin site {:.1f}%   data {:.2f} MB/job\n"
+      "  avg response {:.1f} s   avg wait {:.1f} s   bounded slowdown {:.2f}{}\n"
+      "  weighted utilization {:.3f} (over the arrival window {:.3f})   transferred {:.1f}%   in origin site {:.1f}%   "
+      "data {:.2f} MB/job\n"
       "  {} events, {} messages, {:.2f} s wall ({:.0f} jobs/s)\n",
       algorithm_label(spec.config), result.grid.name, result.grid.split, result.grid.network_name, s.jobs,
       result.workload_description, workload::to_string(spec.workload.data_size), s.avg_response_s, s.avg_wait_s,
-      s.avg_bounded_slowdown, s.weighted_utilization, 100 * s.fraction_transferred, 100 * s.fraction_in_origin_site,
+      s.avg_bounded_slowdown,
+      result.run.unfinished > 0 ? fmt::format("   ({} jobs unfinished: not in these means)", result.run.unfinished)
+                                : std::string(),
+      s.weighted_utilization, s.weighted_utilization_arrivals, 100 * s.fraction_transferred,
+      100 * s.fraction_in_origin_site,
       s.data_volume_mb_per_job, result.run.events, result.run.messages, result.wall_seconds,
       result.wall_seconds > 0 ? static_cast<double>(s.jobs) / result.wall_seconds : 0.0);
   std::cout << fmt::format("  {:<6} {:>5} {:>9} {:>9} {:>8} {:>12} {:>10}\n", "server", "site", "submitted", "executed",

@@ -36,8 +36,9 @@ void add_shaping_options(cxxopts::Options& options) {
       "--workload lublin/synthetic only",
       cxxopts::value<double>()->default_value("1"))(
       "estimates",
-      "users' run-time estimates of generated jobs: exact (= run time, the models' default, which flatters "
-      "backfilling), factor:F (run time x F), or f-model:F (run time x U[1,F] per job, Mu'alem and Feitelson 2001)",
+      "users' run-time estimates of generated jobs, and of a trace's jobs whose log gives none (SWF field 9 = -1; "
+      "the others keep their own): exact (= run time, the models' default, which flatters backfilling), factor:F "
+      "(run time x F), or f-model:F (run time x U[1,F] per job, Mu'alem and Feitelson 2001)",
       cxxopts::value<std::string>());
 }
 

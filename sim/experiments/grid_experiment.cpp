@@ -29,6 +29,7 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   result.jobs = workload.jobs.size();
   result.workload_description = workload.description;
   result.provenance = workload.provenance;
+  result.warnings = workload.warnings;
   GridRunOptions options;
   options.config = spec.config;
   options.sharing = spec.sharing;
@@ -101,7 +102,8 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
               {"wall_seconds", wall},
               {"jobs_per_second", wall > 0 ? static_cast<double>(s.jobs) / wall : 0.0},
               {"per_server", per_server},
-              {"provenance", result.provenance}});
+              {"provenance", result.provenance},
+              {"warnings", result.warnings}});
   return out;
 }
 

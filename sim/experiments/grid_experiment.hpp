@@ -31,6 +31,7 @@ struct ExperimentResult {
   std::size_t jobs = 0;
   std::string workload_description;
   std::vector<std::string> provenance;
+  std::vector<std::string> warnings;  ///< what the traces do not say (GridWorkload::warnings)
   GridRunResult run;
   MetricsSummary summary;
   double wall_seconds = 0;

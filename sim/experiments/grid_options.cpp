@@ -22,6 +22,11 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "sites", "site split of the topology (shan2004: 3, 6, 12)", cxxopts::value<std::string>())(
       "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
       cxxopts::value<std::string>())(
+      "wan",
+      "how the sites are joined, instead of as the topology says: per-pair (002: a WAN link per pair of sites), "
+      "per-site (each site's own WAN access link, shared by all its transfers to other sites) or one (a single "
+      "WAN every transfer between sites shares)",
+      cxxopts::value<std::string>())(
       "workload",
       "topology (each server's trace window), synthetic (= lublin), feitelson96, poisson, or an "
       "SWF file split across the servers",
@@ -51,6 +56,11 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.topology_file = args["topology"].as<std::string>();
   if (args.count("sites") != 0U) spec.selection.split = args["sites"].as<std::string>();
   if (args.count("network") != 0U) spec.selection.network = args["network"].as<std::string>();
+  if (args.count("wan") != 0U) {
+    const std::string text = args["wan"].as<std::string>();
+    spec.selection.wan = network::parse_wan_shape(text);
+    if (!spec.selection.wan) throw std::invalid_argument("--wan '" + text + "' is not per-pair, per-site or one");
+  }
   spec.workload.source = args["workload"].as<std::string>();
   const std::string split = args["split"].as<std::string>();
   if (split == "queue")
@@ -65,7 +75,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.workload.load_factor = shaping.load_factor;
   spec.workload.arrival_factor = shaping.arrival_factor;
   spec.workload.estimates = shaping.estimates;
-  check_shaping(spec.workload.source, spec.workload.load_factor, spec.workload.arrival_factor, spec.workload.estimates);
+  check_shaping(spec.workload.source, spec.workload.load_factor, spec.workload.arrival_factor);
   // Options that would be silently ignored are refused, naming the one to drop.
   const bool synthetic = is_synthetic_model(spec.workload.source);
   if (spec.workload.synthetic_jobs_per_server == 0) throw std::invalid_argument("--jobs must be at least 1");
@@ -110,6 +120,9 @@ void add_run_options(cxxopts::Options& options) {
       "with --algorithm central: place every job over messages through this server (name or index), as gridpeer "
       "does, instead of with instant global knowledge",
       cxxopts::value<std::string>())(
+      "central-phi",
+      "with --algorithm central: keep a job at its origin when its AWT there is below --phi, as S-I does, and "
+      "place only the others centrally (002's Centralized has no such rule; labelled central-phi)")(
       "stagger-periods",
       "start each peer's R-I/Sy-I volunteering period at a random phase (from the seed), as real peers do, "
       "instead of all at t = 0")("data-blind", "decide without the data-transfer (ADT) terms");
@@ -126,6 +139,10 @@ ExperimentSpec run_spec_from_options(const cxxopts::ParseResult& args) {
   }
   spec.config.parameters.data_blind = args["data-blind"].as<bool>();
   spec.stagger_periods = args["stagger-periods"].as<bool>();
+  spec.config.central_home_below_phi = args["central-phi"].as<bool>();
+  if (spec.config.central_home_below_phi && *parsed != GridAlgorithm::central) {
+    throw std::invalid_argument("--central-phi needs --algorithm central");
+  }
   if (args.count("central-peer") != 0U) {
     if (*parsed != GridAlgorithm::central) throw std::invalid_argument("--central-peer needs --algorithm central");
     spec.config.central_peer = load_grid(spec).resolve_server(args["central-peer"].as<std::string>());

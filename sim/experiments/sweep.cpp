@@ -128,12 +128,18 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
       names.push_back(run);
     }
     std::map<std::string, std::shared_ptr<const void>> workloads;  // by workload key
+    std::set<std::string> warned;                                  // each once, whatever the key
     std::vector<const void*> workload_of(distinct.size());
     for (std::size_t i = 0; i < distinct.size(); ++i) {
       const SweepRun& run = *same[distinct[i]].front()->run;
       const std::string key = run.workload_key();
       auto it = workloads.find(key);
-      if (it == workloads.end()) it = workloads.emplace(key, run.load_workload()).first;
+      if (it == workloads.end()) {
+        it = workloads.emplace(key, run.load_workload()).first;
+        for (const std::string& warning : run.workload_warnings(it->second.get())) {
+          if (warned.insert(warning).second) logger.warn("{}", warning);
+        }
+      }
       workload_of[i] = it->second.get();
     }
     if (!todo.empty()) {

@@ -44,6 +44,10 @@ class GridRun final : public SweepRun {
     return std::make_shared<const GridWorkload>(load_grid_workload(load_grid(spec_), request));
   }
 
+  [[nodiscard]] std::vector<std::string> workload_warnings(const void* workload) const override {
+    return static_cast<const GridWorkload*>(workload)->warnings;
+  }
+
   [[nodiscard]] nlohmann::json run(const void* workload) const override {
     GridWorkload sized = *static_cast<const GridWorkload*>(workload);
     assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), spec_.workload.data_size, spec_.workload.seed);

@@ -25,6 +25,9 @@ class SweepRun {
   /// Runs with equal keys share one workload, loaded once.
   [[nodiscard]] virtual std::string workload_key() const = 0;
   [[nodiscard]] virtual std::shared_ptr<const void> load_workload() const = 0;
+  /// What a loaded workload's sources do not say (a trace without waits, a
+  /// truncated window), to print once.
+  [[nodiscard]] virtual std::vector<std::string> workload_warnings(const void* /*workload*/) const { return {}; }
   /// Runs on a workload load_workload() of an equal key made; returns the
   /// result's JSON (metrics named as the model's metrics()).
   [[nodiscard]] virtual nlohmann::json run(const void* workload) const = 0;

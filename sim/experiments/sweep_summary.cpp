@@ -40,7 +40,7 @@ std::string with_interval(const nlohmann::json& stat) {
 
 const std::vector<std::string>& summary_metrics() {
   static const std::vector<std::string> metrics = {"avg_response_s",         "avg_wait_s",
-                                                   "avg_bounded_slowdown",   "weighted_utilization",
+                                                   "avg_bounded_slowdown",   "weighted_utilization", "weighted_utilization_arrivals",
                                                    "fraction_transferred",   "fraction_in_origin_site",
                                                    "data_volume_mb_per_job", "messages",
                                                    "unfinished_jobs"};

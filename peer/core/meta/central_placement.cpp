@@ -1,5 +1,6 @@
 #include "peer/core/meta/central_placement.hpp"
 
+#include "peer/core/meta/home_below_phi.hpp"
 #include "peer/core/policy/estimate.hpp"
 
 namespace gridpeer {
@@ -18,6 +19,7 @@ std::optional<JobPlacement> CentralPlacement::place(const Job& job, const SiteVi
 std::unique_ptr<MetaScheduler> make_central_reference(std::vector<ServerSpec> servers, const GridConfig& config,
                                                       const network::NetworkView& network, TimePoint start) {
   std::vector<std::unique_ptr<PlacementModule>> chain;
+  if (config.central_home_below_phi) chain.push_back(std::make_unique<HomeBelowPhi>(config.parameters.phi));
   chain.push_back(
       std::make_unique<CentralPlacement>(make_site_selection(config.site_selection), config.parameters.data_blind));
   MetaSchedulerOptions options;

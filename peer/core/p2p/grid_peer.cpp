@@ -89,7 +89,11 @@ void GridPeer::decide(const Job& job, TimePoint now) {
       run_here(job, now);
       return;
     case GridAlgorithm::central:
-      ask_central(job, now);
+      if (config_.central_home_below_phi && starts_soon_here(job, now)) {
+        run_here(job, now);
+      } else {
+        ask_central(job, now);
+      }
       return;
     case GridAlgorithm::sender:
     case GridAlgorithm::receiver:

@@ -8,6 +8,7 @@
 #include "peer/io/grid_jobs/workload_source.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "peer/model/rng.hpp"
+#include "peer/workload/swf_checks.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 namespace gridpeer::grid_jobs {
@@ -27,7 +28,7 @@ void keep_acknowledgements(const workload::SwfHeader& header, const std::string&
 }  // namespace
 
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request) {
-  check_shaping(request.source, request.load_factor, request.arrival_factor, request.estimates);
+  check_shaping(request.source, request.load_factor, request.arrival_factor);
   const std::size_t n = grid.servers.size();
   std::vector<std::vector<Job>> per_server(n);
   std::vector<std::vector<JobSource>> per_server_sources(n);  // beside per_server, job by job
@@ -47,6 +48,9 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
         const auto path = traces::resolve_trace_file(assignment->file, trace_dir);
         it = traces.emplace(assignment->file, traces::load_swf_file(path)).first;
         keep_acknowledgements(it->second.header, assignment->file, result.provenance);
+        for (std::string& warning : workload::check_swf_log(it->second.records, assignment->file)) {
+          result.warnings.push_back(std::move(warning));
+        }
       }
       workload::SwfConversionOptions options;
       options.window = assignment->window();
@@ -55,8 +59,16 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
                                                                 static_cast<std::int64_t>(request.limit_days * 86400));
       }
       options.origin = static_cast<ServerIndex>(i);
+      options.missing_estimates = request.estimates;
+      options.estimate_seed = root.fork(0x657374696d617465ULL + i).next_u64();  // "estimate", per server
       std::vector<std::size_t> records;
-      per_server[i] = workload::jobs_from_swf(it->second.records, it->second.header, options, nullptr, &records);
+      workload::SwfConversionReport report;
+      per_server[i] = workload::jobs_from_swf(it->second.records, it->second.header, options, &report, &records);
+      for (std::string& warning : workload::check_swf_window(it->second.records, it->second.header,
+                                                             assignment->file + " (" + grid.servers[i].spec.name + ")",
+                                                             options.window, report)) {
+        result.warnings.push_back(std::move(warning));
+      }
       for (const std::size_t record : records) {
         per_server_sources[i].push_back({assignment->file, it->second.records[record].job_number});
       }
@@ -86,9 +98,18 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
   } else {
     const auto path = traces::resolve_trace_file(request.source, traces::resolve_trace_dir(request.trace_dir));
     const auto trace = traces::load_swf_file(path);
-    keep_acknowledgements(trace.header, path.filename().string(), result.provenance);
+    const std::string file = path.filename().string();
+    keep_acknowledgements(trace.header, file, result.provenance);
     std::vector<std::size_t> source;
-    const auto jobs = workload::jobs_from_swf(trace.records, trace.header, {}, nullptr, &source);
+    workload::SwfConversionOptions options;
+    options.missing_estimates = request.estimates;
+    options.estimate_seed = root.fork(0x657374696d617465ULL).next_u64();
+    workload::SwfConversionReport report;
+    const auto jobs = workload::jobs_from_swf(trace.records, trace.header, options, &report, &source);
+    result.warnings = workload::check_swf_log(trace.records, file);
+    for (std::string& warning : workload::check_swf_window(trace.records, trace.header, file, std::nullopt, report)) {
+      result.warnings.push_back(std::move(warning));
+    }
     std::size_t next = 0;
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       Job job = jobs[k];

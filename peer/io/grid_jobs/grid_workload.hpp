@@ -29,7 +29,8 @@ struct GridWorkloadRequest {
   double limit_days = 0;
   double load_factor = 1.0;                          ///< inter-arrival times divided by this, across the grid
   double arrival_factor = 1.0;                       ///< Lublin's arrival-gap shape multiplier (lublin only)
-  std::optional<workload::EstimateModel> estimates;  ///< generated jobs' requested times
+  /// Requested times of generated jobs, and of trace jobs whose log gives none.
+  std::optional<workload::EstimateModel> estimates;
 };
 
 struct GridWorkload {
@@ -38,6 +39,9 @@ struct GridWorkload {
   std::vector<std::size_t> jobs_per_server;
   std::string description;
   std::vector<std::string> provenance;  ///< the traces' Acknowledge/Copyright lines
+  /// What the traces do not say (no waits, truncated windows, made-up
+  /// estimates: workload::check_swf_log / check_swf_window), each once.
+  std::vector<std::string> warnings;
 };
 
 GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorkloadRequest& request);

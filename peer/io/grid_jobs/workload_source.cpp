@@ -8,6 +8,7 @@
 #include "peer/workload/feitelson96.hpp"
 #include "peer/workload/lublin.hpp"
 #include "peer/workload/poisson_model.hpp"
+#include "peer/workload/swf_checks.hpp"
 
 namespace gridpeer::grid_jobs {
 
@@ -53,8 +54,16 @@ Workload load_unshaped(const WorkloadRequest& request) {
   const workload::SwfTrace trace = traces::load_swf_file(path, {request.skip_malformed});
   workload::SwfConversionOptions options;
   options.window = request.window;
+  options.missing_estimates = request.estimates;
+  options.estimate_seed = Rng(request.seed).fork(0x657374696d617465ULL).next_u64();  // "estimate"
   std::vector<std::size_t> records;
   result.jobs = workload::jobs_from_swf(trace.records, trace.header, options, &result.conversion, &records);
+  const std::string file = path.filename().string();
+  result.warnings = workload::check_swf_log(trace.records, file);
+  for (std::string& warning :
+       workload::check_swf_window(trace.records, trace.header, file, request.window, result.conversion)) {
+    result.warnings.push_back(std::move(warning));
+  }
   for (const std::size_t record : records) {
     result.sources.push_back({path.filename().string(), trace.records[record].job_number});
   }
@@ -68,8 +77,7 @@ Workload load_unshaped(const WorkloadRequest& request) {
 
 }  // namespace
 
-void check_shaping(const std::string& source, double load_factor, double arrival_factor,
-                   const std::optional<workload::EstimateModel>& estimates) {
+void check_shaping(const std::string& source, double load_factor, double arrival_factor) {
   if (!(load_factor > 0) || !std::isfinite(load_factor)) throw std::invalid_argument("--load-factor must be > 0");
   if (!(arrival_factor > 0) || !std::isfinite(arrival_factor)) {
     throw std::invalid_argument("--arrival-factor must be > 0");
@@ -78,16 +86,12 @@ void check_shaping(const std::string& source, double load_factor, double arrival
     throw std::invalid_argument("--arrival-factor is the Lublin model's; for --workload " + source +
                                 " scale the load with --load-factor");
   }
-  if (estimates && !is_synthetic_model(source)) {
-    throw std::invalid_argument("--estimates is for generated jobs; --workload " + source +
-                                " carries its users' own estimates");
-  }
 }
 
 Workload load_workload(const WorkloadRequest& request) {
-  check_shaping(request.source, request.load_factor, request.arrival_factor, request.estimates);
+  check_shaping(request.source, request.load_factor, request.arrival_factor);
   Workload result = load_unshaped(request);
-  if (request.estimates) {
+  if (request.estimates && is_synthetic_model(request.source)) {
     Rng rng = Rng(request.seed).fork(0x657374696d617465ULL);  // "estimate": apart from the model's own draws
     workload::apply_estimates(result.jobs, *request.estimates, rng);
   }

@@ -26,14 +26,14 @@ struct WorkloadRequest {
   double load_factor = 1.0;
   /// Lublin's arrival-gap shape multiplier (below 1: more load); lublin only.
   double arrival_factor = 1.0;
-  /// Requested times of generated jobs; traces keep their users' estimates.
+  /// Requested times of generated jobs, and of trace jobs whose log gives
+  /// none (the others keep their users' own estimates).
   std::optional<workload::EstimateModel> estimates;
 };
 
-/// Refuses shaping a workload cannot take (an estimate model for a trace, an
-/// arrival factor for a model other than Lublin's), naming the option.
-void check_shaping(const std::string& source, double load_factor, double arrival_factor,
-                   const std::optional<workload::EstimateModel>& estimates);
+/// Refuses shaping a workload cannot take (an arrival factor for a model other
+/// than Lublin's, a load factor that is not positive), naming the option.
+void check_shaping(const std::string& source, double load_factor, double arrival_factor);
 
 struct Workload {
   std::vector<Job> jobs;           ///< sorted by submit, ids 0..n-1
@@ -44,6 +44,8 @@ struct Workload {
   workload::SwfConversionReport conversion;
   std::size_t skipped_lines = 0;
   std::optional<std::int64_t> max_procs;  ///< from the trace header
+  /// What the trace does not say (workload::check_swf_log / check_swf_window).
+  std::vector<std::string> warnings;
 };
 
 bool is_synthetic_model(const std::string& source);

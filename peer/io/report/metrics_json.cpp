@@ -7,6 +7,7 @@ nlohmann::json summary_json(const MetricsSummary& s) {
           {"avg_response_s", s.avg_response_s},
           {"avg_wait_s", s.avg_wait_s},
           {"weighted_utilization", s.weighted_utilization},
+          {"weighted_utilization_arrivals", s.weighted_utilization_arrivals},
           {"fraction_transferred", s.fraction_transferred},
           {"fraction_in_origin_site", s.fraction_in_origin_site},
           {"fraction_moved_within_site", s.fraction_moved_within_site},
@@ -14,7 +15,8 @@ nlohmann::json summary_json(const MetricsSummary& s) {
           {"wan_volume_mb_per_job", s.wan_volume_mb_per_job},
           {"avg_bounded_slowdown", s.avg_bounded_slowdown},
           {"max_wait_s", s.max_wait_s},
-          {"span_s", s.span_s}};
+          {"span_s", s.span_s},
+          {"arrival_window_s", s.arrival_window_s}};
 }
 
 nlohmann::json per_server_json(const MetricsSummary& s) {

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -35,6 +36,20 @@ class Reader {
     const toml::node* node = table.get(key);
     if (node == nullptr) fail(&table, where, "missing key '" + std::string(key) + "'");
     return *node;
+  }
+
+  /// A key this schema does not know is an error, never silently ignored: a
+  /// misspelled `fil =` or a `speed =` the model has no use for would
+  /// otherwise change nothing and say nothing.
+  void only_keys(const toml::table& table, std::initializer_list<std::string_view> known,
+                 const std::string& where) const {
+    for (const auto& [key, value] : table) {
+      if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
+      std::string expected;
+      for (const std::string_view name : known) expected += (expected.empty() ? "" : ", ") + std::string(name);
+      fail(&value, where, "unknown key " + std::string("'") + std::string(key.str()) + "' (expected one of " +
+                              expected + ")");
+    }
   }
 
   std::string string(const toml::table& table, std::string_view key, const std::string& where) const {
@@ -91,6 +106,7 @@ std::string join(const std::vector<std::string>& items) {
 
 NetworkSetting read_network(const Reader& reader, const toml::table& table, const std::string& name) {
   const std::string where = "networks." + name;
+  reader.only_keys(table, {"site_mbps", "wan_mbps", "site_latency_ms", "wan_latency_ms", "wan"}, where);
   NetworkSetting network;
   network.name = name;
   network.site_mbps = reader.non_negative(table, "site_mbps", where);
@@ -99,6 +115,11 @@ NetworkSetting read_network(const Reader& reader, const toml::table& table, cons
   if (network.wan_mbps <= 0) reader.fail(table.get("wan_mbps"), where, "'wan_mbps' must be positive");
   network.site_latency = seconds_ceil(reader.non_negative(table, "site_latency_ms", where, 0.0) / 1e3);
   network.wan_latency = seconds_ceil(reader.non_negative(table, "wan_latency_ms", where, 0.0) / 1e3);
+  if (table.contains("wan")) {
+    const auto shape = network::parse_wan_shape(reader.string(table, "wan", where));
+    if (!shape) reader.fail(table.get("wan"), where, "'wan' must be per-pair, per-site or one");
+    network.wan = *shape;
+  }
   return network;
 }
 
@@ -118,6 +139,7 @@ const toml::array& array_of_tables(const Reader& reader, const toml::table& tabl
 /// are checked against `servers` by the caller, once servers are read.
 RoutedNetwork read_routed(const Reader& reader, const toml::table& table, std::optional<std::uint64_t> seed_override) {
   const std::string where = "routed";
+  reader.only_keys(table, {"route", "seed", "classes", "routers", "hosts", "links"}, where);
   RoutedNetwork routed;
   const std::string rule = reader.string_or(table, "route", "widest-shortest", where);
   const auto parsed = network::parse_route_rule(rule);
@@ -144,6 +166,7 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table, std::o
   const toml::array& routers = array_of_tables(reader, table, "routers", where);
   std::set<std::string> names;
   for (std::size_t i = 0; i < routers.size(); ++i) {
+    reader.only_keys(*routers.get(i)->as_table(), {"name"}, where + ".routers[" + std::to_string(i) + "]");
     const std::string name =
         reader.string(*routers.get(i)->as_table(), "name", where + ".routers[" + std::to_string(i) + "]");
     if (!names.insert(name).second)
@@ -154,6 +177,7 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table, std::o
     const toml::array& hosts = array_of_tables(reader, table, "hosts", where);
     for (std::size_t i = 0; i < hosts.size(); ++i) {
       const std::string at = where + ".hosts[" + std::to_string(i) + "]";
+      reader.only_keys(*hosts.get(i)->as_table(), {"name"}, at);
       const std::string name = reader.string(*hosts.get(i)->as_table(), "name", at);
       if (!names.insert(name).second) reader.fail(hosts.get(i), at, "duplicate name " + in_quotes(name));
       routed.hosts.push_back(name);
@@ -164,6 +188,7 @@ RoutedNetwork read_routed(const Reader& reader, const toml::table& table, std::o
   for (std::size_t i = 0; i < links.size(); ++i) {
     const toml::table& link = *links.get(i)->as_table();
     const std::string at = where + ".links[" + std::to_string(i) + "]";
+    reader.only_keys(link, {"between", "mbps", "class", "latency_ms"}, at);
     const toml::node& between = reader.require(link, "between", at);
     const toml::array* ends = between.as_array();
     const auto a = ends != nullptr && ends->size() == 2 ? ends->get(0)->value<std::string>() : std::nullopt;
@@ -230,6 +255,7 @@ void check_routed(const Reader& reader, const toml::table& root, const Topology&
 TraceAssignment read_trace(const Reader& reader, const toml::node& node, const std::string& where) {
   const toml::table* table = node.as_table();
   if (table == nullptr) reader.fail(&node, where, "'trace' must be a table { file, start, days }");
+  reader.only_keys(*table, {"file", "start", "days"}, where + ".trace");
   TraceAssignment trace;
   trace.file = reader.string(*table, "file", where + ".trace");
   const toml::node& start = reader.require(*table, "start", where + ".trace");
@@ -289,6 +315,8 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
     throw TopologyError(message.str());
   }
   const Reader reader(source);
+  reader.only_keys(root, {"name", "description", "default_split", "default_network", "networks", "routed", "servers"},
+                   "top level");
   Topology topology;
   topology.source = source;
   topology.name = reader.string(root, "name", "top level");
@@ -300,6 +328,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
     if (root.contains("networks")) reader.fail(routed_node, "top level", "give [networks.*] or [routed], not both");
     const toml::table* routed = routed_node->as_table();
     if (routed == nullptr) reader.fail(routed_node, "routed", "must be a table ([routed])");
+    if (selection.wan) throw TopologyError(source + ": a routed network has no site/WAN shape to choose");
     if (selection.network && *selection.network != "routed") {
       throw TopologyError(source + ": network setting " + in_quotes(*selection.network) +
                           " not found; the file has one routed network");
@@ -322,6 +351,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
                           join(topology.networks));
     }
     topology.network = read_network(reader, *network_node->as_table(), network_name);
+    if (selection.wan) topology.network.wan = *selection.wan;
     topology.network_name = network_name;
   }
 
@@ -340,6 +370,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
     TopologyServer server;
     server.spec.name = reader.string(table, "name", where);
     where += " (" + in_quotes(server.spec.name) + ")";
+    reader.only_keys(table, {"name", "nodes", "cpus_per_node", "mhz", "site", "trace"}, where);
     if (!seen_names.insert(server.spec.name).second) {
       reader.fail(&table, where, "duplicate server name " + in_quotes(server.spec.name));
     }

@@ -15,6 +15,7 @@
 #include "peer/model/server.hpp"
 #include "peer/model/time.hpp"
 #include "peer/network/routes.hpp"
+#include "peer/network/site_wan.hpp"
 #include "peer/workload/calendar.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
@@ -31,6 +32,8 @@ struct NetworkSetting {
   double wan_mbps = 0;   ///< bandwidth of each site-to-site WAN link (Mb/s)
   Duration site_latency{};
   Duration wan_latency{};
+  /// How the sites are joined (key `wan`; 002: a link per pair of sites).
+  network::WanShape wan = network::WanShape::per_pair;
 };
 
 /// A routed network ([routed]): routers, and links between routers and
@@ -102,6 +105,8 @@ struct TopologySelection {
   /// Draws a routed file's class capacities with this seed instead of the
   /// file's (an experiment re-draws the network per run seed).
   std::optional<std::uint64_t> routed_seed;
+  /// Joins the sites this way instead of as the file says (site/WAN networks only).
+  std::optional<network::WanShape> wan;
 };
 
 /// The route rule the grid's network uses (a routed file's `route`, else widest-shortest).
