@@ -98,8 +98,7 @@ MetricsSummary summarize(std::span<const JobRecord> records, std::span<const Ser
   }
   if (summary.span_s > 0) summary.weighted_utilization = weighted_work / (summary.span_s * weighted_capacity);
   if (summary.arrival_window_s > 0) {
-    summary.weighted_utilization_arrivals =
-        weighted_work_in_window / (summary.arrival_window_s * weighted_capacity);
+    summary.weighted_utilization_arrivals = weighted_work_in_window / (summary.arrival_window_s * weighted_capacity);
   }
   return summary;
 }

@@ -40,8 +40,9 @@ std::optional<DataSize> parse_data_size(std::string_view text) {
   return std::nullopt;
 }
 
-void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng) {
-  const double mean = bytes_per_cpu_second * job.cpus * to_seconds(job.run_time);
+void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng, int cpus_per_unit) {
+  const int units = cpus_per_unit > 1 ? (job.cpus + cpus_per_unit - 1) / cpus_per_unit : job.cpus;
+  const double mean = bytes_per_cpu_second * units * to_seconds(job.run_time);
   double input = 0.0;
   if (mean > 0.0) {
     // Truncation at 0 by redrawing (P(draw < 0) = 0.13% at sd = mean/3).

@@ -22,7 +22,11 @@ std::optional<DataSize> parse_data_size(std::string_view text);
 inline constexpr double kOutputToInputRatio = 5.0;
 
 /// Draws input bytes for one job and sets output = 5 x input.
-void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng);
+/// `cpus_per_unit` > 1 counts the job's work in whole nodes of that many CPUs
+/// (ceil(cpus / cpus_per_unit) x run seconds) instead of CPUs: issue 20's
+/// reading of 002's Table 2, whose mean input sizes for Blue Horizon (S3, S8)
+/// match node-seconds and not CPU-seconds (docs/reproducing-002.md).
+void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng, int cpus_per_unit = 1);
 void assign_data_sizes(std::span<Job> jobs, DataSize size, Rng& rng);
 
 }  // namespace gridpeer::workload

@@ -76,8 +76,9 @@ std::vector<std::string> check_swf_window(std::span<const SwfRecord> records, co
                          date_of(first) + "): the window's start is empty");
     }
     if (end - last > kDay) {
-      warnings.push_back(where + ": the log ends " + days_text(end - last) + " before the window does (last submission " +
-                         date_of(last) + "): the window is truncated to " + days_text(last - begin) + " of jobs");
+      warnings.push_back(where + ": the log ends " + days_text(end - last) +
+                         " before the window does (last submission " + date_of(last) +
+                         "): the window is truncated to " + days_text(last - begin) + " of jobs");
     }
   }
   if (report.converted > 0 && report.estimate_from_run_time * 10 > report.converted) {

@@ -69,8 +69,8 @@ int run_compare_command(int argc, char** argv) {
     std::cout << fmt::format(
         "{:<10} {:>14.1f} {:>12.1f} {:>8.2f} {:>8.3f} {:>8.3f} {:>10.1f}% {:>11.1f} {:>10} {:>10} {:>8.2f}\n",
         algorithm_label(specs[i].config), s.avg_response_s, s.avg_wait_s, s.avg_bounded_slowdown,
-        s.weighted_utilization, s.weighted_utilization_arrivals, 100 * s.fraction_transferred,
-        s.data_volume_mb_per_job, results[i].run.unfinished, results[i].run.messages, results[i].wall_seconds);
+        s.weighted_utilization, s.weighted_utilization_arrivals, 100 * s.fraction_transferred, s.data_volume_mb_per_job,
+        results[i].run.unfinished, results[i].run.messages, results[i].wall_seconds);
     nlohmann::json json = experiment_json(specs[i], results[i], true);
     json["command_line"] = command_line_of(argc, argv);
     all.push_back(json);

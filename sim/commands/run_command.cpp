@@ -61,9 +61,8 @@ int run_run_command(int argc, char** argv) {
       result.run.unfinished > 0 ? fmt::format("   ({} jobs unfinished: not in these means)", result.run.unfinished)
                                 : std::string(),
       s.weighted_utilization, s.weighted_utilization_arrivals, 100 * s.fraction_transferred,
-      100 * s.fraction_in_origin_site,
-      s.data_volume_mb_per_job, result.run.events, result.run.messages, result.wall_seconds,
-      result.wall_seconds > 0 ? static_cast<double>(s.jobs) / result.wall_seconds : 0.0);
+      100 * s.fraction_in_origin_site, s.data_volume_mb_per_job, result.run.events, result.run.messages,
+      result.wall_seconds, result.wall_seconds > 0 ? static_cast<double>(s.jobs) / result.wall_seconds : 0.0);
   std::cout << fmt::format("  {:<6} {:>5} {:>9} {:>9} {:>8} {:>12} {:>10}\n", "server", "site", "submitted", "executed",
                            "util", "avg resp (s)", "sent/recv");
   for (std::size_t i = 0; i < s.per_server.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -126,10 +127,10 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   const toml::table* head = root["experiment"].as_table();
   if (head == nullptr) reader.fail(&root, "missing [experiment] with its name");
   for (const auto& [key, node] : *head) {
-    static const std::set<std::string, std::less<>> known = {"name", "title", "seeds", "report", "model"};
+    static const std::set<std::string, std::less<>> known = {"name", "title", "seeds", "report", "model", "compare"};
     if (!known.contains(key.str())) {
-      reader.fail(&node,
-                  "[experiment]: unknown key '" + std::string(key.str()) + "' (name, title, seeds, report, model)");
+      reader.fail(&node, "[experiment]: unknown key '" + std::string(key.str()) +
+                             "' (name, title, seeds, report, model, compare)");
     }
   }
   experiment.name = reader.string_or(*head, "name", "");
@@ -152,6 +153,32 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
                           "' is not shan2004, jones2004, jones2006, shih2010, ang2007 or fairness (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
+  if (const toml::node* compare = head->get("compare")) {
+    const toml::table* table = compare->as_table();
+    const char* shape = "[experiment]: compare must be { axis = \"NAME\", base = \"LABEL\", metrics = [...] }";
+    if (table == nullptr) reader.fail(compare, shape);
+    ExperimentFile::Compare parsed;
+    for (const auto& [key, node] : *table) {
+      if (key == "axis" || key == "base") {
+        const auto named = node.value<std::string>();
+        if (!named) reader.fail(&node, shape);
+        (key == "axis" ? parsed.axis : parsed.base) = *named;
+      } else if (key == "metrics") {
+        const toml::array* list = node.as_array();
+        if (list == nullptr || list->empty()) reader.fail(&node, shape);
+        parsed.metrics.clear();
+        for (const toml::node& item : *list) {
+          const auto metric = item.value<std::string>();
+          if (!metric) reader.fail(&item, shape);
+          parsed.metrics.push_back(*metric);
+        }
+      } else {
+        reader.fail(&node, "[experiment]: compare: unknown key '" + std::string(key.str()) + "' (axis, base, metrics)");
+      }
+    }
+    if (parsed.axis.empty() || parsed.base.empty()) reader.fail(compare, shape);
+    experiment.compare = std::move(parsed);
+  }
   if (const toml::node* fixed = root.get("fixed")) {
     const toml::table* table = fixed->as_table();
     if (table == nullptr) reader.fail(fixed, "[fixed] must be a table of options");
@@ -190,6 +217,20 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
         }
       }
       experiment.axes.push_back(std::move(axis));
+    }
+  }
+  if (experiment.compare) {
+    const auto& compare = *experiment.compare;
+    const auto axis = std::find_if(experiment.axes.begin(), experiment.axes.end(),
+                                   [&](const Axis& a) { return a.name == compare.axis; });
+    if (axis == experiment.axes.end()) {
+      reader.fail(head->get("compare"),
+                  "[experiment]: compare names axis '" + compare.axis + "', which is not an axis");
+    }
+    if (std::none_of(axis->values.begin(), axis->values.end(),
+                     [&](const AxisValue& v) { return v.label == compare.base; })) {
+      reader.fail(head->get("compare"),
+                  "[experiment]: compare base '" + compare.base + "' is not a label of axis '" + compare.axis + "'");
     }
   }
   return experiment;

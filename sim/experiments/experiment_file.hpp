@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -38,6 +39,15 @@ struct ExperimentFile {
   std::vector<RunOption> fixed;
   std::vector<Axis> axes;
   std::vector<std::uint64_t> seeds;
+  /// `compare = { axis = "algorithm", base = "si", metrics = [...] }`: the
+  /// report adds each other value's paired gap to the base, seed by seed,
+  /// with its 95% interval (a gap inside its interval is a tie).
+  struct Compare {
+    std::string axis;
+    std::string base;  ///< a label of that axis
+    std::vector<std::string> metrics{"avg_response_s"};
+  };
+  std::optional<Compare> compare;
 };
 
 class ExperimentError : public std::runtime_error {

@@ -75,6 +75,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                         {"reservation_depth", effective_local_policy(spec.config).reservation_depth},
                         {"fair", spec.config.fair.enabled},
                         {"data_size", workload::to_string(spec.workload.data_size)},
+                        {"data_work", spec.workload.data_work == DataWork::nodes ? "nodes" : "cpus"},
                         {"workload", result.workload_description},
                         {"workload_options",
                          {{"source", spec.workload.source},

@@ -36,6 +36,10 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
                                                              cxxopts::value<std::size_t>()->default_value("1000"))(
       "limit-days", "only the first N days of each trace window (0 = all)",
       cxxopts::value<double>()->default_value("0"))(
+      "data-work",
+      "what the data size multiplies: cpus (CPU-seconds, 002's words) or nodes (node-seconds of the origin server, "
+      "what 002's Table 2 shows for Blue Horizon)",
+      cxxopts::value<std::string>()->default_value("cpus"))(
       "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
@@ -97,6 +101,9 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   const auto data_size = workload::parse_data_size(size);
   if (!data_size) throw std::invalid_argument("--data-size '" + size + "' is not none, small, medium or large");
   spec.workload.data_size = *data_size;
+  const std::string work = args["data-work"].as<std::string>();
+  if (work != "cpus" && work != "nodes") throw std::invalid_argument("--data-work '" + work + "' is not cpus or nodes");
+  spec.workload.data_work = work == "nodes" ? DataWork::nodes : DataWork::cpus;
   spec.workload.seed = args["seed"].as<std::uint64_t>();
   spec.partners = topology::parse_partner_rule(args["partners"].as<std::string>());
   if (args.count("trace-dir") != 0U) spec.workload.trace_dir = args["trace-dir"].as<std::string>();

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "sim/experiments/findings.hpp"
 
 namespace gridpeer::sim {
 
@@ -14,8 +17,12 @@ bool write_shan2004_figures(const std::filesystem::path& dir, const nlohmann::js
 /// The findings and the per-algorithm table, as markdown sections.
 std::string shan2004_report(const nlohmann::json& results, bool with_figures);
 
-/// Means over the runs matching every given field (empty = any).
+/// Means over the runs matching every given field (empty = any; seed < 0 = any).
 double mean_metric(const nlohmann::json& results, const std::string& metric, const std::string& algorithm,
-                   const std::string& network = "", const std::string& data_size = "", const std::string& sites = "");
+                   const std::string& network = "", const std::string& data_size = "", const std::string& sites = "",
+                   int seed = -1);
+
+/// Shan et al.'s §5 findings as rows to evaluate per seed (findings.hpp).
+std::vector<Finding> shan2004_findings(const nlohmann::json& results);
 
 }  // namespace gridpeer::sim

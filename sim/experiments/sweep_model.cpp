@@ -50,7 +50,8 @@ class GridRun final : public SweepRun {
 
   [[nodiscard]] nlohmann::json run(const void* workload) const override {
     GridWorkload sized = *static_cast<const GridWorkload*>(workload);
-    assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), spec_.workload.data_size, spec_.workload.seed);
+    assign_grid_data_sizes(sized.jobs, sized.jobs_per_server.size(), spec_.workload.data_size, spec_.workload.seed,
+                           grid_jobs::data_work_units(load_grid(spec_), spec_.workload.data_work));
     const ExperimentResult result = run_experiment(spec_, sized);
     return experiment_json(spec_, result, true);
   }

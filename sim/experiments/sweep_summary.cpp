@@ -7,6 +7,7 @@
 
 #include "peer/io/report/intervals.hpp"
 #include "sim/experiments/cli_support.hpp"
+#include "sim/experiments/findings.hpp"
 #include "sim/experiments/shan2004_report.hpp"
 
 namespace gridpeer::sim {
@@ -39,10 +40,15 @@ std::string with_interval(const nlohmann::json& stat) {
 }  // namespace
 
 const std::vector<std::string>& summary_metrics() {
-  static const std::vector<std::string> metrics = {"avg_response_s",         "avg_wait_s",
-                                                   "avg_bounded_slowdown",   "weighted_utilization", "weighted_utilization_arrivals",
-                                                   "fraction_transferred",   "fraction_in_origin_site",
-                                                   "data_volume_mb_per_job", "messages",
+  static const std::vector<std::string> metrics = {"avg_response_s",
+                                                   "avg_wait_s",
+                                                   "avg_bounded_slowdown",
+                                                   "weighted_utilization",
+                                                   "weighted_utilization_arrivals",
+                                                   "fraction_transferred",
+                                                   "fraction_in_origin_site",
+                                                   "data_volume_mb_per_job",
+                                                   "messages",
                                                    "unfinished_jobs"};
   return metrics;
 }
@@ -179,6 +185,13 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
         "\n{} jobs in all were unfinished (their data still crossing the network ten simulated years after the "
         "last submission); the metrics cover the jobs that ended.\n",
         unfinished);
+  }
+  if (experiment.compare) {
+    for (const std::string& metric : experiment.compare->metrics) {
+      report << fmt::format("\n### {} against {} = {}, seed by seed\n\n", metric, experiment.compare->axis,
+                            experiment.compare->base)
+             << paired_gaps_markdown(results, axes, experiment.compare->axis, experiment.compare->base, metric);
+    }
   }
   if (experiment.report == "shan2004") {
     const bool plotted = write_shan2004_figures(out / "figures", results, logger);

@@ -8,6 +8,7 @@ namespace gridpeer::sim {
 
 using grid_jobs::assign_grid_data_sizes;
 using grid_jobs::check_shaping;
+using grid_jobs::DataWork;
 using grid_jobs::GridWorkload;
 using grid_jobs::GridWorkloadRequest;
 using grid_jobs::is_synthetic_model;

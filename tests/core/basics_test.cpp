@@ -135,4 +135,20 @@ BOOST_AUTO_TEST_CASE(metrics_by_hand) {
   BOOST_TEST(m.per_server[1].jobs_executed == 1U);
 }
 
+BOOST_AUTO_TEST_CASE(utilization_over_the_arrival_window_is_not_diluted_by_the_drain) {
+  // A 10 CPUs at 100 MHz. Job 1: submit 0, runs 0-100 on 10 CPUs. Job 2:
+  // submit 50, runs 50-1000 on 5 CPUs (a long drain after the last arrival).
+  // Arrival window [0, 50]: job 1 gives 50 x 10, job 2 nothing (it starts at
+  // 50): 500 / (50 x 10) = 100%. Over the span [0, 1000]: (100 x 10 + 950 x 5)
+  // / (1000 x 10) = 57.5%.
+  const std::vector<ServerSpec> servers{{"A", 10, 1, 100, 0}};
+  std::vector<JobRecord> records(2);
+  records[0] = {1, 0, 0, 10, at_seconds(0), at_seconds(0), at_seconds(100), at_seconds(100), 0, 0};
+  records[1] = {2, 0, 0, 5, at_seconds(50), at_seconds(50), at_seconds(1000), at_seconds(1000), 0, 0};
+  const MetricsSummary m = summarize(records, servers);
+  BOOST_TEST(m.arrival_window_s == 50.0);
+  BOOST_TEST(m.weighted_utilization_arrivals == 1.0);
+  BOOST_TEST(m.weighted_utilization == 0.575, boost::test_tools::tolerance(1e-12));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

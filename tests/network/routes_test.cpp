@@ -1,5 +1,7 @@
 // Routes over graphs and the static view, with answers worked out by hand.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "peer/network/flow_network.hpp"
@@ -126,6 +128,38 @@ BOOST_AUTO_TEST_CASE(site_wan_graph_is_002s_network) {
   BOOST_TEST(table.latency(table.route(2, 1)).count() == 10'200);
   BOOST_TEST(table.bottleneck(table.route(2, 1)) == 0.5 * kMB);
   BOOST_CHECK_THROW(site_wan_graph(sites, 2, {80, 4, {}, {}}), std::invalid_argument);  // site 2 of 2
+}
+
+BOOST_AUTO_TEST_CASE(the_wan_read_three_ways) {
+  // Four sites, one host each, 80 Mb/s sites, 4 Mb/s WAN, 10 ms across.
+  const int sites[] = {0, 1, 2, 3};
+  const auto shared = [](const Route& a, const Route& b) {
+    for (const LinkId link : a) {
+      if (std::find(b.begin(), b.end(), link) != b.end()) return true;
+    }
+    return false;
+  };
+  for (const WanShape shape : {WanShape::per_pair, WanShape::per_site, WanShape::one}) {
+    BOOST_TEST_CONTEXT(to_string(shape)) {
+      const NetworkGraph graph = site_wan_graph(sites, 4, {80, 4, microseconds(100), microseconds(10'000), shape});
+      const RouteTable table(graph);
+      // Every reading: the same end-to-end latency and bottleneck between two sites.
+      BOOST_TEST(table.latency(table.route(0, 1)).count() == 10'200);
+      BOOST_TEST(table.bottleneck(table.route(0, 1)) == 0.5 * kMB);
+      // 0->1 and 2->3 share a link only when the whole WAN is one; 0->1 and
+      // 0->2 share a WAN link (0's access link) per site, and none per pair
+      // (only site 0's network, link 0).
+      BOOST_TEST(shared(table.route(0, 1), table.route(2, 3)) == (shape == WanShape::one));
+      Route wan_01, wan_02;
+      for (const LinkId link : table.route(0, 1))
+        if (link >= 4) wan_01.push_back(link);
+      for (const LinkId link : table.route(0, 2))
+        if (link >= 4) wan_02.push_back(link);
+      BOOST_TEST(shared(wan_01, wan_02) == (shape != WanShape::per_pair));
+    }
+  }
+  BOOST_TEST((parse_wan_shape("per-site") == std::optional{WanShape::per_site}));
+  BOOST_TEST(!parse_wan_shape("shared").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(max_min_reshares_only_the_part_a_change_touches) {

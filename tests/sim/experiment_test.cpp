@@ -2,6 +2,7 @@
 // end to end: reuse only of identical runs, refusal of a folder that holds
 // other results, summaries that agree with the runs they summarise.
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "peer/io/report/intervals.hpp"
 #include "sim/experiments/experiment_file.hpp"
+#include "sim/experiments/findings.hpp"
 #include "sim/experiments/run_identity.hpp"
 #include "sim/experiments/sweep_summary.hpp"
 
@@ -149,7 +151,7 @@ BOOST_AUTO_TEST_CASE(every_built_in_experiment_parses_and_plans) {
     BOOST_TEST(experiment.name == name);
     BOOST_TEST(!plan_runs(experiment).empty());
   }
-  BOOST_TEST(plan_runs(gridpeer::sim::load_experiment("shan2004")).size() == 126U);
+  BOOST_TEST(plan_runs(gridpeer::sim::load_experiment("shan2004")).size() == 126U * 5);  // five seeds
   // A label format names scalar values: phi = 600 is "phi600s".
   const auto phi_runs = plan_runs(gridpeer::sim::load_experiment("phi-sensitivity"));
   BOOST_TEST(phi_runs[phi_runs.size() / 2].labels.at("phi").starts_with("phi"));
@@ -178,6 +180,47 @@ BOOST_AUTO_TEST_CASE(mean_and_interval_match_the_hand_computed_values) {
   // Beyond the table: t(40) = 2.0211, t(120) = 1.9799 (published tables).
   BOOST_TEST(std::abs(gridpeer::report::t_quantile_975(40) - 2.0211) < 0.0002);
   BOOST_TEST(std::abs(gridpeer::report::t_quantile_975(120) - 1.9799) < 0.0002);
+}
+
+BOOST_AUTO_TEST_CASE(verdicts_read_the_interval_the_way_the_claim_asks) {
+  using gridpeer::sim::Claim;
+  using gridpeer::sim::verdict;
+  // A direction (002: S-I 5.5% below R-I): the interval must exclude 0 on that side.
+  BOOST_TEST(verdict(Claim::direction, -5.5, -3.0, 1.0) == "holds");
+  BOOST_TEST(verdict(Claim::direction, -5.5, -0.5, 1.0) == "tie");
+  BOOST_TEST(verdict(Claim::direction, -5.5, 2.0, 1.0) == "does not hold");
+  BOOST_TEST(verdict(Claim::direction, 690, 1e5, std::nan("")) == "holds");  // one seed: the value alone
+  // A negligible effect (002: sites barely matter): within a point of 0.
+  BOOST_TEST(verdict(Claim::negligible, 0.2, 1.5, 0.6) == "holds");  // reaches 0.9
+  BOOST_TEST(verdict(Claim::negligible, 0.2, 6.3, 1.0) == "does not hold");
+  BOOST_TEST(verdict(Claim::negligible, -0.2, -0.4, 0.1) == "holds");
+}
+
+BOOST_AUTO_TEST_CASE(paired_gaps_compare_each_seed_with_its_own_base) {
+  // S-I 10 and 20 s at seeds 1 and 2; R-I 11 and 22 (+10% both); Sy-I 10.5
+  // and 19 (+5%, -5%: mean 0, a tie). Seed 3 of R-I has no S-I: left out.
+  const auto results = nlohmann::json::parse(R"([
+    {"axes": {"net": "slow", "algorithm": "si"}, "seed": 1, "avg_response_s": 10},
+    {"axes": {"net": "slow", "algorithm": "si"}, "seed": 2, "avg_response_s": 20},
+    {"axes": {"net": "slow", "algorithm": "ri"}, "seed": 1, "avg_response_s": 11},
+    {"axes": {"net": "slow", "algorithm": "ri"}, "seed": 2, "avg_response_s": 22},
+    {"axes": {"net": "slow", "algorithm": "ri"}, "seed": 3, "avg_response_s": 99},
+    {"axes": {"net": "slow", "algorithm": "syi"}, "seed": 1, "avg_response_s": 10.5},
+    {"axes": {"net": "slow", "algorithm": "syi"}, "seed": 2, "avg_response_s": 19}])");
+  const std::string table =
+      gridpeer::sim::paired_gaps_markdown(results, {"net", "algorithm"}, "algorithm", "si", "avg_response_s");
+  BOOST_TEST(table.find("| slow | ri | +10.0% ± 0.0 | 2 | higher |") != std::string::npos, table);
+  // s = 7.071, t(1) = 12.706: 12.706 x 7.071 / sqrt(2) = 63.5
+  BOOST_TEST(table.find("| slow | syi | +0.0% ± 63.5 | 2 | tie |") != std::string::npos, table);
+  // The file's compare must name an axis and one of its labels.
+  const std::string head = "[experiment]\nname = \"x\"\nseeds = [1]\n";
+  const std::string axis = "[[axis]]\nname = \"algorithm\"\nvalues = [\"si\", \"ri\"]\n";
+  BOOST_TEST(parse_experiment(head + "compare = { axis = \"algorithm\", base = \"si\" }\n" + axis, "ok.toml")
+                 .compare->metrics.front() == "avg_response_s");
+  BOOST_CHECK_THROW(parse_experiment(head + "compare = { axis = \"phi\", base = \"si\" }\n" + axis, "bad.toml"),
+                    ExperimentError);
+  BOOST_CHECK_THROW(parse_experiment(head + "compare = { axis = \"algorithm\", base = \"x\" }\n" + axis, "bad.toml"),
+                    ExperimentError);
 }
 
 BOOST_AUTO_TEST_CASE(summaries_group_seeds_by_point) {

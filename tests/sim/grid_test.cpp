@@ -1,12 +1,14 @@
 // Tiny grids whose right answer is worked out by hand (see each case), and
 // invariants of whole runs.
 #include <boost/test/unit_test.hpp>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/p2p/grid_peer.hpp"
 #include "peer/io/topology/topology.hpp"
+#include "peer/model/rng.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/invariants.hpp"
 #include "sim/experiments/grid_experiment.hpp"
@@ -144,6 +146,71 @@ BOOST_AUTO_TEST_CASE(centralized_moves_at_once_without_messages) {
   BOOST_TEST(records.at(0).executed_on + records.at(1).executed_on == 1U);  // one on each
   BOOST_TEST(us(records.at(1).start) == 0);
   BOOST_TEST(result.messages == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(centralized_with_the_phi_rule_keeps_a_job_that_starts_at_home) {
+  // A at 1000 MHz, B at 2000 MHz, idle. 002's Centralized has no affinity:
+  // J0's ATT is 100 s on A and 50 s on B, so it runs on B. With S-I's rule
+  // (central-phi) its AWT at home is 0 < phi = 10 s: it stays on A.
+  std::string text = kTwoServers;
+  text.replace(text.rfind("mhz = 1000"), 10, "mhz = 2000");
+  const topology::Topology grid = topology::parse_topology(text, "fast-b.toml");
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::central);
+  options.audit = true;
+  const auto plain = by_id(run_grid(grid, {job(0, 0, 0, 4, 100)}, options));
+  BOOST_TEST(plain.at(0).executed_on == 1U);
+  BOOST_TEST(us(plain.at(0).end) == 50'000'000);
+  options.config.central_home_below_phi = true;
+  BOOST_TEST(algorithm_label(options.config) == "central-phi");
+  // J1 arrives when A is full for 100 s (AWT 100 s >= phi): placed centrally, on B.
+  const auto phi = by_id(run_grid(grid, {job(0, 0, 0, 4, 100), job(1, 0, 1, 4, 100)}, options));
+  BOOST_TEST(phi.at(0).executed_on == 0U);
+  BOOST_TEST(us(phi.at(0).end) == 100'000'000);
+  BOOST_TEST(phi.at(1).executed_on == 1U);
+  BOOST_TEST(us(phi.at(1).end) == 51'000'000);
+}
+
+BOOST_AUTO_TEST_CASE(bandwidth_and_data_scaled_together_give_the_same_schedule) {
+  // The identity behind "fast/large = slow/medium": every transfer time is
+  // bytes / rate, so multiplying both by 10 changes no decision and no job's
+  // times; only the control messages (not scaled) cross a little faster. 40
+  // jobs on two servers, most from A, with inputs and outputs of 1-30 MB.
+  std::vector<Job> jobs;
+  Rng draw(3);
+  for (JobId id = 0; id < 40; ++id) {
+    const auto input = static_cast<std::uint64_t>(draw.uniform(1e6, 3e7));
+    jobs.push_back(job(id, id % 5 == 4 ? 1 : 0, 15 * static_cast<std::int64_t>(id), 1 + static_cast<int>(id % 4),
+                       50 + static_cast<std::int64_t>(draw.uniform(0, 250)), input, 5 * input));
+  }
+  std::vector<Job> tenfold = jobs;
+  for (Job& j : tenfold) {
+    j.input_bytes *= 10;
+    j.output_bytes *= 10;
+  }
+  std::string fast = kTwoServers;
+  fast.replace(fast.find("site_mbps = 100"), 15, "site_mbps = 1000");
+  fast.replace(fast.find("wan_mbps = 8"), 12, "wan_mbps = 80");
+  for (const GridAlgorithm algorithm : {GridAlgorithm::sender, GridAlgorithm::symmetric, GridAlgorithm::central}) {
+    BOOST_TEST_CONTEXT(to_string(algorithm)) {
+      GridRunOptions options;
+      options.config = config(algorithm);
+      options.audit = true;
+      const auto slow = by_id(run_grid(two_servers(), jobs, options));
+      const auto scaled = by_id(run_grid(topology::parse_topology(fast, "fast.toml"), tenfold, options));
+      BOOST_REQUIRE(slow.size() == jobs.size());
+      BOOST_REQUIRE(scaled.size() == jobs.size());
+      std::size_t moved = 0;
+      for (const auto& [id, r] : slow) {
+        const JobRecord& s = scaled.at(id);
+        BOOST_TEST(r.executed_on == s.executed_on, "job " << id);
+        BOOST_TEST(std::llabs(us(r.start) - us(s.start)) <= 2'000, "job " << id);  // messages only
+        BOOST_TEST(std::llabs(us(r.end) - us(s.end)) <= 2'000, "job " << id);
+        if (r.transferred()) ++moved;
+      }
+      BOOST_TEST(moved > 0U);  // the identity is about jobs that move
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(centralized_over_messages_places_through_the_central_peer) {

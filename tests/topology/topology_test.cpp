@@ -177,6 +177,34 @@ site = { "3" = 1 }
   BOOST_CHECK_THROW(load_topology_file("/nonexistent/grid.toml"), TopologyError);
 }
 
+BOOST_AUTO_TEST_CASE(unknown_keys_are_errors_naming_the_key_and_the_line) {
+  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  // A key the model has no use for, on a server (line 12: kValid opens with a newline).
+  const std::string speed = error_of(kValid + "speed = 9\n");
+  BOOST_TEST(contains(speed, "broken.toml:12: servers[0] ('A'): unknown key 'speed'"), speed);
+  BOOST_TEST(contains(speed, "expected one of name, nodes, cpus_per_node, mhz, site, trace"), speed);
+  // A misspelled key inside a trace table.
+  const std::string fil = error_of(kValid + "trace = { fil = \"x.swf\", start = 2002-03-01, days = 3 }\n");
+  BOOST_TEST(contains(fil, "servers[0] ('A').trace: unknown key 'fil'"), fil);
+  // At the top level, and in a network setting.
+  const std::string top = error_of("nmae = \"t\"\n" + kValid);
+  BOOST_TEST(contains(top, "broken.toml:1: top level: unknown key 'nmae'"), top);
+  std::string network = kValid;
+  network.replace(network.find("wan_mbps = 10"), 13, "wan_mbps = 10\nwan_latncy_ms = 5");
+  const std::string latency = error_of(network);
+  BOOST_TEST(contains(latency, "networks.fast: unknown key 'wan_latncy_ms'"), latency);
+  BOOST_TEST(contains(latency, "broken.toml:6:"), latency);
+  // The WAN's shape: a known key with known values; the selection overrides it.
+  std::string shaped = kValid;
+  shaped.replace(shaped.find("wan_mbps = 10"), 13, "wan_mbps = 10\nwan = \"per-site\"");
+  BOOST_TEST((parse_topology(shaped, "ok.toml").network.wan == network::WanShape::per_site));
+  TopologySelection one;
+  one.wan = network::WanShape::one;
+  BOOST_TEST((parse_topology(shaped, "ok.toml", one).network.wan == network::WanShape::one));
+  shaped.replace(shaped.find("per-site"), 8, "shared");
+  BOOST_TEST(contains(error_of(shaped), "'wan' must be per-pair, per-site or one"));
+}
+
 BOOST_AUTO_TEST_CASE(partner_sets_follow_their_rule) {
   // Six servers, sites 0 0 0 1 1 1, site networks 800 Mb/s, WAN 40 Mb/s.
   std::string text = "name = \"six\"\n[networks.n]\nsite_mbps = 800\nwan_mbps = 40\n";

@@ -1,9 +1,13 @@
 // SWF records to jobs; calendar windows and shifting.
 #include <boost/test/unit_test.hpp>
+#include <cstdlib>
 #include <sstream>
 
 #include "peer/io/grid_jobs/grid_workload.hpp"
+#include "peer/model/rng.hpp"
 #include "peer/workload/calendar.hpp"
+#include "peer/workload/data_sizes.hpp"
+#include "peer/workload/swf_checks.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 using namespace gridpeer;
@@ -103,6 +107,85 @@ BOOST_AUTO_TEST_CASE(windows_select_by_calendar_and_shift_to_zero) {
   BOOST_TEST((jobs[2].submit == at_seconds(172799)));
   BOOST_TEST(report.outside_window == 2U);
   BOOST_CHECK_THROW(jobs_from_swf(records, SwfHeader{}, options), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(a_log_without_waits_says_so_once_and_one_with_waits_says_nothing) {
+  std::vector<SwfRecord> records{record(0, 10, 1, 1, 10), record(5, 10, 1, 1, 10)};
+  const auto silent = check_swf_log(records, "nowait.swf");
+  BOOST_REQUIRE(silent.size() == 1U);
+  BOOST_TEST(silent[0].find("nowait.swf: no job has a wait time") == 0U);
+  records[1].wait_time = 0;  // one wait recorded is enough
+  BOOST_TEST(check_swf_log(records, "nowait.swf").empty());
+}
+
+BOOST_AUTO_TEST_CASE(windows_past_or_outside_their_log_are_named) {
+  // The log: submissions from 2002-03-01 (day 0) to 2002-03-11 (day 10).
+  SwfHeader header;
+  header.unix_start_time = unix_time({2002, 3, 1});
+  const std::vector<SwfRecord> records{record(0, 10, 1, 1, 10), record(std::int64_t{5} * 86400, 10, 1, 1, 10),
+                                       record(std::int64_t{10} * 86400, 10, 1, 1, 10)};
+  const auto warnings_for = [&](CivilDate start, int days) {
+    SwfConversionOptions options;
+    options.window = TraceWindow{unix_time(start), std::int64_t{days} * 86400};
+    SwfConversionReport report;
+    jobs_from_swf(records, header, options, &report);
+    return check_swf_window(records, header, "log.swf", options.window, report);
+  };
+  BOOST_TEST(warnings_for({2002, 3, 1}, 10).empty());  // inside (the last day is within the day's slack)
+  const auto past = warnings_for({2002, 3, 6}, 30);    // runs 25 days past the last submission
+  BOOST_REQUIRE(past.size() == 1U);
+  BOOST_TEST(past[0].find("log.swf window 2002-03-06 + 30.0 days: the log ends 25.0 days before") == 0U);
+  BOOST_TEST(past[0].find("truncated to 5.0 days") != std::string::npos);
+  const auto early = warnings_for({2002, 2, 20}, 20);  // starts 9 days before the log
+  BOOST_REQUIRE(early.size() == 1U);
+  BOOST_TEST(early[0].find("the log starts 9.0 days into the window (2002-03-01)") != std::string::npos);
+  const auto outside = warnings_for({2003, 1, 1}, 92);  // no job at all
+  BOOST_REQUIRE(outside.size() == 1U);
+  BOOST_TEST(outside[0].find("lies wholly outside the log (submissions from 2002-03-01 to 2002-03-11)") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(missing_requested_times_are_named_or_drawn_from_a_model) {
+  // Two of three jobs without a requested time (field 9 = -1).
+  const std::vector<SwfRecord> records{record(0, 100, 1, 1, -1), record(1, 100, 1, 1, 500), record(2, 50, 1, 1, -1)};
+  SwfConversionReport report;
+  const auto perfect = jobs_from_swf(records, SwfHeader{}, {}, &report);
+  BOOST_TEST(report.estimate_from_run_time == 2U);
+  BOOST_TEST(perfect[0].requested_time.count() == seconds(100).count());
+  const auto warnings = check_swf_window(records, SwfHeader{}, "est.swf", std::nullopt, report);
+  BOOST_REQUIRE(warnings.size() == 1U);
+  BOOST_TEST(warnings[0].find("est.swf: 2 of 3 jobs have no requested time") == 0U);
+
+  // factor:3 makes up the two missing ones (run x 3) and leaves the user's 500 s alone.
+  SwfConversionOptions options;
+  options.missing_estimates = EstimateModel{EstimateModel::Kind::factor, 3.0};
+  const auto drawn = jobs_from_swf(records, SwfHeader{}, options, &report);
+  BOOST_TEST(report.estimates_drawn == 2U);
+  BOOST_TEST(report.estimate_from_run_time == 0U);
+  BOOST_TEST(drawn[0].requested_time.count() == seconds(300).count());
+  BOOST_TEST(drawn[1].requested_time.count() == seconds(500).count());
+  BOOST_TEST(drawn[2].requested_time.count() == seconds(150).count());
+  BOOST_TEST(check_swf_window(records, SwfHeader{}, "est.swf", std::nullopt, report).empty());
+}
+
+BOOST_AUTO_TEST_CASE(data_sizes_count_cpus_or_whole_nodes) {
+  // 002's rule: mean input = b x work; 10 CPUs for 100 s at b = 1,000 B is 1 MB
+  // counting CPUs, and 3 nodes of 4 CPUs (ceil(10 / 4)) x 100 s = 0.3 MB counting nodes.
+  // Averaged over 4,000 draws (sd = mean / 3), the mean is within 2%.
+  double cpus_sum = 0, nodes_sum = 0;
+  gridpeer::Rng rng(5);
+  for (int i = 0; i < 4000; ++i) {
+    Job job;
+    job.cpus = 10;
+    job.run_time = seconds(100);
+    assign_data_sizes(job, 1000, rng);
+    cpus_sum += static_cast<double>(job.input_bytes);
+    assign_data_sizes(job, 1000, rng, 4);
+    nodes_sum += static_cast<double>(job.input_bytes);
+    BOOST_TEST(std::llabs(static_cast<long long>(job.output_bytes) - 5 * static_cast<long long>(job.input_bytes)) <= 3);
+  }
+  BOOST_TEST(cpus_sum / 4000 == 1e6, boost::test_tools::tolerance(0.02));
+  BOOST_TEST(nodes_sum / 4000 == 3e5, boost::test_tools::tolerance(0.02));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -147,7 +147,7 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
   }
   // One time axis for the whole grid: gaps from the grid's first arrival.
   workload::scale_load(result.jobs, request.load_factor);
-  assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed);
+  assign_grid_data_sizes(result.jobs, n, request.data_size, request.seed, data_work_units(grid, request.data_work));
   return result;
 }
 
@@ -162,14 +162,26 @@ std::string jobs_key(const GridWorkloadRequest& request) {
   return key.str();
 }
 
-void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed) {
+std::vector<int> data_work_units(const topology::Topology& grid, DataWork work) {
+  std::vector<int> units;
+  if (work == DataWork::nodes) {
+    for (const auto& server : grid.servers) units.push_back(server.spec.cpus_per_node);
+  }
+  return units;
+}
+
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed,
+                            std::span<const int> cpus_per_node) {
   // One stream per server, so that servers do not perturb each other's draws.
   Rng root(seed ^ 0x6461746173697a65ULL);  // "datasize"
   std::vector<Rng> streams;
   streams.reserve(servers);
   for (std::size_t i = 0; i < servers; ++i) streams.push_back(root.fork(i));
   const double b = workload::bytes_per_cpu_second(size);
-  for (Job& job : jobs) workload::assign_data_sizes(job, b, streams.at(job.origin));
+  for (Job& job : jobs) {
+    const int unit = cpus_per_node.empty() ? 1 : cpus_per_node[job.origin];
+    workload::assign_data_sizes(job, b, streams.at(job.origin), unit);
+  }
 }
 
 }  // namespace gridpeer::grid_jobs

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,17 +19,23 @@ namespace gridpeer::grid_jobs {
 
 enum class SplitRule { queue, round_robin };
 
+/// What 002's "b bytes per unit of work" counts: CPU-seconds (its words), or
+/// node-seconds of the origin server (what its Table 2 shows for the one
+/// machine it shares with our mapping, Blue Horizon).
+enum class DataWork { cpus, nodes };
+
 struct GridWorkloadRequest {
   std::string source = "topology";  ///< topology | synthetic | lublin | feitelson96 | poisson | an SWF file
   SplitRule split = SplitRule::queue;
   std::size_t synthetic_jobs_per_server = 1000;
   workload::DataSize data_size = workload::DataSize::medium;
+  DataWork data_work = DataWork::cpus;
   std::uint64_t seed = 1;
   std::optional<std::string> trace_dir;
   /// Keep only jobs submitted in the first `limit_days` of every window (0 = all).
   double limit_days = 0;
-  double load_factor = 1.0;                          ///< inter-arrival times divided by this, across the grid
-  double arrival_factor = 1.0;                       ///< Lublin's arrival-gap shape multiplier (lublin only)
+  double load_factor = 1.0;     ///< inter-arrival times divided by this, across the grid
+  double arrival_factor = 1.0;  ///< Lublin's arrival-gap shape multiplier (lublin only)
   /// Requested times of generated jobs, and of trace jobs whose log gives none.
   std::optional<workload::EstimateModel> estimates;
 };
@@ -54,6 +61,10 @@ std::string jobs_key(const GridWorkloadRequest& request);
 
 /// (Re)draws every job's data sizes (002 §4.2): one stream per origin server,
 /// derived from `seed`, consumed in submit order.
-void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed);
+/// `cpus_per_node[origin]`, when given, counts work in the origin's nodes (DataWork::nodes).
+void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed,
+                            std::span<const int> cpus_per_node = {});
+/// Each server's CPUs per node when `work` is nodes, else empty.
+std::vector<int> data_work_units(const topology::Topology& grid, DataWork work);
 
 }  // namespace gridpeer::grid_jobs

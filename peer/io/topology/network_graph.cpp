@@ -46,7 +46,8 @@ network::NetworkGraph network_graph(const Topology& grid) {
   sites.reserve(grid.servers.size());
   for (const TopologyServer& server : grid.servers) sites.push_back(server.spec.site);
   const NetworkSetting& n = grid.network;
-  return network::site_wan_graph(sites, grid.site_count, {n.site_mbps, n.wan_mbps, n.site_latency, n.wan_latency, n.wan});
+  return network::site_wan_graph(sites, grid.site_count,
+                                 {n.site_mbps, n.wan_mbps, n.site_latency, n.wan_latency, n.wan});
 }
 
 }  // namespace gridpeer::topology

@@ -47,8 +47,8 @@ class Reader {
       if (std::find(known.begin(), known.end(), key.str()) != known.end()) continue;
       std::string expected;
       for (const std::string_view name : known) expected += (expected.empty() ? "" : ", ") + std::string(name);
-      fail(&value, where, "unknown key " + std::string("'") + std::string(key.str()) + "' (expected one of " +
-                              expected + ")");
+      fail(&value, where,
+           "unknown key " + std::string("'") + std::string(key.str()) + "' (expected one of " + expected + ")");
     }
   }
 
