@@ -36,7 +36,9 @@ int run_sweep_command(int argc, char** argv) {
                                                            cxxopts::value<std::size_t>())(
       "force", "run again even the runs whose saved identity is the same")(
       "overwrite", "accept an OUT holding other runs: delete them, and re-run those made differently")(
-      "report-only", "run nothing; assemble results and report from OUT/runs")(
+      "report-only",
+      "run nothing; assemble results and report from OUT/runs (runs of an older build are accepted when their options "
+      "and inputs are the ones planned and all come from one build, which the report names)")(
       "list", "print the built-in experiments and exit")("verbose", "more log output")("h,help", "show this help");
   options.parse_positional({"experiment"});
   const auto command_line = cli::parse_or_help(options, argc, argv);

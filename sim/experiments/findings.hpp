@@ -5,8 +5,9 @@
 // and the half-width of its 95% Student-t interval over the seeds. The
 // verdict follows the paper's kind of claim:
 //   - a direction ("S-I is 5.5% faster than R-I"): holds when the interval
-//     excludes 0 on the paper's side, tie when it contains 0, does not hold
-//     when it excludes 0 on the other side;
+//     excludes 0 on the paper's side ("weaker" under half the paper's size,
+//     "stronger" over twice it), tie when it contains 0 or the gap is under a
+//     point, does not hold when it excludes 0 on the other side;
 //   - a negligible effect ("site count barely matters", within a point):
 //     holds when the interval reaches within ±1 point of 0, else does not.
 // A tie is never read as either direction.

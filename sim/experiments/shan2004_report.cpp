@@ -133,7 +133,7 @@ std::vector<Finding> shan2004_findings(const nlohmann::json& results) {
                     gap(r("central", net), r("si", net)), "002: 'only 0.4% worse': read as within a point"});
   }
   // Utilization: the same for every algorithm (002: 53% each). Ours: the spread in points.
-  const auto spread = [&m](int seed) {
+  const auto spread = [m](int seed) {
     double low = 1e9, high = -1e9;
     for (const char* algorithm : {"local", "central", "si", "ri", "syi"}) {
       const double value = 100 * m("weighted_utilization", algorithm)(seed);

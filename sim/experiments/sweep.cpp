@@ -1,6 +1,7 @@
 #include "sim/experiments/sweep.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -60,6 +61,60 @@ std::string saved_hash(const std::filesystem::path& path) {
   return json["identity_hash"].get<std::string>();
 }
 
+/// --report-only over runs that an older build made: accepted when every run
+/// has exactly the options and inputs this experiment plans (its identity
+/// without the version) and all of them come from one build, which the
+/// report then names. A report assembled by newer code over one build's runs
+/// still has every number from one code. Returns that build's version.
+std::string check_report_only(const ExperimentFile& experiment, const SweepModel& model,
+                              const std::vector<ResolvedRun>& runs, const SweepOptions& options,
+                              spdlog::logger& logger) {
+  // An option newer than the runs is absent from their identity: it is
+  // accepted only when the plan leaves it at its default (the older build
+  // behaved as that default does).
+  cxxopts::Options probe("probe");
+  model.add_options(probe);
+  const char* probe_argv[] = {"probe"};
+  const auto parsed = probe.parse(1, probe_argv);
+  std::map<std::string, std::string> defaults;
+  for (const auto& option : parsed.defaults()) defaults[option.key()] = option.value();
+  std::set<std::string> newer;
+  std::set<std::string> versions;
+  for (const auto& run : runs) {
+    std::ifstream in(run_file(options.out, run.plan.name));
+    if (!in) continue;  // not made yet: the report will say so
+    auto saved = nlohmann::json::parse(in, nullptr, false);
+    if (saved.is_discarded() || !saved.contains("identity")) continue;
+    nlohmann::json planned = run.run->identity();
+    planned.erase("version");
+    saved["identity"].erase("version");
+    auto& saved_options = saved["identity"]["options"];
+    for (const auto& [name, value] : planned["options"].items()) {
+      if (saved_options.contains(name)) continue;
+      const auto fallback = defaults.find(name);
+      if (fallback == defaults.end() || value != fallback->second) continue;  // differs below
+      saved_options[name] = value;
+      newer.insert(name + "=" + value.get<std::string>());
+    }
+    if (saved["identity"] != planned) {
+      throw ExperimentError(
+          fmt::format("{}: run {} was made with other options or inputs than {} plans; run the "
+                      "sweep (not --report-only) into another --out",
+                      options.out.string(), run.plan.name, experiment.name));
+    }
+    versions.insert(saved.value("gridpeer_version", std::string("unknown")));
+  }
+  if (versions.size() > 1) {
+    throw ExperimentError(fmt::format("{} holds runs of {} builds ({}): a report mixes no codes; run the sweep again",
+                                      options.out.string(), versions.size(), fmt::join(versions, ", ")));
+  }
+  if (!newer.empty()) {
+    logger.info("the runs predate options this build has; the plan leaves them at their defaults: {}",
+                fmt::join(newer, ", "));
+  }
+  return versions.empty() ? gridpeer_version() : *versions.begin();
+}
+
 /// Refuses a folder that holds another experiment's runs, unless told.
 void check_folder(const ExperimentFile& experiment, const std::vector<ResolvedRun>& runs, const SweepOptions& options,
                   spdlog::logger& logger) {
@@ -100,7 +155,12 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   std::vector<ResolvedRun> runs;
   for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, *model, plan, hashes));
   std::filesystem::create_directories(options.out / "runs");
-  check_folder(experiment, runs, options, logger);
+  std::string made_by = gridpeer_version();
+  if (options.report_only) {
+    made_by = check_report_only(experiment, *model, runs, options, logger);
+  } else {
+    check_folder(experiment, runs, options, logger);
+  }
   if (!options.report_only) {
     std::vector<const ResolvedRun*> todo;
     std::size_t reused = 0;
@@ -185,7 +245,8 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   std::vector<std::string> names;
   names.reserve(runs.size());
   for (const auto& run : runs) names.push_back(run.plan.name);
-  SweepMeta meta{experiment, options.command_line, gridpeer_version(), model->metrics(), model->report_columns()};
+  if (made_by != gridpeer_version()) made_by += " (this report assembled by " + gridpeer_version() + ")";
+  SweepMeta meta{experiment, options.command_line, made_by, model->metrics(), model->report_columns()};
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());

@@ -188,8 +188,10 @@ BOOST_AUTO_TEST_CASE(verdicts_read_the_interval_the_way_the_claim_asks) {
   // A direction (002: S-I 5.5% below R-I): the interval must exclude 0 on that side.
   BOOST_TEST(verdict(Claim::direction, -5.5, -3.0, 1.0) == "holds");
   BOOST_TEST(verdict(Claim::direction, -5.5, -0.5, 1.0) == "tie");
+  BOOST_TEST(verdict(Claim::direction, -5.5, -0.5, 0.1) == "tie (under a point)");
+  BOOST_TEST(verdict(Claim::direction, -5.5, -1.6, 0.1) == "holds, weaker");
   BOOST_TEST(verdict(Claim::direction, -5.5, 2.0, 1.0) == "does not hold");
-  BOOST_TEST(verdict(Claim::direction, 690, 1e5, std::nan("")) == "holds");  // one seed: the value alone
+  BOOST_TEST(verdict(Claim::direction, 690, 1e5, std::nan("")) == "holds, stronger");  // one seed: the value alone
   // A negligible effect (002: sites barely matter): within a point of 0.
   BOOST_TEST(verdict(Claim::negligible, 0.2, 1.5, 0.6) == "holds");  // reaches 0.9
   BOOST_TEST(verdict(Claim::negligible, 0.2, 6.3, 1.0) == "does not hold");
@@ -275,6 +277,27 @@ BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_fo
   // --overwrite runs them again with the new options.
   BOOST_REQUIRE_EQUAL(gridsim("sweep " + experiment + " --out " + out.string() + " --set jobs=16 --overwrite"), 0);
   BOOST_TEST(read_text(out / "runs" / "si_seed1.json").find("\"jobs\": \"16\"") != std::string::npos);
+
+  // --report-only over runs an older build made with the same options: the
+  // report is assembled and names that build; with runs of two builds, or
+  // other options, it is refused.
+  const auto stamp = [&](const std::string& name, const std::string& version) {
+    auto run = nlohmann::json::parse(read_text(out / "runs" / name));
+    run["identity"]["version"] = version;
+    run["gridpeer_version"] = version;
+    std::ofstream(out / "runs" / name) << run.dump();
+  };
+  for (const char* name : {"si_seed1.json", "si_seed2.json", "local_seed1.json", "local_seed2.json"}) {
+    stamp(name, "0.0.9+old");
+  }
+  const std::string report_only = "sweep " + experiment + " --out " + out.string() + " --set jobs=16 --report-only";
+  BOOST_REQUIRE_EQUAL(gridsim(report_only), 0);
+  BOOST_TEST(read_text(out / "report.md").find("Made by gridpeer 0.0.9+old (this report assembled by") !=
+             std::string::npos);
+  stamp("local_seed2.json", "0.0.8+older");
+  BOOST_TEST(gridsim(report_only) == 1);
+  stamp("local_seed2.json", "0.0.9+old");
+  BOOST_TEST(gridsim("sweep " + experiment + " --out " + out.string() + " --set jobs=17 --report-only") == 1);
   fs::remove_all(dir);
 }
 
