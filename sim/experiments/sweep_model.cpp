@@ -72,9 +72,13 @@ class GridModel final : public SweepModel {
   }
   [[nodiscard]] const std::vector<std::string>& metrics() const override { return summary_metrics(); }
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> report_columns() const override {
-    return {{"avg_response_s", "avg response (s)"},       {"avg_wait_s", "avg wait (s)"},
-            {"avg_bounded_slowdown", "bounded slowdown"}, {"weighted_utilization", "utilization"},
-            {"fraction_transferred", "transferred"},      {"data_volume_mb_per_job", "data (MB/job)"}};
+    return {{"avg_response_s", "avg response (s)"},
+            {"avg_wait_s", "avg wait (s)"},
+            {"avg_bounded_slowdown", "bounded slowdown"},
+            {"weighted_utilization", "utilization"},
+            {"fraction_transferred", "transferred"},
+            {"data_volume_mb_per_job", "data (MB/job)"},
+            {"unfinished_jobs", "unfinished (not in the means)"}};
   }
 };
 
