@@ -259,7 +259,7 @@ int run_bench_command(int argc, char** argv) {
       "algorithm, the network model under 10,000 concurrent flows, and growth in peers (12, 100, 1,000) and in\n"
       "jobs per peer. Each case runs in a process of its own; reports wall seconds (loading included), simulation\n"
       "seconds, jobs/s, events/s, microseconds per job and peak RSS.");
-  options.add_options()("quick", "smaller cases (30-day windows, 100 jobs per synthetic server): about a minute")(
+  options.add_options()("quick", "smaller cases (30-day windows, 100 jobs per synthetic server): 10-30 s on 2 cores")(
       "out", "write the figures as JSON here", cxxopts::value<std::string>())(
       "cases", "only these cases (comma-separated; see --list)", cxxopts::value<std::vector<std::string>>())(
       "list", "list the cases and exit")("trace-dir", "where trace files are", cxxopts::value<std::string>())(
