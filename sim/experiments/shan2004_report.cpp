@@ -65,10 +65,14 @@ set key below horizontal
 set grid ytics
 set yrange [0:*]
 set multiplot layout 2,2 title "Grid algorithms, 12 servers (mean over data sizes and site splits)"
-set title "Average response time (s)"
+set logscale y
+set yrange [*:*]
+set title "Average response time (s, log scale)"
 plot 'fig2-algorithms.dat' using 2:xtic(1) title 'fast (800/40 Mb/s)', '' using 3 title 'slow (80/4 Mb/s)'
-set title "Average wait time (s)"
+set title "Average wait time (s, log scale)"
 plot 'fig2-algorithms.dat' using 4:xtic(1) title 'fast (800/40 Mb/s)', '' using 5 title 'slow (80/4 Mb/s)'
+unset logscale y
+set yrange [0:*]
 set title "Data moved per job (MB)"
 plot 'fig2-algorithms.dat' using 6:xtic(1) title 'fast (800/40 Mb/s)', '' using 7 title 'slow (80/4 Mb/s)'
 set title "Weighted utilization"
