@@ -27,6 +27,10 @@ const Row kTable1[] = {{"S1", 184, 16, 375, 0, 0, 0}, {"S2", 305, 4, 332, 1, 1, 
                        {"S7", 128, 2, 250, 2, 5, 6},  {"S8", 144, 8, 375, 1, 2, 7},   {"S9", 1024, 4, 600, 0, 4, 8},
                        {"S10", 64, 2, 250, 0, 1, 9},  {"S11", 512, 4, 400, 0, 3, 10}, {"S12", 128, 2, 250, 1, 4, 11}};
 
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 std::string error_of(const std::string& text, const TopologySelection& selection = {}) {
   try {
     parse_topology(text, "broken.toml", selection);
@@ -117,7 +121,6 @@ BOOST_AUTO_TEST_CASE(a_valid_minimal_file_loads) {
 }
 
 BOOST_AUTO_TEST_CASE(broken_files_name_the_place_and_the_key) {
-  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
   // Bad syntax: the line and column.
   const std::string syntax = error_of("name = \"t\"\n[networks.fast\n");
   BOOST_TEST(contains(syntax, "broken.toml:2:"), syntax);
@@ -178,7 +181,6 @@ site = { "3" = 1 }
 }
 
 BOOST_AUTO_TEST_CASE(unknown_keys_are_errors_naming_the_key_and_the_line) {
-  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
   // A key the model has no use for, on a server (line 12: kValid opens with a newline).
   const std::string speed = error_of(kValid + "speed = 9\n");
   BOOST_TEST(contains(speed, "broken.toml:12: servers[0] ('A'): unknown key 'speed'"), speed);
