@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <functional>
 #include <limits>
 
 namespace gridpeer {
@@ -86,46 +87,67 @@ void EasyForecaster::start(std::uint32_t job, TimePoint t) {
 
 void EasyForecaster::run(std::vector<EasyMoment>& moments) {
   moments.clear();
-  std::sort(arriving_.begin(), arriving_.end());  // (arrival, queue order): no ties
-  std::size_t arrived = 0;
-  for (TimePoint t = now_;;) {
-    for (; arrived < arriving_.size() && arriving_[arrived].first <= t; ++arrived) set_ready(arriving_[arrived].second);
-    while (first_ != kEnd && jobs_[first_].ready_at <= t && jobs_[first_].nodes <= free_nodes_) start(first_, t);
-    if (first_ != kEnd) {
-      const WaitingJob& blocked = jobs_[first_];
-      const TimePoint not_before = std::max(blocked.ready_at, t);
-      // The shadow: the first time from not_before with enough nodes; every
-      // job ending by then (including others ending at that very moment)
-      // frees its nodes.
-      TimePoint shadow = free_nodes_ >= blocked.nodes ? not_before : kNever;
-      int available = free_nodes_;
-      for (auto end = ends_.rbegin(); end != ends_.rend(); ++end) {
-        if (shadow != kNever && end->at > shadow) break;
-        available += end->nodes;
-        if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end->at, not_before);
-      }
-      assert(shadow != kNever);
-      int extra_left = available - blocked.nodes;
-      for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) {
-        const WaitingJob& candidate = jobs_[k];
-        const bool ends_before_shadow = t + candidate.planned <= shadow;
-        if (candidate.nodes <= free_nodes_ && (ends_before_shadow || candidate.nodes <= extra_left)) {
-          if (!ends_before_shadow) extra_left -= candidate.nodes;
-          start(k, t);
-        }
-      }
-      moments.push_back({t, free_nodes_, true, shadow, extra_left});
-    } else {
-      moments.push_back({t, free_nodes_, false, kNever, 0});
-    }
-    const TimePoint next_end = ends_.empty() ? kNever : ends_.back().at;
-    const TimePoint next_arrival = arrived < arriving_.size() ? arriving_[arrived].first : kNever;
-    const TimePoint next = std::min(next_end, next_arrival);
-    if (next == kNever) break;
-    t = next;
-    for (; !ends_.empty() && ends_.back().at == t; ends_.pop_back()) free_nodes_ += ends_.back().nodes;
+  begin();
+  while (step(moments)) {
   }
-  assert(first_ == kEnd && free_nodes_ == total_nodes_);
+}
+
+void EasyForecaster::begin() {
+  // Arrivals are taken earliest first, (arrival, queue order): no ties. A
+  // heap rather than a sort, so a forecast asked for its first moments only
+  // costs what it plays (issue 22: a sort per forecast on deep staged queues).
+  std::make_heap(arriving_.begin(), arriving_.end(), std::greater<>());
+  t_ = now_;
+  done_ = false;
+}
+
+bool EasyForecaster::step(std::vector<EasyMoment>& moments) {
+  if (done_) return false;
+  const TimePoint t = t_;
+  while (!arriving_.empty() && arriving_.front().first <= t) {
+    set_ready(arriving_.front().second);
+    std::pop_heap(arriving_.begin(), arriving_.end(), std::greater<>());
+    arriving_.pop_back();
+  }
+  while (first_ != kEnd && jobs_[first_].ready_at <= t && jobs_[first_].nodes <= free_nodes_) start(first_, t);
+  if (first_ != kEnd) {
+    const WaitingJob& blocked = jobs_[first_];
+    const TimePoint not_before = std::max(blocked.ready_at, t);
+    // The shadow: the first time from not_before with enough nodes; every
+    // job ending by then (including others ending at that very moment)
+    // frees its nodes.
+    TimePoint shadow = free_nodes_ >= blocked.nodes ? not_before : kNever;
+    int available = free_nodes_;
+    for (auto end = ends_.rbegin(); end != ends_.rend(); ++end) {
+      if (shadow != kNever && end->at > shadow) break;
+      available += end->nodes;
+      if (shadow == kNever && available >= blocked.nodes) shadow = std::max(end->at, not_before);
+    }
+    assert(shadow != kNever);
+    int extra_left = available - blocked.nodes;
+    for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) {
+      const WaitingJob& candidate = jobs_[k];
+      const bool ends_before_shadow = t + candidate.planned <= shadow;
+      if (candidate.nodes <= free_nodes_ && (ends_before_shadow || candidate.nodes <= extra_left)) {
+        if (!ends_before_shadow) extra_left -= candidate.nodes;
+        start(k, t);
+      }
+    }
+    moments.push_back({t, free_nodes_, true, shadow, extra_left});
+  } else {
+    moments.push_back({t, free_nodes_, false, kNever, 0});
+  }
+  const TimePoint next_end = ends_.empty() ? kNever : ends_.back().at;
+  const TimePoint next_arrival = arriving_.empty() ? kNever : arriving_.front().first;
+  const TimePoint next = std::min(next_end, next_arrival);
+  if (next == kNever) {
+    assert(first_ == kEnd && free_nodes_ == total_nodes_);
+    done_ = true;
+    return true;
+  }
+  t_ = next;
+  for (; !ends_.empty() && ends_.back().at == next; ends_.pop_back()) free_nodes_ += ends_.back().nodes;
+  return true;
 }
 
 }  // namespace gridpeer

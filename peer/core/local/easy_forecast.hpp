@@ -35,6 +35,10 @@ class EasyForecaster {
   /// Plays the passes forward; moments are in time order and the last one has
   /// an empty queue and an idle machine.
   void run(std::vector<EasyMoment>& moments);
+  /// The same, a moment at a time: begin() once the jobs are added, then each
+  /// step() appends the next moment, and returns false once the last is there.
+  void begin();
+  bool step(std::vector<EasyMoment>& moments);
 
  private:
   // A job still waiting for its input cannot start before its predicted
@@ -64,9 +68,11 @@ class EasyForecaster {
   std::vector<std::uint32_t> previous_;
   std::uint32_t first_ = kEnd;
   std::vector<std::uint64_t> ready_;                           // bit per job: waiting, input there
-  std::vector<std::pair<TimePoint, std::uint32_t>> arriving_;  // by predicted arrival
+  std::vector<std::pair<TimePoint, std::uint32_t>> arriving_;  // a min-heap by predicted arrival
   std::vector<PlannedEnd> ends_;                               // latest first: the earliest is at the back
   int smallest_ = 0;                                           // no waiting job needs fewer nodes
+  TimePoint t_{};                                              // the next pass
+  bool done_ = true;                                           // the last moment is out
 };
 
 }  // namespace gridpeer

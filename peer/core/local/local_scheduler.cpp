@@ -217,23 +217,19 @@ void LocalScheduler::replan(TimePoint now) {
   profile_.reset(now);
   reserve_fixed(profile_, now);
   cursor_ = planner_.start_cursor(now);
-  std::vector<Queued> still_waiting;
-  still_waiting.reserve(queue_.size());
-  const bool fcfs = planner_.config().policy == LocalPolicy::fcfs;
-  if (!fcfs) hold_reservations(now);
+  if (planner_.config().policy == LocalPolicy::fcfs) {
+    replan_fcfs(now);
+    return;
+  }
+  std::deque<Queued> still_waiting;
+  hold_reservations(now);
   for (Queued& job : queue_) {
-    if (!fcfs && job.reserved_at) {
+    if (job.reserved_at) {
       // Its turn: its old reservation is given back, and it is placed again --
       // no later than before, since every job placed so far in this pass went
       // around that reservation.
       profile_.release(*job.reserved_at, saturating_add(*job.reserved_at, job.plan.planned), job.plan.nodes);
       job.reserved_at.reset();
-    }
-    if (fcfs && !still_waiting.empty()) {
-      // Nobody overtakes under FCFS: the rest can wait for complete_plan().
-      job.reserved_at.reset();
-      still_waiting.push_back(job);
-      continue;
     }
     const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
     if (placement.kind == Placement::Kind::start_now) {
@@ -244,11 +240,31 @@ void LocalScheduler::replan(TimePoint now) {
     still_waiting.push_back(job);
   }
   queue_.swap(still_waiting);
-  planned_jobs_ = fcfs ? std::min<std::size_t>(queue_.size(), 1) : queue_.size();
+  planned_jobs_ = queue_.size();
   next_reserved_start_ = kNever;
-  if (!fcfs) {
-    for (const Queued& job : queue_) note_reserved_start(job, now);
+  for (const Queued& job : queue_) note_reserved_start(job, now);
+  invalidate_forecast();
+}
+
+void LocalScheduler::replan_fcfs(TimePoint now) {
+  // Nobody overtakes: jobs start off the front while they fit, and the first
+  // that does not is the only one placed. The rest keep their place untouched
+  // (complete_plan() places them when asked), so a finish costs the jobs it
+  // starts, not the queue (issue 22: replanning the whole queue made FCFS
+  // slower than EASY).
+  while (!queue_.empty()) {
+    Queued& job = queue_.front();
+    const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
+    if (placement.kind == Placement::Kind::start_now) {
+      start(job, now);
+      queue_.pop_front();
+      continue;
+    }
+    job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
+    break;
   }
+  planned_jobs_ = std::min<std::size_t>(queue_.size(), 1);
+  next_reserved_start_ = kNever;  // nothing starts behind a job waiting for its input
   invalidate_forecast();
 }
 
@@ -323,7 +339,10 @@ Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration
   // Forecasts survive time passing without events: only the first predicted
   // pass can lie in the past (later ones sit at planned ends, which come no
   // earlier than real finishes), and its state holds until now.
-  for (const EasyMoment& moment : easy_forecast()) {
+  // The forecast is played only as far as a query needs it.
+  start_easy_forecast();
+  for (std::size_t i = 0; i < easy_forecast_.size() || forecaster_.step(easy_forecast_); ++i) {
+    const EasyMoment& moment = easy_forecast_[i];
     const TimePoint at = std::max(moment.at, now_);
     if (at - now_ >= limit) return limit;  // moments are in time order
     const bool fits_now = job.nodes <= moment.free_nodes;
@@ -346,8 +365,8 @@ Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus
   return approximate_wait_by_simulation(cpus, planned);
 }
 
-const std::vector<EasyMoment>& LocalScheduler::easy_forecast() const {
-  if (easy_forecast_valid_) return easy_forecast_;
+void LocalScheduler::start_easy_forecast() const {
+  if (easy_forecast_valid_) return;
   // Overdue inputs are predicted to arrive now.
   forecaster_.reset(now_, server_.nodes, server_.nodes - busy_nodes_);
   for (const auto& [key, job] : running_) forecaster_.add_running(job.planned_end, job.nodes);
@@ -357,9 +376,9 @@ const std::vector<EasyMoment>& LocalScheduler::easy_forecast() const {
     const TimePoint ready_at = job.plan.ready ? TimePoint::min() : std::max(job.plan.ready_at, now_);
     forecaster_.add_waiting({ready_at, job.plan.planned, job.plan.nodes});
   }
-  forecaster_.run(easy_forecast_);
+  easy_forecast_.clear();
+  forecaster_.begin();
   easy_forecast_valid_ = true;
-  return easy_forecast_;
 }
 
 Duration LocalScheduler::approximate_wait_by_simulation(int cpus, Duration planned) const {

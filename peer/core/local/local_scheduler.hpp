@@ -5,6 +5,7 @@
 // calls advance(next_deadline()) to let time pass.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <utility>
@@ -170,6 +171,7 @@ class LocalScheduler {
   void finish_due(TimePoint t);
   void start_pinned_due(TimePoint t);
   void replan(TimePoint now);
+  void replan_fcfs(TimePoint now);
   /// Backfilling policies: puts the current plan's reservations into the new
   /// plan's profile, each to be released at its job's turn.
   void hold_reservations(TimePoint now);
@@ -188,7 +190,9 @@ class LocalScheduler {
     easy_forecast_valid_ = false;
     plan_forecast_.reset();
   }
-  const std::vector<EasyMoment>& easy_forecast() const;
+  /// Makes the forecast if the state changed since the last; its moments are
+  /// played on demand (forecaster_.step) into easy_forecast_.
+  void start_easy_forecast() const;
   const std::vector<PlanMoment>& plan_forecast() const;
   /// Both return `limit` as soon as the answer is known to be no smaller.
   [[nodiscard]] Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
@@ -203,7 +207,7 @@ class LocalScheduler {
   ServerSpec server_;
   QueuePlanner planner_;
   TimePoint now_;
-  std::vector<Queued> queue_;                                       // arrival order
+  std::deque<Queued> queue_;                                        // arrival order; FCFS starts jobs off its front
   std::vector<Pinned> pinned_;                                      // by start, then arrival
   std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
