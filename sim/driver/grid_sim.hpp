@@ -63,6 +63,10 @@ struct GridRunOptions {
   /// Keep what check_invariants needs (every arrival, every remote run):
   /// memory and time that plain runs do without. gridsim fuzz sets it.
   bool audit = false;
+  /// Hold back Volunteers that reach a peer with nothing waiting until its
+  /// next input (sim/driver/parked_volunteers.hpp): the same schedule and
+  /// messages, a tenth of R-I's events. Off only to check exactly that.
+  bool park_volunteers = true;
   /// Called now and then with (jobs ended, jobs in all).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -329,7 +329,7 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
 }
 
 void GridPeer::handle(ServerIndex from, const protocol::Volunteer& /*volunteer*/, TimePoint now) {
-  volunteers_[from] = now;
+  note_volunteer(from, now);
   // 002 §3.1.2: the first job waiting in the grid queue is offered to it
   // (the first it has not refused lately).
   for (Waiting& waiting : grid_queue_) {

@@ -57,6 +57,8 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] std::size_t undecided_jobs() const override { return grid_queue_.size() + bags_.waiting(); }
   [[nodiscard]] std::size_t open_handoffs() const override { return offers_.size() + accepted_.size(); }
   void check_invariants() const override;
+  [[nodiscard]] bool volunteer_would_act() const override { return !grid_queue_.empty(); }
+  void note_volunteer(ServerIndex from, TimePoint at) override { volunteers_[from] = at; }
 
   // ---- a peer's own ---------------------------------------------------------
   /// Takes up what a journaled peer (GridConfig::journaled) kept before it
