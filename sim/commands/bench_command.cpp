@@ -1,13 +1,17 @@
-// gridsim bench: the speed figures of issue 7, each case in a process of its
-// own so that its peak memory is its own (getrusage of the child).
+// gridsim bench: the speed figures of issues 7 and 22, each case in a process
+// of its own so that its peak memory is its own (getrusage of the child), and
+// issue 22's targets checked against them.
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -15,204 +19,41 @@
 #include <string>
 #include <vector>
 
+#include "gridpeer/builtin_bench.hpp"
+#include "gridpeer/version.hpp"
 #include "peer/io/cli/parse.hpp"
-#include "peer/io/topology/network_graph.hpp"
 #include "peer/io/traces/trace_file.hpp"
-#include "peer/model/rng.hpp"
-#include "peer/network/network_model.hpp"
+#include "sim/commands/bench_cases.hpp"
+#include "sim/commands/bench_targets.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/coalloc_study.hpp"
-#include "sim/experiments/grid_experiment.hpp"
-#include "sim/experiments/grid_options.hpp"
-#include "sim/experiments/local_replay.hpp"
-#include "sim/experiments/synthetic_grid.hpp"
-#include "sim/experiments/workloads.hpp"
 
 extern char** environ;
 
 namespace gridpeer::sim {
 namespace {
 
+using bench::CaseKind;
+using bench::CaseResult;
+using bench::CaseSpec;
 using Clock = std::chrono::steady_clock;
-
-/// What a case reports from inside its process.
-struct CaseResult {
-  std::size_t jobs = 0;
-  std::uint64_t events = 0;
-  double seconds = 0;  ///< simulation only, loading excluded
-  nlohmann::json extra = nlohmann::json::object();
-};
-
-struct CaseSpec {
-  std::string name;
-  std::string what;
-  bool needs_traces = false;
-};
-
-std::vector<CaseSpec> all_cases(bool quick) {
-  std::vector<CaseSpec> cases{
-      {"replay-fcfs", "SDSC-SP2 (54,034 jobs) on one 128-CPU server, FCFS", true},
-      {"replay-easy", "the same, EASY backfilling", true},
-      {"replay-conservative", "the same, conservative backfilling", true},
-  };
-  const std::string window = quick ? "first 30 days of each window" : "whole windows, 141,394 jobs";
-  for (const char* algorithm : {"local", "central", "si", "ri", "syi"}) {
-    cases.push_back({std::string("grid12-") + algorithm, std::string("Shan et al.'s 12 servers, ") + window, true});
-  }
-  cases.push_back({"network-10k", "10,000 concurrent flows on a 100-server grid, equal share", false});
-  const std::string per = quick ? "100" : "1,000";
-  for (const char* n : {"12", "100", "1000"}) {
-    cases.push_back({std::string("scale-") + n,
-                     std::string("synthetic:") + n + ", " + per + " Lublin jobs per server, S-I, random:8 partners",
-                     false});
-  }
-  for (const char* jobs : {"100", "300", "1000"}) {
-    cases.push_back({std::string("jobs-") + jobs,
-                     std::string("synthetic:100, ") + jobs + " jobs per server, S-I, random:8 partners", false});
-  }
-  const std::string coalloc = quick ? "4 x 100 nodes, 160,000 jobs" : "4 x 100 nodes, 1.6 million jobs";
-  cases.push_back({"coalloc-migration", "Jones et al. 2004, Migration Only, " + coalloc, false});
-  cases.push_back(
-      {"coalloc-a1", "Jones et al. 2004, A1 at BSBW 800, LSLT 120% (links over-saturate), " + coalloc, false});
-  return cases;
-}
 
 double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-CaseResult run_replay_case(LocalPolicy policy, const std::optional<std::string>& trace_dir) {
-  // Batsim's semantics: jobs with run time <= 0 dropped, estimate =
-  // max(requested, run) (the SWF conversion's defaults).
-  WorkloadRequest request;
-  request.source = "SDSC-SP2-1998-4.2-cln.swf.gz";
-  request.trace_dir = trace_dir;
-  const Workload workload = load_workload(request);
-  const ServerSpec server{"SDSC-SP2", 128, 1, 1000, 0};
-  const auto start = Clock::now();
-  const LocalReplayResult replay = replay_local(server, {policy, 0}, workload.jobs);
-  CaseResult result{replay.records.size(), replay.events, since(start), {}};
-  double wait = 0;
-  double turnaround = 0;
-  for (const JobRecord& r : replay.records) {
-    wait += to_seconds(r.wait());
-    turnaround += to_seconds(r.response());
-  }
-  const auto n = static_cast<double>(std::max<std::size_t>(1, replay.records.size()));
-  result.extra = {{"mean_wait_s", wait / n}, {"mean_turnaround_s", turnaround / n}};
-  return result;
-}
-
-CaseResult run_grid_case(const ExperimentSpec& spec) {
-  const topology::Topology grid = load_grid(spec);
-  const GridWorkload workload = load_grid_workload(grid, spec.workload);
-  const ExperimentResult run = run_experiment(spec, workload);
-  CaseResult result{run.summary.jobs, run.run.events, run.wall_seconds, {}};
-  result.extra = {{"avg_response_s", run.summary.avg_response_s},
-                  {"messages", run.run.messages},
-                  {"fraction_transferred", run.summary.fraction_transferred}};
-  return result;
-}
-
-CaseResult run_network_case() {
-  // 10,000 flows of 1-100 MB between random servers of a 100-server grid,
-  // all started at t = 0, run until the last completes.
-  const topology::Topology grid = synthetic_grid(100);
-  network::NetworkModel network(topology::network_graph(grid), network::Sharing::equal_share,
-                                topology::route_rule(grid));
-  Rng rng(1);
-  const auto start = Clock::now();
-  const TimePoint zero{};
-  constexpr std::size_t kFlows = 10'000;
-  for (std::size_t i = 0; i < kFlows; ++i) {
-    const auto from = static_cast<ServerIndex>(rng.uniform_int(0, 99));
-    auto to = static_cast<ServerIndex>(rng.uniform_int(0, 98));
-    if (to >= from) ++to;
-    network.start_transfer(from, to, rng.uniform(1e6, 1e8), zero);
-  }
-  std::uint64_t events = 0;
-  std::size_t completed = 0;
-  for (TimePoint next = network.flows().next_event(); next != kNever; next = network.flows().next_event()) {
-    network.flows().advance(next);
-    completed += network.flows().take_completed().size();
-    ++events;
-  }
-  CaseResult result{completed, events, since(start), {}};
-  result.extra = {{"flows", kFlows}};
-  return result;
-}
-
-ExperimentSpec synthetic_spec(std::size_t servers, std::size_t jobs_per_server) {
-  ExperimentSpec spec;
-  spec.topology_file = "synthetic:" + std::to_string(servers);
-  spec.workload.source = "synthetic";
-  spec.workload.synthetic_jobs_per_server = jobs_per_server;
-  spec.config.algorithm = GridAlgorithm::sender;
-  spec.partners = topology::parse_partner_rule("random:8");
-  return spec;
-}
-
-CaseResult run_coalloc_case(CoallocationMethod method, bool quick) {
-  CoallocSpec spec;  // 000's grid and workload
-  spec.jobs_per_cluster = quick ? 40'000 : 400'000;
-  spec.config.method = method;
-  spec.config.traffic.bisection_mbps = 800;
-  spec.config.lslt = 1.2;
-  const std::vector<Job> jobs = coalloc_workload(spec);
-  const auto start = Clock::now();
-  const CoallocResult result = run_coalloc(spec, jobs, false);
-  CaseResult r;
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  r.jobs = result.jobs;
-  r.events = result.events;
-  r.extra = {{"avg_turnaround_s", result.avg_turnaround_s}, {"retimings", result.retimings}};
-  return r;
-}
-
-CaseResult run_case(const std::string& name, bool quick, const std::optional<std::string>& trace_dir) {
-  if (name == "replay-fcfs") return run_replay_case(LocalPolicy::fcfs, trace_dir);
-  if (name == "replay-easy") return run_replay_case(LocalPolicy::easy, trace_dir);
-  if (name == "replay-conservative") return run_replay_case(LocalPolicy::conservative, trace_dir);
-  if (name.rfind("grid12-", 0) == 0) {
-    ExperimentSpec spec;
-    spec.topology_file = default_topology_file();
-    spec.workload.trace_dir = trace_dir;
-    spec.workload.limit_days = quick ? 30 : 0;
-    const auto algorithm = parse_grid_algorithm(name.substr(7));
-    if (!algorithm) throw std::invalid_argument("unknown case " + name);
-    spec.config.algorithm = *algorithm;
-    return run_grid_case(spec);
-  }
-  if (name == "network-10k") return run_network_case();
-  if (name == "coalloc-migration") return run_coalloc_case(CoallocationMethod::migration_only, quick);
-  if (name == "coalloc-a1") return run_coalloc_case(CoallocationMethod::a1, quick);
-  const std::size_t per = quick ? 100 : 1000;
-  if (name == "scale-12") return run_grid_case(synthetic_spec(12, per));
-  if (name == "scale-100") return run_grid_case(synthetic_spec(100, per));
-  if (name == "scale-1000") return run_grid_case(synthetic_spec(1000, per));
-  if (name == "jobs-100") return run_grid_case(synthetic_spec(100, 100));
-  if (name == "jobs-300") return run_grid_case(synthetic_spec(100, 300));
-  if (name == "jobs-1000") return run_grid_case(synthetic_spec(100, 1000));
-  throw std::invalid_argument("unknown case '" + name + "' (gridsim bench --list)");
-}
-
-struct Measured {
-  CaseResult inside;
-  double wall_seconds = 0;  ///< the whole child: loading, parsing, simulation
+struct ProcessRun {
+  std::string output;  ///< its standard output
+  double wall_seconds = 0;
   double peak_rss_mb = 0;
+  bool succeeded = false;
 };
 
-/// Runs `gridsim bench --case NAME` as a child and reads its one JSON line.
-Measured run_child(const std::string& name, bool quick, const std::optional<std::string>& trace_dir) {
-  std::vector<std::string> args{"/proc/self/exe", "bench", "--case", name};
-  if (quick) args.emplace_back("--quick");
-  if (trace_dir) {
-    args.emplace_back("--trace-dir");
-    args.push_back(*trace_dir);
-  }
+/// Runs a program (looked up on PATH) with its stdout piped back; waits for it.
+ProcessRun run_process(const std::vector<std::string>& args) {
+  std::vector<std::string> copy = args;
   std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (auto& a : args) argv.push_back(a.data());
+  argv.reserve(copy.size() + 1);
+  for (auto& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error("bench: cannot make a pipe");
@@ -222,32 +63,135 @@ Measured run_child(const std::string& name, bool quick, const std::optional<std:
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
   pid_t pid = 0;
   const auto start = Clock::now();
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_fds[1]);
+  ProcessRun run;
   if (spawned != 0) {
     close(pipe_fds[0]);
-    throw std::runtime_error("bench: cannot start the case " + name);
+    return run;
   }
-  std::string output;
   char buffer[4096];
-  for (ssize_t got; (got = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) output.append(buffer, buffer + got);
+  for (ssize_t got; (got = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) run.output.append(buffer, buffer + got);
   close(pipe_fds[0]);
   int status = 0;
   rusage usage{};
   wait4(pid, &status, 0, &usage);
-  Measured m;
-  m.wall_seconds = since(start);
-  m.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  run.wall_seconds = since(start);
+  run.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  run.succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return run;
+}
+
+struct Measured {
+  CaseResult inside;
+  double wall_seconds = 0;  ///< the whole child: loading, parsing, simulation
+  double peak_rss_mb = 0;
+};
+
+std::string yardstick_source() {
+  for (const EmbeddedFile& file : kBenchScripts) {
+    if (file.name == "replay_yardstick") return std::string(file.text);
+  }
+  throw std::logic_error("replay_yardstick.py is not built in");
+}
+
+Measured measure_in_process(const std::string& name, bool quick, const std::optional<std::string>& trace_dir) {
+  std::vector<std::string> args{"/proc/self/exe", "bench", "--case", name};
+  if (quick) args.emplace_back("--quick");
+  if (trace_dir) {
+    args.emplace_back("--trace-dir");
+    args.push_back(*trace_dir);
+  }
+  const ProcessRun run = run_process(args);
+  if (!run.succeeded) {
     throw std::runtime_error("bench: case " + name + " failed (run gridsim bench --case " + name + " to see why)");
   }
-  const auto json = nlohmann::json::parse(output);
-  m.inside.jobs = json.at("jobs").get<std::size_t>();
-  m.inside.events = json.at("events").get<std::uint64_t>();
-  m.inside.seconds = json.at("seconds").get<double>();
-  m.inside.extra = json.at("extra");
+  const auto json = nlohmann::json::parse(run.output);
+  Measured m{{json.at("jobs").get<std::size_t>(), json.at("events").get<std::uint64_t>(),
+              json.at("seconds").get<double>(), json.at("extra")},
+             run.wall_seconds,
+             run.peak_rss_mb};
   return m;
+}
+
+/// The Python event loop on the same log: whole process, interpreter included.
+Measured measure_yardstick(const std::string& policy, const std::string& log) {
+  // Debian's interpreter when there is one: a version manager's shim would add its own start-up.
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const ProcessRun run = run_process({python, "-c", yardstick_source(), log, policy});
+  if (!run.succeeded) throw std::runtime_error("bench: the Python yardstick failed (is python3 installed?)");
+  const auto json = nlohmann::json::parse(run.output);
+  Measured m;
+  m.inside.jobs = json.at("jobs").get<std::size_t>();
+  m.inside.seconds = json.at("schedule_seconds").get<double>();
+  m.inside.extra = {{"mean_wait_s", json.at("mean_wait_s")}, {"load_seconds", json.at("parse_seconds")}};
+  m.wall_seconds = run.wall_seconds;
+  m.peak_rss_mb = run.peak_rss_mb;
+  return m;
+}
+
+/// Decompressing and splitting every line: what no parser can beat by much.
+Measured measure_parse_floor(const std::string& log) {
+  const ProcessRun run = run_process({"sh", "-c", "zcat \"$0\" | awk '!/^;/ { n++; s += $2 } END { print n }'", log});
+  if (!run.succeeded) throw std::runtime_error("bench: zcat | awk failed on " + log);
+  Measured m;
+  m.inside.jobs = static_cast<std::size_t>(std::stoull(run.output));
+  m.inside.seconds = run.wall_seconds;
+  m.wall_seconds = run.wall_seconds;
+  m.peak_rss_mb = run.peak_rss_mb;
+  return m;
+}
+
+/// A whole sweep in a child, into a fresh folder; every run's own wall time
+/// comes from its saved results.
+Measured measure_sweep(const std::string& name) {
+  const auto out = std::filesystem::temp_directory_path() / fmt::format("gridsim-bench-{}-{}", name, getpid());
+  std::filesystem::remove_all(out);
+  std::vector<std::string> args{"/proc/self/exe", "sweep", "shan2004", "--seeds",   "1",
+                                "--threads",      "2",     "--out",    out.string()};
+  if (name == "sweep-002-heavy") {
+    args.emplace_back("--set");
+    args.emplace_back("load-factor=3");
+  }
+  const ProcessRun run = run_process(args);  // finds the traces as bench does (GRIDPEER_TRACE_DIR)
+  if (!run.succeeded) throw std::runtime_error("bench: " + name + " failed (run: gridsim sweep shan2004 --seeds 1)");
+  const auto results = nlohmann::json::parse(std::ifstream(out / "results.json"));
+  Measured m;
+  double slowest = 0;
+  std::string slowest_run;
+  double cpu = 0;
+  for (const auto& row : results) {
+    const double wall = row.value("wall_seconds", 0.0);
+    cpu += wall;
+    m.inside.jobs += row.value("jobs", std::size_t{0});
+    m.inside.events += row.value("events", std::uint64_t{0});
+    if (wall > slowest) {
+      slowest = wall;
+      slowest_run = row.value("run", std::string{});
+    }
+  }
+  m.inside.seconds = cpu;
+  m.inside.extra = {
+      {"runs", results.size()}, {"slowest_run_s", slowest}, {"slowest_run", slowest_run}, {"run_seconds_total", cpu}};
+  m.wall_seconds = run.wall_seconds;
+  m.peak_rss_mb = run.peak_rss_mb;
+  std::filesystem::remove_all(out);
+  return m;
+}
+
+Measured measure(const CaseSpec& c, bool quick, const std::optional<std::string>& trace_dir, const std::string& log) {
+  switch (c.kind) {
+    case CaseKind::in_process:
+      return measure_in_process(c.name, quick, trace_dir);
+    case CaseKind::yardstick:
+      return measure_yardstick(c.name.substr(c.name.find('-') + 1), log);
+    case CaseKind::parse_floor:
+      return measure_parse_floor(log);
+    case CaseKind::sweep:
+      return measure_sweep(c.name);
+  }
+  throw std::logic_error("bench: unknown case kind");
 }
 
 }  // namespace
@@ -255,14 +199,21 @@ Measured run_child(const std::string& name, bool quick, const std::optional<std:
 int run_bench_command(int argc, char** argv) {
   cxxopts::Options options(
       "gridsim bench",
-      "Speed benchmarks: the SDSC-SP2 single-cluster replay (the Batsim comparison), Shan et al.'s 12-server grid per\n"
-      "algorithm, the network model under 10,000 concurrent flows, and growth in peers (12, 100, 1,000) and in\n"
-      "jobs per peer. Each case runs in a process of its own; reports wall seconds (loading included), simulation\n"
-      "seconds, jobs/s, events/s, microseconds per job and peak RSS.");
-  options.add_options()("quick", "smaller cases (30-day windows, 100 jobs per synthetic server): 10-30 s on 2 cores")(
-      "out", "write the figures as JSON here", cxxopts::value<std::string>())(
+      "Speed benchmarks, each case in a process of its own: the SDSC-SP2 single-cluster replay beside a plain Python\n"
+      "event loop of the same policy (the yardstick; same mean wait) and beside zcat | awk (the parsing floor);\n"
+      "Shan et al.'s 12-server grid per algorithm; 10,000 concurrent flows; growth in peers (12 to 100,000, S-I)\n"
+      "and of R-I and Sy-I; growth in jobs per peer; Jones et al.'s co-allocation; and the whole 002 sweep, at\n"
+      "its load and at three times it. Reports wall seconds (loading included), simulation seconds, jobs/s,\n"
+      "events/s, microseconds per job and peak RSS, then issue 22's targets, each met or not met.\n"
+      "The whole bench takes about 15 minutes on 2 cores (the sweeps most of it); --quick about a minute.");
+  options.add_options()("quick",
+                        "leave out the slow cases (10,000 and 100,000 peers, the sweeps, the conservative "
+                        "yardstick) and use 30-day windows: about a minute")(
+      "out", "write the figures and targets as JSON here", cxxopts::value<std::string>())(
+      "markdown", "write docs/performance.md (figures, targets, commit) to this file", cxxopts::value<std::string>())(
       "cases", "only these cases (comma-separated; see --list)", cxxopts::value<std::vector<std::string>>())(
       "list", "list the cases and exit")("trace-dir", "where trace files are", cxxopts::value<std::string>())(
+      "print-yardstick", "print the Python yardstick's source and exit")(
       "case", "run one case in this process and print its JSON line (what bench itself runs)",
       cxxopts::value<std::string>())("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
@@ -271,42 +222,51 @@ int run_bench_command(int argc, char** argv) {
   const bool quick = args.count("quick") != 0U;
   const std::optional<std::string> trace_dir =
       args.count("trace-dir") != 0U ? std::optional(args["trace-dir"].as<std::string>()) : std::nullopt;
+  if (args.count("print-yardstick") != 0U) {
+    std::cout << yardstick_source();
+    return 0;
+  }
   if (args.count("case") != 0U) {
-    const CaseResult r = run_case(args["case"].as<std::string>(), quick, trace_dir);
+    const CaseResult r = bench::run_case(args["case"].as<std::string>(), quick, trace_dir);
     std::cout << nlohmann::json{{"jobs", r.jobs}, {"events", r.events}, {"seconds", r.seconds}, {"extra", r.extra}}
               << '\n';
     return 0;
   }
-  std::vector<CaseSpec> cases = all_cases(quick);
+  std::vector<CaseSpec> cases = bench::all_cases(quick);
   if (args.count("list") != 0U) {
-    for (const auto& c : cases) std::cout << fmt::format("{:<20} {}\n", c.name, c.what);
+    for (const auto& c : bench::all_cases(false, true)) {
+      const char* when = c.on_request ? " [only when named in --cases]" : c.slow ? " [not with --quick]" : "";
+      std::cout << fmt::format("{:<22} {}{}\n", c.name, c.what, when);
+    }
     return 0;
   }
   if (args.count("cases") != 0U) {
-    const auto wanted = args["cases"].as<std::vector<std::string>>();
+    const auto every = bench::all_cases(false, true);
     std::vector<CaseSpec> chosen;
-    for (const auto& name : wanted) {
-      const auto it = std::find_if(cases.begin(), cases.end(), [&](const CaseSpec& c) { return c.name == name; });
-      if (it == cases.end()) throw std::invalid_argument("unknown case '" + name + "' (gridsim bench --list)");
+    for (const auto& name : args["cases"].as<std::vector<std::string>>()) {
+      const auto it = std::find_if(every.begin(), every.end(), [&](const CaseSpec& c) { return c.name == name; });
+      if (it == every.end()) throw std::invalid_argument("unknown case '" + name + "' (gridsim bench --list)");
       chosen.push_back(*it);
     }
     cases = chosen;
   }
-  bool traces = true;
+  // Children (sweeps, cases) find the traces where bench does.
+  if (trace_dir) setenv("GRIDPEER_TRACE_DIR", trace_dir->c_str(), 1);
+  std::string log;
   try {
-    traces::resolve_trace_file("SDSC-SP2-1998-4.2-cln.swf.gz", traces::resolve_trace_dir(trace_dir));
+    log = traces::resolve_trace_file(bench::kReplayLog, traces::resolve_trace_dir(trace_dir)).string();
   } catch (const std::exception&) {
-    traces = false;
+    log.clear();
   }
   std::cout << fmt::format("{:<20} {:>9} {:>11} {:>8} {:>8} {:>10} {:>11} {:>8} {:>8}\n", "case", "jobs", "events",
                            "wall s", "sim s", "jobs/s", "events/s", "us/job", "RSS MB");
   nlohmann::json out = nlohmann::json::array();
   for (const CaseSpec& c : cases) {
-    if (c.needs_traces && !traces) {
+    if (c.needs_traces && log.empty()) {
       std::cout << fmt::format("{:<20} skipped: no traces (set --trace-dir or GRIDPEER_TRACE_DIR)\n", c.name);
       continue;
     }
-    const Measured m = run_child(c.name, quick, trace_dir);
+    const Measured m = measure(c, quick, trace_dir, log);
     const double jobs = static_cast<double>(m.inside.jobs);
     const double per_second = m.inside.seconds > 0 ? jobs / m.inside.seconds : 0.0;
     const double events_per_second =
@@ -329,8 +289,22 @@ int run_bench_command(int argc, char** argv) {
     row.update(m.inside.extra);
     out.push_back(row);
   }
+  const std::vector<bench::TargetCheck> targets = bench::check_targets(out);
+  std::cout << "\nissue 22's targets\n";
+  nlohmann::json target_rows = nlohmann::json::array();
+  for (const auto& t : targets) {
+    std::cout << fmt::format("  {:<8} {}: {}\n", t.verdict, t.target, t.measured);
+    target_rows.push_back({{"target", t.target}, {"measured", t.measured}, {"verdict", t.verdict}});
+  }
   if (args.count("out") != 0U) {
-    std::ofstream(args["out"].as<std::string>()) << nlohmann::json{{"quick", quick}, {"cases", out}}.dump(2) << '\n';
+    std::ofstream(args["out"].as<std::string>())
+        << nlohmann::json{{"quick", quick}, {"version", GRIDPEER_VERSION}, {"cases", out}, {"targets", target_rows}}
+               .dump(2)
+        << '\n';
+  }
+  if (args.count("markdown") != 0U) {
+    std::ofstream(args["markdown"].as<std::string>())
+        << bench::performance_markdown(out, targets, GRIDPEER_VERSION, quick);
   }
   return 0;
 }
