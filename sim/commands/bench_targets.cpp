@@ -151,6 +151,31 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 | routes | found on first use per pair of nodes (breadth first), then cached; dense index up to 1,024 nodes | memory: routes actually used, not N^2 |
 | equal-share network | a flow start or end re-shares only the routes crossing a link whose flow count changed | max-min re-shares globally |
 | partners | `--partners random:K` / `best:K` / `site` make each decision O(K) messages instead of O(N) | every peer asking every other is O(N^2) per period |
+| memory per peer | a scheduler, its local plan and timers, its partners' state: linear in peers and partners | routes per pair of nodes in use; no N x N table |
+
+## What stands in the way of the targets not met
+
+These are the mechanisms; the figures are in the tables above.
+
+- **The Python yardstick, whole process.** Both processes read the same gzip log. Ours pays its start-up
+  (dynamic linking, option parsing) and a full SWF parse (18 fields, checks, conversion, provenance); the
+  Python loop splits 5 fields per line. The ratio that the scheduling alone gives is printed beside the
+  whole-process one. A 20x whole-process ratio would need our whole process under a twentieth of the
+  interpreter's start-up plus its parse, below what `zcat | awk` takes to read the file.
+- **Scheduling per job.** FCFS and EASY are one general plan-based local scheduler (the one the grid peers
+  use, answering AWT queries from its plan): a finish rebuilds the profile from the running jobs, and EASY
+  replans its queue. A replay-only FCFS/EASY (heap of finishes, free-node counter) would be another
+  scheduler; the grid's answers need the plan.
+- **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
+  peers the run is memory-bound (event heap, peers' objects, flows) although the algorithmic cost per
+  event is O(log N) at worst.
+- **R-I and Sy-I.** Their protocol sends far more messages than S-I (every under-used peer volunteers to
+  every partner each period): all are still sent and counted. Parking the Volunteers that cannot act took
+  events down 7x; what remains is each period's tick and each message's delay, which decide *when* a
+  Volunteer arrives, so they cannot be skipped without changing results.
+- **The data-blind 002 runs.** On the slow WAN, data-blind S-I and Sy-I stage thousands of inputs at once;
+  control messages then queue behind them (a message gets a new flow's share), offers time out, jobs
+  return undecided, and volunteering goes on for ten simulated years. The run's events are the model's.
 )";
 
 }  // namespace
