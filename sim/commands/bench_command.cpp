@@ -205,17 +205,21 @@ int run_bench_command(int argc, char** argv) {
       "and of R-I and Sy-I; growth in jobs per peer; Jones et al.'s co-allocation; and the whole 002 sweep, at\n"
       "its load and at three times it. Reports wall seconds (loading included), simulation seconds, jobs/s,\n"
       "events/s, microseconds per job and peak RSS, then issue 22's targets, each met or not met.\n"
-      "The whole bench takes about 15 minutes on 2 cores (the sweeps most of it); --quick about a minute.");
+      "The whole bench takes about 9 minutes on 2 cores (the 002 sweep 4 of them); --quick about 35 s.");
   options.add_options()("quick",
-                        "leave out the slow cases (10,000 and 100,000 peers, the sweeps, the conservative "
-                        "yardstick) and use 30-day windows: about a minute")(
+                        "leave out the slow cases (10,000 and 100,000 peers, the sweep, the conservative "
+                        "yardstick) and use 30-day windows: about 35 s")(
       "out", "write the figures and targets as JSON here", cxxopts::value<std::string>())(
       "markdown", "write docs/performance.md (figures, targets, commit) to this file", cxxopts::value<std::string>())(
       "cases", "only these cases (comma-separated; see --list)", cxxopts::value<std::vector<std::string>>())(
       "list", "list the cases and exit")("trace-dir", "where trace files are", cxxopts::value<std::string>())(
       "print-yardstick", "print the Python yardstick's source and exit")(
-      "case", "run one case in this process and print its JSON line (what bench itself runs)",
-      cxxopts::value<std::string>())("h,help", "show this help");
+      "peers", "scripts/bench-peers' bench-peers.json: check the real-peer targets against it too",
+      cxxopts::value<std::string>())(
+      "from", "run nothing: take the cases' figures from an earlier --out file (to add --peers, or redo --markdown)",
+      cxxopts::value<std::string>())("case",
+                                     "run one case in this process and print its JSON line (what bench itself runs)",
+                                     cxxopts::value<std::string>())("h,help", "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -258,9 +262,22 @@ int run_bench_command(int argc, char** argv) {
   } catch (const std::exception&) {
     log.clear();
   }
-  std::cout << fmt::format("{:<20} {:>9} {:>11} {:>8} {:>8} {:>10} {:>11} {:>8} {:>8}\n", "case", "jobs", "events",
-                           "wall s", "sim s", "jobs/s", "events/s", "us/job", "RSS MB");
   nlohmann::json out = nlohmann::json::array();
+  std::string version = GRIDPEER_VERSION;
+  bool figures_quick = quick;
+  if (args.count("from") != 0U) {
+    const std::string path = args["from"].as<std::string>();
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("--from: cannot read " + path + " (made by gridsim bench --out)");
+    const auto earlier = nlohmann::json::parse(in);
+    out = earlier.at("cases");
+    version = earlier.value("version", std::string("unknown"));
+    figures_quick = earlier.value("quick", false);
+    cases.clear();
+  } else {
+    std::cout << fmt::format("{:<20} {:>9} {:>11} {:>8} {:>8} {:>10} {:>11} {:>8} {:>8}\n", "case", "jobs", "events",
+                             "wall s", "sim s", "jobs/s", "events/s", "us/job", "RSS MB");
+  }
   for (const CaseSpec& c : cases) {
     if (c.needs_traces && log.empty()) {
       std::cout << fmt::format("{:<20} skipped: no traces (set --trace-dir or GRIDPEER_TRACE_DIR)\n", c.name);
@@ -289,7 +306,14 @@ int run_bench_command(int argc, char** argv) {
     row.update(m.inside.extra);
     out.push_back(row);
   }
-  const std::vector<bench::TargetCheck> targets = bench::check_targets(out);
+  nlohmann::json peers;
+  if (args.count("peers") != 0U) {
+    const std::string path = args["peers"].as<std::string>();
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("--peers: cannot read " + path + " (made by scripts/bench-peers)");
+    peers = nlohmann::json::parse(in);
+  }
+  const std::vector<bench::TargetCheck> targets = bench::check_targets(out, peers);
   std::cout << "\nissue 22's targets\n";
   nlohmann::json target_rows = nlohmann::json::array();
   for (const auto& t : targets) {
@@ -298,13 +322,13 @@ int run_bench_command(int argc, char** argv) {
   }
   if (args.count("out") != 0U) {
     std::ofstream(args["out"].as<std::string>())
-        << nlohmann::json{{"quick", quick}, {"version", GRIDPEER_VERSION}, {"cases", out}, {"targets", target_rows}}
+        << nlohmann::json{{"quick", figures_quick}, {"version", version}, {"cases", out}, {"targets", target_rows}}
                .dump(2)
         << '\n';
   }
   if (args.count("markdown") != 0U) {
     std::ofstream(args["markdown"].as<std::string>())
-        << bench::performance_markdown(out, targets, GRIDPEER_VERSION, quick);
+        << bench::performance_markdown(out, targets, version, figures_quick);
   }
   return 0;
 }

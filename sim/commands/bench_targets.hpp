@@ -13,8 +13,9 @@ struct TargetCheck {
   std::string verdict;   ///< "met", "not met", or "not run" (a case it needs was not run)
 };
 
-/// `cases` is bench's JSON array of rows (one per case, keyed by "case").
-std::vector<TargetCheck> check_targets(const nlohmann::json& cases);
+/// `cases` is bench's JSON array of rows (one per case, keyed by "case");
+/// `peers`, scripts/bench-peers' bench-peers.json when given (else null).
+std::vector<TargetCheck> check_targets(const nlohmann::json& cases, const nlohmann::json& peers = nullptr);
 
 /// The whole of docs/performance.md: the targets, every case's figures, the
 /// commit and machine they came from, and what bounds each hot path.
