@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "protocol/bounds.hpp"
 #include "protocol/gridpeer.capnp.h"
 
 namespace gridpeer::protocol {
@@ -16,10 +17,9 @@ namespace {
 
 namespace w = ::gridpeer::wire;
 
-// An invalid field value: decoding stops with its path in the message.
-struct Invalid {
-  std::string detail;
-};
+// An invalid field value: decoding stops with its path in the message. The
+// bounds of single values are bounds.hpp's, shared with a peer's journal.
+using Invalid = OutOfBounds;
 
 std::int64_t us(Duration d) {
   return d.count();
@@ -27,51 +27,12 @@ std::int64_t us(Duration d) {
 std::int64_t us(TimePoint t) {
   return t.time_since_epoch().count();
 }
-void require(bool ok, const char* what) {
-  if (!ok) throw Invalid{what};
-}
 void require(bool ok, const std::string& what) {
-  if (!ok) throw Invalid{what};
-}
-
-// Every duration and time from the wire passes here, bounded (wire.hpp).
-Duration duration_of(std::int64_t v, const char* field) {
-  require(v >= 0 && v <= kMaxWireDurationUs,
-          std::string(field) + " must be between 0 and 10 years in microseconds, not " + std::to_string(v));
-  return Duration{v};
-}
-/// An ATT or AWT: int64 max for "never", or a wait of up to 10,000 years --
-/// a queue of long jobs is legitimately forecast beyond the 10 years a
-/// job's own duration may take (bench-att's backlog of a thousand week-long
-/// jobs answered 16 years, which a 10-year bound refused). It is added to a
-/// time, never scaled, so 10,000 years keeps every sum within int64.
-Duration duration_or_never_of(std::int64_t v, const char* field) {
-  if (v == kForever.count()) return kForever;
-  require(
-      v >= 0 && v <= kMaxWireTimeUs,
-      std::string(field) + " must be between 0 and 10,000 years in microseconds, or never; not " + std::to_string(v));
-  return Duration{v};
+  if (!ok) throw Invalid(what);
 }
 /// What an ATT or AWT beyond the wire's bound is sent as: never.
 std::int64_t wait_us(Duration d) {
   return d.count() > kMaxWireTimeUs ? kForever.count() : d.count();
-}
-TimePoint time_of(std::int64_t v, const char* field) {
-  require(v >= -kMaxWireTimeUs && v <= kMaxWireTimeUs,
-          std::string(field) + " is beyond 10,000 years of virtual time: " + std::to_string(v) + " us");
-  return TimePoint{Duration{v}};
-}
-int cpus_of(std::int32_t v, const char* field) {
-  require(v >= 1 && v <= kMaxWireCpus, std::string(field) + " must be between 1 and 1048576, not " + std::to_string(v));
-  return v;
-}
-int mhz_of(std::int32_t v, const char* field) {
-  require(v >= 1 && v <= kMaxWireMhz, std::string(field) + " must be between 1 and 10000, not " + std::to_string(v));
-  return v;
-}
-std::uint64_t bytes_of(std::uint64_t v, const char* field) {
-  require(v <= kMaxWireBytes, std::string(field) + " is above 1 PiB: " + std::to_string(v));
-  return v;
 }
 
 // ---- encoding -------------------------------------------------------------
@@ -327,16 +288,16 @@ struct Encoder {
 // ---- decoding -------------------------------------------------------------
 
 Job get_job(w::Job::Reader in, const char* where) {
-  const std::string at(where);
   Job job;
   job.id = in.getId();
   job.origin = in.getOrigin();
-  job.cpus = cpus_of(in.getCpus(), (at + ".cpus").c_str());
-  job.submit = time_of(in.getSubmitUs(), (at + ".submitUs").c_str());
-  job.requested_time = duration_of(in.getRequestedUs(), (at + ".requestedUs").c_str());
-  job.run_time = duration_of(in.getRunUs(), (at + ".runUs").c_str());
-  job.input_bytes = bytes_of(in.getInputBytes(), (at + ".inputBytes").c_str());
-  job.output_bytes = bytes_of(in.getOutputBytes(), (at + ".outputBytes").c_str());
+  job.cpus = in.getCpus();
+  job.submit = TimePoint{Duration{in.getSubmitUs()}};
+  job.requested_time = Duration{in.getRequestedUs()};
+  job.run_time = Duration{in.getRunUs()};
+  job.input_bytes = in.getInputBytes();
+  job.output_bytes = in.getOutputBytes();
+  check_job(job, where);
   return job;
 }
 
@@ -358,7 +319,7 @@ bool get_output(w::TransferBegin::Kind kind) {
     case w::TransferBegin::Kind::OUTPUT:
       return true;
   }
-  throw Invalid{"transfer kind is neither input nor output"};
+  throw Invalid("a reject reason without a wire code");
 }
 
 Error::Code plain_code(w::Error::Code code) {
@@ -387,14 +348,15 @@ ResultRecord get_record(w::JobRecord::Reader in) {
   r.id = in.getId();
   r.origin = in.getOrigin();
   r.executed_on = in.getExecutedOn();
-  r.cpus = cpus_of(in.getCpus(), "results.records[].cpus");
-  r.submit = time_of(in.getSubmitUs(), "results.records[].submitUs");
-  r.start = time_of(in.getStartUs(), "results.records[].startUs");
-  r.finish = time_of(in.getFinishUs(), "results.records[].finishUs");
-  r.end = time_of(in.getEndUs(), "results.records[].endUs");
-  r.input_bytes = bytes_of(in.getInputBytes(), "results.records[].inputBytes");
-  r.output_bytes = bytes_of(in.getOutputBytes(), "results.records[].outputBytes");
+  r.cpus = in.getCpus();
+  r.submit = TimePoint{Duration{in.getSubmitUs()}};
+  r.start = TimePoint{Duration{in.getStartUs()}};
+  r.finish = TimePoint{Duration{in.getFinishUs()}};
+  r.end = TimePoint{Duration{in.getEndUs()}};
+  r.input_bytes = in.getInputBytes();
+  r.output_bytes = in.getOutputBytes();
   r.recoveries = in.getRecoveries();
+  check_record(r, "results.records[]");
   switch (in.getOutcome()) {
     case w::JobRecord::Outcome::COMPLETED:
       result.outcome = ResultRecord::Outcome::completed;
@@ -406,7 +368,7 @@ ResultRecord get_record(w::JobRecord::Reader in) {
       result.outcome = ResultRecord::Outcome::rejected;
       break;
     default:
-      throw Invalid{"results.records[].outcome is unknown"};
+      throw Invalid("results.records[].outcome is unknown");
   }
   result.reason = in.getReason();
   return result;
@@ -426,7 +388,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
           m.role = Hello::Role::client;
           break;
         default:
-          throw Invalid{"hello.role is unknown"};
+          throw Invalid("hello.role is unknown");
       }
       m.peer = in.getPeerId();
       m.name = in.getName();
@@ -465,9 +427,9 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       const auto in = env.getAttReply();
       AttReply m{in.getQuery(),
                  in.getJob(),
-                 duration_or_never_of(in.getAttUs(), "attReply.attUs"),
-                 duration_or_never_of(in.getAwtUs(), "attReply.awtUs"),
-                 in.getRu(),
+                 wait_of(in.getAttUs(), "attReply.attUs"),
+                 wait_of(in.getAwtUs(), "attReply.awtUs"),
+                 utilization_of(in.getRu(), "attReply.ru"),
                  in.getFreeCpus(),
                  in.getTotalCpus(),
                  in.getMhz(),
@@ -478,7 +440,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return m;
     }
     case w::Envelope::VOLUNTEER:
-      return Volunteer{env.getVolunteer().getRu()};
+      return Volunteer{utilization_of(env.getVolunteer().getRu(), "volunteer.ru")};
     case w::Envelope::JOB_OFFER: {
       const auto in = env.getJobOffer();
       return JobOffer{get_job(in.getJob(), "jobOffer.job"), mhz_of(in.getOriginMhz(), "jobOffer.originMhz"),
@@ -553,7 +515,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.local_queue = in.getLocalQueue();
       m.running = in.getRunning();
       m.awaiting_input = in.getAwaitingInput();
-      m.ru = in.getRu();
+      m.ru = utilization_of(in.getRu(), "status.ru");
       require(in.getConnectedPeers().size() <= kMaxPeers, "status.connectedPeers lists more than 100000 peers");
       for (const auto peer : in.getConnectedPeers()) m.connected.push_back(peer);
       m.completed = in.getCompleted();
@@ -585,7 +547,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     case w::Envelope::UNDRAIN:
       return Undrain{};
   }
-  throw Invalid{};  // reached only for a union arm this version does not know
+  throw Invalid("unknown message");  // reached only for a union arm this version does not know
 }
 
 }  // namespace
@@ -647,7 +609,7 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
     }
     return decode_envelope(envelope);
   } catch (const Invalid& invalid) {
-    return DecodeError{Error::Code::malformed, invalid.detail};
+    return DecodeError{Error::Code::malformed, invalid.what()};
   } catch (const kj::Exception& exception) {
     return DecodeError{Error::Code::malformed,
                        std::string("not a valid Envelope: ") + exception.getDescription().cStr()};

@@ -293,6 +293,30 @@ BOOST_AUTO_TEST_CASE(values_that_would_abort_or_freeze_a_peer_are_refused_by_nam
   BOOST_TEST(std::holds_alternative<WireMessage>(decode(encode(JobOffer{longest, kMaxWireMhz, 1}))));
 }
 
+BOOST_AUTO_TEST_CASE(a_utilization_is_a_finite_fraction) {
+  // NaN and -inf were taken in attReply.ru and volunteer.ru: a rule that
+  // sorts or compares by RU then orders by garbage.
+  const auto refused = [](const WireMessage& message, const std::string& field) {
+    const auto decoded = decode(encode(message));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find(field) != std::string::npos,
+               std::get<DecodeError>(decoded).detail << " names " << field);
+  };
+  for (const double bad : {std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::infinity(), -0.25, 1.5}) {
+    refused(AttReply{1, 2, seconds(10), seconds(5), bad, 0, 4, 375, 0}, "attReply.ru");
+    refused(Volunteer{bad}, "volunteer.ru");
+    PeerStatus status;
+    status.ru = bad;
+    refused(status, "status.ru");
+  }
+  for (const double good : {0.0, 0.5, 1.0}) {
+    const auto back = decode(encode(Volunteer{good}));
+    BOOST_REQUIRE(std::holds_alternative<WireMessage>(back));
+    BOOST_TEST(std::get<Volunteer>(std::get<WireMessage>(back)).ru == good);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
   // gridsim charges each message encode(to_wire(m)).size() bytes, measured
   // once per size class: that is exact only if values never change the size.
