@@ -27,8 +27,9 @@ set(GRIDPEER_LAYER_RULES
   "peer/core/meta|^(${_core_base}|peer/core/meta/)"
   "peer/core|^(${_core_base})"
   "peer/io|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/messages\\.hpp)"
+  "peer/journal|^(peer/model/|peer/core/durable\\.hpp|protocol/|peer/journal/)"
   "peer/net|^(peer/model/|peer/io/|protocol/|peer/net/)"
-  "peer/daemon|^(peer/model/|peer/network/|peer/core/|peer/io/|protocol/|peer/net/|peer/daemon/)"
+  "peer/daemon|^(peer/model/|peer/network/|peer/core/|peer/io/|protocol/|peer/net/|peer/journal/|peer/daemon/)"
   "peer/client|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|peer/net/|peer/client/)"
   "sim|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|sim/)")
 

@@ -143,6 +143,15 @@ constexpr std::int64_t kMaxWireTimeUs = 10'000LL * 365 * 24 * 3600 * 1'000'000; 
 constexpr std::int32_t kMaxWireCpus = 1 << 20;
 constexpr std::int32_t kMaxWireMhz = 10'000;
 constexpr std::uint64_t kMaxWireBytes = 1ULL << 50;  // 1 PiB of modelled data per job
+/// A year of virtual time, in microseconds.
+constexpr std::int64_t kYearUs = 365LL * 24 * 3600 * 1'000'000;
+/// Where a grid's virtual time ends: 1,000 years short of the wire's bound,
+/// since what a peer sends is its now plus at most a job's scaled run time or
+/// a queue's forecast. Past it a peer takes no new work (peer/net/epoch_bounds.hpp).
+constexpr std::int64_t kVirtualTimeEndUs = kMaxWireTimeUs - 1'000 * kYearUs;
+/// A peer starts, or takes a partner's epoch, only with at least this much
+/// virtual time left before the end (docs/security.md, "Virtual time").
+constexpr std::int64_t kVirtualTimeHorizonUs = 100 * kYearUs;
 /// A peer's epoch (the real time of virtual time 0): between 2000 and 2100.
 constexpr std::int64_t kMinWireEpochUs = 946'684'800'000'000;
 constexpr std::int64_t kMaxWireEpochUs = 4'102'444'800'000'000;

@@ -82,6 +82,14 @@ void PeerClient::start_tls(net::asio::io_context& io, const Settings& settings) 
     throw std::runtime_error("no TLS handshake with " + where_ + " within " + std::to_string(kConnectTimeout.count()) +
                              " s: is the peer stopped?");
   }
+  if (ec == net::asio::error::eof || ec == net::ssl::error::stream_truncated ||
+      ec == net::asio::error::connection_reset) {
+    // Closed before any TLS reply: what a peer does with a connection over
+    // its caps (counted before the handshake); a CA mismatch is an alert.
+    throw std::runtime_error(where_ + " closed the connection before the TLS handshake (" + ec.message() +
+                             "): the peer is at its connection cap (--max-connections, or "
+                             "--max-connections-per-address from this address); try again once connections close");
+  }
   if (ec) {
     throw std::runtime_error("TLS with " + where_ + ": " + ec.message() +
                              " (is it a peer of this grid's CA, run with --tls-dir?)");
@@ -106,6 +114,15 @@ void PeerClient::send(const protocol::WireMessage& message) {
   if (ec) throw std::runtime_error("sending to " + where_ + ": " + ec.message());
 }
 
+void PeerClient::throw_read_error(const boost::system::error_code& ec) const {
+  if (ec == net::asio::error::eof || ec == net::ssl::error::stream_truncated ||
+      ec == net::asio::error::connection_reset) {
+    throw std::runtime_error(where_ + " closed the connection without answering (" + ec.message() +
+                             "): the peer stopped, or refused the request; its log says which");
+  }
+  throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+}
+
 void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
   if (tls_) {
     read_tls(data, bytes);
@@ -124,7 +141,7 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
     }
     boost::system::error_code ec;
     const std::size_t got = socket_.read_some(net::asio::buffer(data, bytes), ec);
-    if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+    if (ec) throw_read_error(ec);
     data += got;
     bytes -= got;
   }
@@ -146,7 +163,7 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
     throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                              " s: is the peer stopped or overloaded?");
   }
-  if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+  if (ec) throw_read_error(ec);
 }
 
 protocol::WireMessage PeerClient::receive() {

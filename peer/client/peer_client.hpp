@@ -55,6 +55,8 @@ class PeerClient {
   void read_exactly(std::uint8_t* data, std::size_t bytes);
   /// The same over TLS, asynchronously under the same time-out.
   void read_tls(std::uint8_t* data, std::size_t bytes);
+  /// A failed read as the user reads it: a peer that closed is told apart.
+  [[noreturn]] void throw_read_error(const boost::system::error_code& ec) const;
   /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
   void start_tls(net::asio::io_context& io, const Settings& settings);
 

@@ -51,15 +51,26 @@ int run(int argc, char** argv) {
       "virtual seconds a disconnected partner may stay away before the jobs committed to it end as lost (back "
       "sooner after a restart, they run again)",
       cxxopts::value<double>()->default_value("30"))(
-      "epoch-unix-us", "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest)",
+      "epoch-unix-us",
+      "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest within --max-epoch-skew). "
+      "Refused if, at the time scale, virtual time is already within 100 years of the end of the grid's time "
+      "(9,000 years)",
       cxxopts::value<std::int64_t>())(
+      "max-epoch-skew",
+      "real seconds a partner's epoch may differ from this peer's; a partner further off is refused (a peer joining "
+      "a grid that has run longer is given the grid's --epoch-unix-us, which every peer logs at start-up)",
+      cxxopts::value<double>()->default_value("86400"))(
       "state-dir",
       "directory for this peer's journal (SQLite, synced at every commit): its incarnation, so that job ids never "
       "repeat across restarts; one directory per peer (without it ids repeat across restarts with probability "
       "1/65536)",
-      cxxopts::value<std::string>())("shutdown-grace",
-                                     "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
-                                     cxxopts::value<double>()->default_value("30"))(
+      cxxopts::value<std::string>())(
+      "init-state",
+      "with --state-dir: this peer is new to the grid. A file in the directory that is not a journal (empty, say) is "
+      "moved aside and a new journal made; an existing journal is never replaced. Without it a missing journal is "
+      "made new, and anything else that is not a journal is refused")(
+      "shutdown-grace", "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
+      cxxopts::value<double>()->default_value("30"))(
       "bag-grouping",
       "off, ba or blind: group each bag submitted here (gridctl submit --bag) over the partners by Ang et al.'s "
       "rule, widest path first (ba) or in their own order (blind); every peer of a grid must agree",
@@ -182,6 +193,13 @@ int run(int argc, char** argv) {
   }
   config.peer_silence = real_ms("peer-silence");
   if (args.count("state-dir") != 0U) config.state_dir = args["state-dir"].as<std::string>();
+  config.init_state = args.count("init-state") != 0U;
+  if (config.init_state && config.state_dir.empty()) throw std::invalid_argument("--init-state needs --state-dir");
+  const double skew = args["max-epoch-skew"].as<double>();
+  if (!(skew >= 0 && skew <= 100.0 * 365 * 86'400)) {
+    throw std::invalid_argument("--max-epoch-skew must be between 0 and 100 years in seconds");
+  }
+  config.max_epoch_skew = std::chrono::microseconds(static_cast<std::int64_t>(skew * 1e6));
   config.client_idle = real_ms("client-idle");
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
@@ -207,7 +225,16 @@ int run(int argc, char** argv) {
 
   net::asio::io_context io;
   daemon::PeerDaemon peer(io, std::move(config), log);
-  peer.start();
+  try {
+    peer.start();
+  } catch (const daemon::JournalError& error) {
+    // A damaged journal needs an operator; a full disk may clear.
+    log->critical("{}", error.what());
+    return error.damaged() ? daemon::kExitRefused : daemon::kExitStorage;
+  } catch (const std::exception& error) {
+    log->critical("{}", error.what());
+    return daemon::kExitRefused;
+  }
   net::asio::signal_set signals(io, SIGINT, SIGTERM);
   int received = 0;
   std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
@@ -222,8 +249,16 @@ int run(int argc, char** argv) {
     signals.async_wait(on_signal);
   };
   signals.async_wait(on_signal);
-  io.run();
-  return 0;
+  try {
+    io.run();
+  } catch (const std::exception& error) {
+    // Nothing may fail silently: what a handler did not catch ends the
+    // process, and a supervisor restarts it from its journal.
+    log->critical("unexpected error: {}; exiting with status {}", error.what(), daemon::kExitInternal);
+    log->flush();
+    return daemon::kExitInternal;
+  }
+  return peer.exit_code();
 }
 
 }  // namespace
@@ -233,6 +268,6 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::exception& error) {
     std::cerr << "gridpeer: " << error.what() << '\n';
-    return 2;
+    return gridpeer::daemon::kExitRefused;
   }
 }

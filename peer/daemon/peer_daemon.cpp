@@ -1,5 +1,7 @@
 #include "peer/daemon/peer_daemon.hpp"
 
+#include <malloc.h>
+
 #include <random>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/model/overloaded.hpp"
+#include "peer/net/epoch_bounds.hpp"
 
 namespace gridpeer::daemon {
 
@@ -23,34 +26,107 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
       admission_(config_.max_connections, config_.max_connections_per_address) {
   network_ = std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                           topology::route_rule(config_.grid));
-  std::vector<ServerIndex> partners;
-  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
-    if (i != config_.self) partners.push_back(i);
-  }
   // New at every start (never 0): partners tell a restart from a connection
   // that only dropped (and, from our hello, whether we kept a journal).
   std::random_device entropy;
   while (boot_id_ == 0) boot_id_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-  if (!config_.state_dir.empty()) {
-    // Counted up and synced before the first job is numbered: ids never
-    // repeat across restarts (issue 19).
-    journal_ = Journal::open(config_.state_dir, name_of(config_.self), config_.grid.name);
-    incarnation_ = journal_->begin_incarnation();
-    if (const std::int64_t kept = journal_->epoch(); kept != 0) clock_.adopt_epoch(kept);
-    journal_->save_epoch(clock_.epoch_unix_us());
-    config_.grid_config.journaled = true;  // the core says what must be kept before each promise
-  } else {
+  peers_.resize(config_.grid.servers.size());
+}
+
+auto PeerDaemon::stop_on_exception(const char* where) {
+  return [this, where](const std::exception_ptr& error) {
+    if (!error) return;
+    try {
+      std::rethrow_exception(error);
+    } catch (const JournalError& e) {
+      fail_stop(kExitStorage, std::string("the journal failed (") + where + "): " + e.what());
+    } catch (const std::exception& e) {
+      fail_stop(kExitInternal, std::string("unexpected error in ") + where + ": " + e.what());
+    }
+  };
+}
+
+void PeerDaemon::fail_stop(int code, const std::string& why) {
+  log_->critical("[t={:.3f}s] {}; exiting with status {} so that a supervisor restarts this peer{}",
+                 to_seconds(clock_.now().time_since_epoch()), why, code,
+                 journal_ ? " from what its journal committed" : "");
+  log_->flush();
+  std::_Exit(code);  // nothing more may be sent: what the failed write guarded was never acknowledged
+}
+
+void PeerDaemon::open_journal() {
+  journal_ = Journal::open(config_.state_dir, name_of(config_.self), config_.grid.name,
+                           JournalOwner{config_.self, config_.grid.servers.size()}, config_.init_state);
+  // The kept epoch is checked before anything is counted: a grid whose time
+  // ran out does not spend an incarnation on every refused start.
+  const std::int64_t kept = journal_->epoch();
+  if (kept != 0) {
+    clock_.adopt_epoch(kept);
+    check_epoch(true);
+  }
+  // Counted up and synced before the first job is numbered: ids never repeat across restarts.
+  incarnation_ = journal_->begin_incarnation();
+  journal_->save_epoch(clock_.epoch_unix_us());
+  config_.grid_config.journaled = true;  // the core says what must be kept before each promise
+}
+
+void PeerDaemon::check_epoch(bool kept) const {
+  const auto why = net::epoch_refusal(clock_.epoch_unix_us(), config_.time_scale, net::ScaledClock::unix_now_us());
+  if (!why) return;
+  if (!kept) throw std::invalid_argument(*why);
+  throw std::invalid_argument("the epoch kept in " + journal_->file().string() + ": " + *why +
+                              ". This grid's virtual time has run out: collect its results, then start a new grid "
+                              "with new state directories (docs/security.md, \"Virtual time\")");
+}
+
+void PeerDaemon::start() {
+  check_epoch(false);  // before anything is made or bound
+  if (!config_.state_dir.empty()) state_lock_ = StateDirLock::take(config_.state_dir);
+  const net::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
+  // Host names are resolved once, at start-up: failing here names the address.
+  net::tcp::resolver resolver(io_);
+  const net::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(net::tcp::acceptor::reuse_address(true));
+  boost::system::error_code bound;
+  acceptor_.bind(endpoint, bound);
+  if (bound) {
+    throw std::runtime_error("cannot listen on " + me.host + ":" + std::to_string(me.port) + ": " + bound.message() +
+                             (bound == asio::error::address_in_use ? " (is another gridpeer running there?)" : ""));
+  }
+  acceptor_.listen();
+  if (config_.state_dir.empty()) {
     incarnation_ = boot_id_ >> 48;  // drawn: ids repeat across restarts with probability 1/65,536
+  } else {
+    open_journal();
+  }
+  std::vector<ServerIndex> partners;
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (i != config_.self) partners.push_back(i);
   }
   core_ = std::make_unique<GridPeer>(config_.self, config_.grid.servers.at(config_.self).spec, config_.grid_config,
                                      partners, *network_, now());
-  peers_.resize(config_.grid.servers.size());
   if (journal_) recover();
   // Nobody is asked until connected (002 §3.1.1: non-responders are ignored;
   // a peer known to be down is not waited for).
   for (const ServerIndex partner : partners)
     core_->on_peer(partner, PeerState::unreachable, "not connected yet", now());
   settle();
+  log_event(
+      spdlog::level::info,
+      "listening on " + me.host + ":" + std::to_string(me.port) + " as " + name_of(config_.self) + ", algorithm " +
+          algorithm_label(config_.grid_config) + ", time scale " + std::to_string(config_.time_scale) + ", epoch " +
+          net::utc_text(clock_.epoch_unix_us()) + " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) +
+          "), incarnation " + std::to_string(incarnation_) +
+          (journal_ ? " (journal " + journal_->file().string() + ", " + journal_->opened_as() + ")" : std::string()));
+  asio::co_spawn(io_, accept_loop(), stop_on_exception("the accept loop"));
+  // Each pair connects once: the higher index dials the lower.
+  for (ServerIndex peer = 0; peer < config_.self; ++peer) {
+    asio::co_spawn(io_, dial_loop(peer), stop_on_exception("dialing a partner"));
+  }
+  asio::co_spawn(io_, deadline_loop(), stop_on_exception("the core's wake-ups"));
+  asio::co_spawn(io_, housekeeping_loop(), stop_on_exception("housekeeping"));
+  reschedule();
 }
 
 void PeerDaemon::recover() {
@@ -117,28 +193,6 @@ protocol::Hello PeerDaemon::hello() const {
   return h;
 }
 
-void PeerDaemon::start() {
-  const net::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
-  // Host names are resolved once, at start-up: failing here names the address.
-  net::tcp::resolver resolver(io_);
-  const net::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(net::tcp::acceptor::reuse_address(true));
-  acceptor_.bind(endpoint);  // throws at start-up with the OS's reason: port in use, bad address
-  acceptor_.listen();
-  log_event(spdlog::level::info, "listening on " + me.host + ":" + std::to_string(me.port) + " as " +
-                                     name_of(config_.self) + ", algorithm " + algorithm_label(config_.grid_config) +
-                                     ", time scale " + std::to_string(config_.time_scale) + ", incarnation " +
-                                     std::to_string(incarnation_) +
-                                     (journal_ ? " (journal " + journal_->file().string() + ")" : std::string()));
-  asio::co_spawn(io_, accept_loop(), asio::detached);
-  // Each pair connects once: the higher index dials the lower.
-  for (ServerIndex peer = 0; peer < config_.self; ++peer) asio::co_spawn(io_, dial_loop(peer), asio::detached);
-  asio::co_spawn(io_, deadline_loop(), asio::detached);
-  asio::co_spawn(io_, housekeeping_loop(), asio::detached);
-  reschedule();
-}
-
 // ---- connections ----------------------------------------------------------------
 
 net::awaitable<void> PeerDaemon::accept_loop() {
@@ -167,12 +221,21 @@ net::awaitable<void> PeerDaemon::accept_loop() {
     if (const auto* why = std::get_if<std::string>(&admitted)) {
       log_refusal({ec ? address : address + ":" + std::to_string(endpoint.port()), "cap", *why, "", ""});
       boost::system::error_code ignored;
+      if (!config_.tls) {
+        // In plaintext a client can be told why (over TLS it sees the close
+        // before any handshake, which gridctl names): one small frame, never
+        // waited for.
+        const protocol::Frame frame = protocol::encode(protocol::Error{
+            protocol::Error::Code::not_accepted, name_of(config_.self) + " refused the connection: " + *why});
+        socket.non_blocking(true, ignored);
+        socket.write_some(asio::buffer(frame), ignored);
+      }
       socket.close(ignored);
       continue;
     }
     auto lease = std::get<net::ConnectionAdmission::Lease>(std::move(admitted));
     if (config_.tls) {
-      asio::co_spawn(io_, accept_tls(std::move(socket), std::move(lease)), asio::detached);
+      asio::co_spawn(io_, accept_tls(std::move(socket), std::move(lease)), stop_on_exception("a TLS handshake"));
     } else {
       auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
       connection->hold_until_closed(std::move(lease));
@@ -229,7 +292,9 @@ net::awaitable<void> PeerDaemon::accept_tls(net::tcp::socket socket, net::Connec
   net::TlsStream stream(std::move(socket), *config_.tls->context);
   const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::server);
   if (const auto* why = std::get_if<std::string>(&identity)) {
-    log_refusal({remote, "handshake", *why, "", ""});
+    // Rate-limited per reason: after a foreign CA's line, a plaintext or a
+    // certificate-less attempt from the same address is still told.
+    log_refusal({remote, "handshake: " + why->substr(0, why->find(" (")), *why, "", ""});
     co_return;
   }
   auto connection =
@@ -297,6 +362,18 @@ void PeerDaemon::adopt(const std::shared_ptr<net::Connection>& connection, std::
 void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connection, WireMessage message,
                                   std::optional<ServerIndex> dialed) {
   const auto* h = std::get_if<protocol::Hello>(&message);
+  if (const auto* refused = std::get_if<protocol::Error>(&message); refused != nullptr && dialed) {
+    // The partner we dialed refused our hello: say why, once a minute.
+    if (const auto held =
+            refusals_.pass("peer " + name_of(*dialed), "refused our hello", std::chrono::steady_clock::now())) {
+      log_event(spdlog::level::warn,
+                "peer " + name_of(*dialed) + " refused this peer's hello: " + protocol::to_string(refused->code) +
+                    ": " + refused->detail +
+                    (*held > 0 ? " [and " + std::to_string(*held) + " more since the last]" : std::string()));
+    }
+    connection->close("refused by " + name_of(*dialed));
+    return;
+  }
   if (h == nullptr) {
     log_refusal({connection->remote(), "hello", std::string(protocol::message_name(message)) + " before hello", "",
                  certificate_of(*connection)});
@@ -380,9 +457,24 @@ void PeerDaemon::on_first_message(const std::shared_ptr<net::Connection>& connec
                  "peer " + h->name + " is connected already; a second connection is refused");
     return;
   }
+  // One early epoch would push every peer's virtual time forward (past the
+  // wire's bound, once, for good): a partner's is shared only near our own.
+  if (const auto why = net::partner_epoch_refusal(clock_.epoch_unix_us(), h->epoch_unix_us, config_.max_epoch_skew,
+                                                  config_.time_scale, net::ScaledClock::unix_now_us())) {
+    refuse_hello(connection, *h, "hello epoch", protocol::Error::Code::config_mismatch, *why,
+                 name_of(config_.self) + " refuses your epoch: " + *why);
+    return;
+  }
   if (clock_.adopt_epoch(h->epoch_unix_us)) {
-    if (journal_) journal_->save_epoch(clock_.epoch_unix_us());
-    log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch");
+    if (journal_) {
+      try {
+        journal_->save_epoch(clock_.epoch_unix_us());
+      } catch (const JournalError& e) {
+        fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
+      }
+    }
+    log_event(spdlog::level::info, "adopted " + h->name + "'s earlier epoch, " + net::utc_text(clock_.epoch_unix_us()) +
+                                       " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) + ")");
   }
   if (!dialed) connection->send(hello());
   peer_up(h->peer, connection, *h);
@@ -623,8 +715,11 @@ void PeerDaemon::on_client_message(const std::shared_ptr<net::Connection>& clien
           log_event(spdlog::level::info, "draining: no new submissions or offers");
           client->send(protocol::Ack{});
         } else if constexpr (std::is_same_v<T, protocol::Undrain>) {
-          if (stopping_) {
-            client->fail(protocol::Error::Code::not_accepted, name_of(config_.self) + " is shutting down");
+          if (stopping_ || time_ended_) {
+            client->fail(
+                protocol::Error::Code::not_accepted,
+                name_of(config_.self) +
+                    (stopping_ ? " is shutting down" : "'s virtual time has reached the end of the grid's time"));
             return;
           }
           draining_ = false;
@@ -653,7 +748,10 @@ void PeerDaemon::on_submit(const std::shared_ptr<net::Connection>& client, const
 
 protocol::SubmitAck PeerDaemon::accept_submission(const Job& submitted) {
   if (draining_ || stopping_) {
-    return protocol::SubmitAck{0, false, name_of(config_.self) + " is draining; submit elsewhere"};
+    return protocol::SubmitAck{0, false,
+                               name_of(config_.self) + (time_ended_ ? "'s virtual time has reached the end of the "
+                                                                      "grid's time; start a new grid"
+                                                                    : " is draining; submit elsewhere")};
   }
   if (next_job_ > kMaxJobCounter) {
     return protocol::SubmitAck{
@@ -710,7 +808,11 @@ void PeerDaemon::settle() {
       if (const auto* persist = std::get_if<Persist>(&output)) persists.push_back(persist);
       if (const auto* end = std::get_if<JobEnded>(&output)) ended.push_back(result_of(*end));
     }
-    journal_->commit(persists, ended);
+    try {
+      journal_->commit(persists, ended);
+    } catch (const JournalError& e) {
+      fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
+    }
   }
   for (SchedulerOutput& output : outputs) carry_out(output);
   reschedule();
@@ -777,7 +879,7 @@ void PeerDaemon::stage(const DataTransfer& transfer) {
     wait_for_link(transfer);
     return;
   }
-  asio::co_spawn(io_, send_transfer(link.connection, transfer), asio::detached);
+  asio::co_spawn(io_, send_transfer(link.connection, transfer), stop_on_exception("staging data"));
 }
 
 net::awaitable<void> PeerDaemon::send_transfer(std::shared_ptr<net::Connection> connection, DataTransfer transfer) {
@@ -843,6 +945,8 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
     boost::system::error_code ec;
     co_await tick.async_wait(asio::redirect_error(net::use_awaitable, ec));
     const TimePoint t = now();
+    watch_virtual_time(t);
+    trim_after_flood();
     for (ServerIndex p = 0; p < peers_.size(); ++p) {
       PeerLink& link = peers_[p];
       if (link.ready || !link.down_since || t - *link.down_since < config_.peer_lost_after) continue;
@@ -875,7 +979,46 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
   }
 }
 
-void PeerDaemon::shutdown(const std::string& why) {
+void PeerDaemon::watch_virtual_time(TimePoint t) {
+  const net::VirtualTimeStage stage = net::stage_of(t);
+  if (stage == net::VirtualTimeStage::running) return;
+  if (!warned_near_end_) {
+    warned_near_end_ = true;
+    log_event(spdlog::level::warn,
+              "virtual time is within " + std::to_string(protocol::kVirtualTimeHorizonUs / protocol::kYearUs) +
+                  " years of the end of the grid's time: at time scale " + std::to_string(config_.time_scale) +
+                  " about " +
+                  net::human_duration(net::real_time_until(t, protocol::kVirtualTimeEndUs, config_.time_scale)) +
+                  " of real time are left before this peer takes no new work; drain the grid, collect its results "
+                  "and start a new grid with a new epoch (docs/security.md, \"Virtual time\")");
+  }
+  if (stage >= net::VirtualTimeStage::ended && !time_ended_) {
+    time_ended_ = true;
+    draining_ = true;
+    core_->set_draining(true);
+    log_event(spdlog::level::err,
+              "the grid's virtual time has reached its end: this peer takes no new work (it finishes what it holds, "
+              "and gridctl results still answers); start a new grid with a new epoch (docs/security.md, \"Virtual "
+              "time\")");
+  }
+  if (stage == net::VirtualTimeStage::beyond) {
+    shutdown("the grid's virtual time ran out: what this peer sends would leave the wire's bounds", kExitTimeEnded);
+  }
+}
+
+void PeerDaemon::trim_after_flood() {
+  // glibc keeps what a flood of connections freed in its arenas; once the
+  // flood is over (held connections fell to a quarter of their peak) it is
+  // given back, so a peer's memory returns to what it holds.
+  const std::size_t open = admission_.open();
+  connections_peak_ = std::max(connections_peak_, open);
+  if (connections_peak_ < 64 || open * 4 > connections_peak_) return;
+  ::malloc_trim(0);
+  connections_peak_ = open;
+}
+
+void PeerDaemon::shutdown(const std::string& why, int code) {
+  if (code != kExitStopped && exit_code_ == kExitStopped) exit_code_ = code;
   if (stopping_) return;
   stopping_ = true;
   draining_ = true;

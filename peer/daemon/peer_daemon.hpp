@@ -17,7 +17,9 @@
 #include <spdlog/logger.h>
 
 #include "peer/core/p2p/grid_peer.hpp"
-#include "peer/daemon/journal.hpp"
+#include "peer/daemon/exit_codes.hpp"
+#include "peer/journal/journal.hpp"
+#include "peer/journal/state_lock.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/net/admission.hpp"
 #include "peer/net/asio.hpp"
@@ -50,9 +52,15 @@ struct DaemonConfig {
   /// those jobs run again; one back sooner as it was still has them.
   Duration peer_lost_after = seconds(30);
   std::int64_t epoch_unix_us = 0;
+  /// A partner whose epoch is further than this (real time) from ours is
+  /// refused: adopting it would jump every peer's virtual time.
+  std::chrono::microseconds max_epoch_skew = std::chrono::hours(24);
   /// --state-dir: the peer's journal (its incarnation, for ids that never
   /// repeat); empty: none, and the incarnation is drawn at random.
   std::string state_dir;
+  /// --init-state: this is a new member; a file in state_dir that is not a
+  /// journal is moved aside (an existing journal is never replaced).
+  bool init_state = false;
   std::size_t max_results = 10'000'000;
   /// Transfers a partner may have open towards us at once; beyond, it is cut off.
   std::size_t max_open_transfers = 4096;
@@ -75,10 +83,16 @@ class PeerDaemon {
  public:
   PeerDaemon(net::asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log);
 
+  /// Takes the state directory's lock, binds the listening address, then
+  /// opens the journal and counts this start's incarnation -- in that order,
+  /// so that a second process or a port in use is refused before anything is
+  /// written. Throws (the process exits) on any of them.
   void start();
   /// Graceful stop: refuse new work, finish or hand back what is held, then
   /// stop the io_context (or after the grace period, saying what was left).
-  void shutdown(const std::string& why);
+  /// `code` is what the process exits with (exit_codes.hpp).
+  void shutdown(const std::string& why, int code = kExitStopped);
+  [[nodiscard]] int exit_code() const { return exit_code_; }
 
  private:
   struct PeerLink {
@@ -96,6 +110,23 @@ class PeerDaemon {
   };
 
   TimePoint now() { return clock_.now(); }
+  /// Logs `why` as critical and ends the process at once with `code`: for
+  /// a journal that cannot be written or read (nothing of the batch it
+  /// guarded was acknowledged or sent; a supervisor restarts the peer from
+  /// what was committed) and for errors nothing else caught.
+  [[noreturn]] void fail_stop(int code, const std::string& why);
+  /// The completion of every coroutine the daemon spawns: one that ends in
+  /// an exception stops the process saying where, never silently.
+  auto stop_on_exception(const char* where);
+  /// Opens the journal, counts the incarnation and checks the kept epoch.
+  void open_journal();
+  /// The epoch's bounds at start-up (`kept`: from the journal).
+  void check_epoch(bool kept) const;
+  /// Warns as virtual time nears the end of the grid's time, stops taking
+  /// work at the end and stops the peer past it (epoch_bounds.hpp).
+  void watch_virtual_time(TimePoint t);
+  /// Gives memory back to the system once a flood of connections is over.
+  void trim_after_flood();
   protocol::Hello hello() const;
   const std::string& name_of(ServerIndex peer) const { return config_.grid.servers.at(peer).spec.name; }
   void log_event(spdlog::level::level_enum level, const std::string& text);
@@ -162,6 +193,7 @@ class PeerDaemon {
   DaemonConfig config_;
   std::shared_ptr<spdlog::logger> log_;
   net::ScaledClock clock_;
+  std::optional<StateDirLock> state_lock_;               ///< with --state-dir: held for the process's life
   std::unique_ptr<network::StaticNetworkView> network_;  ///< ADT from the topology's capacities
   std::unique_ptr<GridPeer> core_;
   net::tcp::acceptor acceptor_;
@@ -186,6 +218,10 @@ class PeerDaemon {
   std::chrono::milliseconds accept_backoff_{0};  // after accept errors (EMFILE): paused, doubling to 1 s
   std::uint64_t boot_id_ = 0;                    ///< this process's, in every Hello
   std::chrono::steady_clock::time_point stop_deadline_{};
+  int exit_code_ = kExitStopped;
+  bool warned_near_end_ = false;      ///< virtual time within the horizon of its end (logged once)
+  bool time_ended_ = false;           ///< past the end: no new work
+  std::size_t connections_peak_ = 0;  ///< since memory was last given back
 };
 
 }  // namespace gridpeer::daemon

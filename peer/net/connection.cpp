@@ -35,12 +35,17 @@ void Connection::start(MessageHandler on_message, CloseHandler on_close) {
   on_close_ = std::move(on_close);
   if (started_) return;
   started_ = true;
+  // An exception in a handler a frame called (a bug, or a journal that
+  // failed) leaves io_context::run() in the owner's hands, never lost here.
+  const auto rethrow = [](const std::exception_ptr& error) {
+    if (error) std::rethrow_exception(error);
+  };
   asio::co_spawn(
-      lowest().get_executor(), [self = shared_from_this()] { return self->read_loop(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->read_loop(); }, rethrow);
   asio::co_spawn(
-      lowest().get_executor(), [self = shared_from_this()] { return self->write_loop(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->write_loop(); }, rethrow);
   asio::co_spawn(
-      lowest().get_executor(), [self = shared_from_this()] { return self->watchdog(); }, asio::detached);
+      lowest().get_executor(), [self = shared_from_this()] { return self->watchdog(); }, rethrow);
 }
 
 void Connection::expect(std::chrono::milliseconds within, const char* what) {
@@ -175,13 +180,15 @@ awaitable<void> Connection::read_loop() {
       expect(limits_.idle_timeout, "silent past the idle time-out");
     }
     // The segment table first (its first word says how long it is), then the segments.
+    protocol::CodecLimits frame_limits = limits_.codec;
+    if (first) frame_limits.max_frame_bytes = std::min(frame_limits.max_frame_bytes, limits_.max_hello_bytes);
     std::size_t have = 0;
     std::size_t total = 0;
     for (protocol::FrameNeed need; !need.whole;) {
       if (!co_await read_into(buffer, have, need.bytes)) co_return;
       if (have == 0 && !first) expect(limits_.frame_timeout, "a frame begun was not whole within the frame time-out");
       have = need.bytes;
-      const auto measured = protocol::frame_size(std::span(buffer.data(), have), limits_.codec);
+      const auto measured = protocol::frame_size(std::span(buffer.data(), have), frame_limits);
       if (const auto* error = std::get_if<protocol::DecodeError>(&measured)) {
         fail(error->code, error->detail);
         co_return;
@@ -190,7 +197,7 @@ awaitable<void> Connection::read_loop() {
       total = need.bytes;
     }
     if (!co_await read_into(buffer, have, total)) co_return;
-    auto decoded = protocol::decode(std::span(buffer.data(), total), limits_.codec);
+    auto decoded = protocol::decode(std::span(buffer.data(), total), frame_limits);
     if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
       fail(error->code, error->detail);
       co_return;

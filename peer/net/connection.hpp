@@ -38,6 +38,10 @@ struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{0};
   /// Bytes a frame's buffer grows by as they arrive, whatever its header claims.
   std::size_t read_chunk_bytes = 64 << 10;
+  /// The largest first frame (the hello, some hundred bytes): before it
+  /// anyone who completed a handshake could make the peer buffer a whole
+  /// frame (4 MiB) per connection.
+  std::size_t max_hello_bytes = 16 << 10;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {

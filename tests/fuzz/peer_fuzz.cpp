@@ -4,9 +4,11 @@
 // journaled peer -- crashes after which a new peer is restored from what the
 // old one asked to keep (issue 19). The core must not crash, must never run
 // more CPUs than its server has, and must end each of its own jobs at most
-// once, across restores too.
+// once, across restores too -- and across a journal that refuses a batch's
+// commit (the daemon then exits before carrying any of it out).
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -182,7 +184,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         break;
     }
-    for (SchedulerOutput& output : peer->take_outputs()) {
+    std::vector<SchedulerOutput> batch = peer->take_outputs();
+    const bool keeps = std::any_of(batch.begin(), batch.end(),
+                                   [](const SchedulerOutput& o) { return std::holds_alternative<Persist>(o); });
+    if (keeps && in.remaining_bytes() > 0 && in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+      // The journal refused this batch (a full disk): the daemon exits before
+      // carrying out any of it -- nothing sent, kept or recorded -- and is
+      // restarted from what was committed before.
+      const std::vector<std::pair<DurableKey, DurableJob>> kept(journal.begin(), journal.end());
+      peer = std::make_unique<GridPeer>(0, server, config, std::vector<ServerIndex>{1, 2}, network, now);
+      peer->restore(kept, ++incarnation, now);
+      batch.clear();
+    }
+    for (SchedulerOutput& output : batch) {
       if (auto* send = std::get_if<SendMessage>(&output)) {
         if (const auto* offer = std::get_if<protocol::JobOffer>(&send->message)) {
           dispatched.push_back({offer->job, send->to, offer->attempt});

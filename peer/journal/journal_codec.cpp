@@ -1,8 +1,10 @@
-#include "peer/daemon/journal_codec.hpp"
+#include "peer/journal/journal_codec.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
+
+#include "protocol/bounds.hpp"
 
 namespace gridpeer::daemon {
 
@@ -46,16 +48,30 @@ Job job_of(const json& object) {
   job.id = field<JobId>(object, "id");
   job.origin = field<ServerIndex>(object, "origin");
   job.submit = time_field(object, "submit_us");
-  job.cpus = field<int>(object, "cpus");
+  job.cpus = protocol::cpus_of(field<std::int64_t>(object, "cpus"), "job.cpus");
   job.run_time = Duration{field<std::int64_t>(object, "run_us")};
   job.requested_time = Duration{field<std::int64_t>(object, "requested_us")};
   job.input_bytes = field<std::uint64_t>(object, "input_bytes");
   job.output_bytes = field<std::uint64_t>(object, "output_bytes");
   job.bag = field<std::uint32_t>(object, "bag");
-  if (job.cpus < 1 || job.run_time < Duration::zero() || job.requested_time < Duration::zero()) {
-    throw std::runtime_error("a job with fewer than 1 CPU or a negative time");
-  }
+  protocol::check_job(job, "job");
   return job;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
+
+/// A server index the grid has.
+void check_server(ServerIndex server, const JournalOwner& owner, const char* field) {
+  require(server < owner.servers, std::string(field) + " " + std::to_string(server) + " is not a server of the grid (" +
+                                      std::to_string(owner.servers) + " servers)");
+}
+
+void check_origin(JobId id, ServerIndex origin, const JournalOwner& owner, const char* what) {
+  check_server(origin, owner, what);
+  require(origin_in_id(id) == origin, std::string(what) + " " + std::to_string(origin) + " is not the one its id " +
+                                          std::to_string(id) + " names (" + std::to_string(origin_in_id(id)) + ")");
 }
 
 json parse(const std::string& text) {
@@ -99,25 +115,35 @@ std::string encode_entry(const DurableJob& entry) {
   return object.dump();
 }
 
-DurableJob decode_entry(const std::string& text) {
+DurableJob decode_entry(const std::string& text, DurableRole role, const JournalOwner& owner) {
   const json object = parse(text);
   DurableJob entry;
   entry.phase = enum_of<DurableJob::Phase>(field<std::string>(object, "phase"), kPhases, "phase");
   entry.job = job_of(field<json>(object, "job"));
   entry.recoveries = field<std::uint32_t>(object, "recoveries");
+  check_origin(entry.job.id, entry.job.origin, owner, "job.origin");
+  const bool own = role == DurableRole::own;
+  require(own == (entry.job.origin == owner.self),
+          own ? "an own job whose origin is another server" : "a hosted job whose origin is this peer");
+  const bool own_phase = entry.phase == DurableJob::Phase::accepted || entry.phase == DurableJob::Phase::committed;
+  require(own == own_phase, std::string("phase ") + kPhases[static_cast<int>(entry.phase)] + " in a" +
+                                (own ? "n own" : " hosted") + " job's row");
   switch (entry.phase) {
     case DurableJob::Phase::accepted:
       break;
     case DurableJob::Phase::committed:
       entry.peer = field<ServerIndex>(object, "executor");
       entry.attempt = field<std::uint32_t>(object, "attempt");
+      check_server(entry.peer, owner, "executor");
+      require(entry.peer != owner.self, "a job committed to this peer itself");
       break;
     case DurableJob::Phase::hosting:
-      entry.origin_mhz = field<int>(object, "origin_mhz");
+      entry.origin_mhz = protocol::mhz_of(field<std::int64_t>(object, "origin_mhz"), "origin_mhz");
       break;
     case DurableJob::Phase::ran:
-      entry.start = time_field(object, "start_us");
-      entry.finish = time_field(object, "finish_us");
+      entry.start = protocol::time_of(field<std::int64_t>(object, "start_us"), "start_us");
+      entry.finish = protocol::time_of(field<std::int64_t>(object, "finish_us"), "finish_us");
+      require(entry.finish >= entry.start, "finish_us before start_us");
       break;
   }
   return entry;
@@ -141,14 +167,14 @@ std::string encode_result(const protocol::ResultRecord& result) {
       .dump();
 }
 
-protocol::ResultRecord decode_result(const std::string& text) {
+protocol::ResultRecord decode_result(const std::string& text, const JournalOwner& owner) {
   const json object = parse(text);
   protocol::ResultRecord result;
   JobRecord& r = result.record;
   r.id = field<JobId>(object, "id");
   r.origin = field<ServerIndex>(object, "origin");
   r.executed_on = field<ServerIndex>(object, "executed_on");
-  r.cpus = field<int>(object, "cpus");
+  r.cpus = protocol::cpus_of(field<std::int64_t>(object, "cpus"), "cpus");
   r.submit = time_field(object, "submit_us");
   r.start = time_field(object, "start_us");
   r.finish = time_field(object, "finish_us");
@@ -158,6 +184,10 @@ protocol::ResultRecord decode_result(const std::string& text) {
   r.recoveries = field<std::uint32_t>(object, "recoveries");
   result.outcome = enum_of<JobOutcome>(field<std::string>(object, "outcome"), kOutcomes, "outcome");
   result.reason = field<std::string>(object, "reason");
+  protocol::check_record(r, "result");
+  check_origin(r.id, r.origin, owner, "origin");
+  require(r.origin == owner.self, "the result of another server's job");
+  check_server(r.executed_on, owner, "executed_on");
   return result;
 }
 
