@@ -146,17 +146,6 @@ class Scheduler {
   [[nodiscard]] virtual std::size_t open_handoffs() const = 0;
   /// Asserts the scheduler's invariants (debug and fuzz builds call it after every input).
   virtual void check_invariants() const = 0;
-
-  // ---- volunteering, for a driver that spares no-op deliveries ---------------
-  /// Whether a Volunteer arriving now could do more than note its sender (a
-  /// job waits for a decision). A driver may hold back the others, and hand
-  /// them over with note_volunteer before the scheduler's next input.
-  [[nodiscard]] virtual bool volunteer_would_act() const { return false; }
-  /// What a Volunteer from `from`, arrived at `at` by the receiver's clock,
-  /// does when volunteer_would_act() is false: its sender is remembered as
-  /// having offered then. `at` is after the scheduler's last input and no
-  /// later than its next deadline.
-  virtual void note_volunteer(ServerIndex /*from*/, TimePoint /*at*/) {}
 };
 
 /// Builds with GRIDPEER_CHECK_INVARIANTS (debug, asan and fuzz presets) check

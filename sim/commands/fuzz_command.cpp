@@ -1,5 +1,5 @@
 // gridsim fuzz: the virtual-time grid under seeded faults (sim/faults.hpp),
-// with the invariants of sim/invariants.hpp checked after every run. A seed
+// with the whole-run audit of sim/driver/run_audit.hpp checked after every run. A seed
 // fixes the workload and every fault, so a failing seed replays exactly.
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "sim/commands/commands.hpp"
 #include "sim/driver/faults.hpp"
 #include "sim/driver/grid_sim.hpp"
-#include "sim/driver/invariants.hpp"
+#include "sim/driver/run_audit.hpp"
 #include "sim/experiments/synthetic_grid.hpp"
 #include "sim/experiments/workloads.hpp"
 
@@ -170,7 +170,7 @@ int run_fuzz_command(int argc, char** argv) {
       recovered.committed += run.recovered.committed;
       recovered.hosted += run.recovered.hosted;
       recovered.ran += run.recovered.ran;
-      std::vector<std::string> violations = check_invariants(grid, workload.jobs, run);
+      std::vector<std::string> violations = audit_run(grid, workload.jobs, run);
       if (faults.durable_crashes) {
         for (const auto& [job, reason] : run.lost) {
           if (violations.size() < 20) {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "peer/core/meta/central_placement.hpp"
-#include "peer/core/p2p/grid_peer.hpp"
+#include "peer/core/p2p/peer_host.hpp"
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/model/ids.hpp"
 #include "peer/model/overloaded.hpp"
@@ -30,13 +30,40 @@ struct Event {
   TimePoint at;
   std::uint64_t sequence;
   Kind kind;
-  ServerIndex peer = 0;  ///< submit: origin; message: receiving server; wake: the scheduler; crash: the server
-  ServerIndex from = 0;  ///< message sender
-  std::size_t item = 0;  ///< submit: index into jobs; message: its slot; crash: index into crashes
+  ServerIndex server = 0;       ///< submit: the origin; message: the receiver; crash, restart: the server
+  ServerIndex from = 0;         ///< message: the sender
+  std::uint32_t scheduler = 0;  ///< wake: the scheduler (a peer's server index, or 0: the meta-scheduler)
+  std::size_t item = 0;         ///< submit: index into jobs; message: its slot; crash, restart: index into crashes
 };
 
 struct Later {
   bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.sequence > b.sequence; }
+};
+
+/// Two id spaces meet here: a trace's job is `index` into the run's jobs;
+/// its origin's peer numbers it (origin, incarnation, counter) as a real
+/// peer does, and results name it by the trace's own id.
+enum class JobState : std::uint8_t { waiting, submitted, ended };
+struct JobEntry {
+  JobState state = JobState::waiting;
+  JobId local_id = 0;  ///< the id its origin gave it (P2P; the trace's under the meta-scheduler)
+};
+
+/// Everything the driver keeps of one server.
+struct ServerSlot {
+  std::unique_ptr<PeerHost> peer;            ///< P2P: the host of its peer; null under the meta-scheduler
+  PeerClock clock;                           ///< its reading of the true time
+  std::vector<ServerIndex> partners;         ///< P2P: whom its peer asks (again after a restart)
+  std::map<DurableKey, DurableJob> journal;  ///< what its journal holds: kept through a durable crash
+  std::uint64_t incarnation = 1;             ///< its peer's starts so far
+  bool down = false;                         ///< crashed, not yet restarted
+};
+
+/// Each scheduler's wake-up and pending outputs: one per server (P2P), or
+/// the one meta-scheduler.
+struct SchedulerSlot {
+  TimePoint wake = kNever;  ///< the wake-up in the queue (a superseded one is skipped)
+  bool touched = false;     ///< has outputs to carry out
 };
 
 class GridDriver {
@@ -47,14 +74,19 @@ class GridDriver {
         options_(options),
         network_(topology::network_graph(grid), options.sharing, topology::route_rule(grid)),
         meta_(options.config.algorithm == GridAlgorithm::central && !options.config.central_peer),
+        servers_(grid.servers.size()),
+        job_table_(jobs.size()),
         parked_(grid.servers.size()) {
     const std::size_t n = grid.servers.size();
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     crashes_ = options.crashes;
-    clocks_ = options.clocks.empty() ? std::vector<PeerClock>(n) : options.clocks;
-    if (clocks_.size() != n) throw std::invalid_argument("GridRunOptions::clocks needs one clock per server");
-    if (faults_ && options.clocks.empty()) clocks_ = faults_->clocks(n);
-    const bool drifting = std::any_of(clocks_.begin(), clocks_.end(), [](const PeerClock& c) { return !c.exact(); });
+    if (!options.clocks.empty() && options.clocks.size() != n) {
+      throw std::invalid_argument("GridRunOptions::clocks needs one clock per server");
+    }
+    const std::vector<PeerClock> clocks =
+        !options.clocks.empty() ? options.clocks : (faults_ ? faults_->clocks(n) : std::vector<PeerClock>(n));
+    for (ServerIndex i = 0; i < n; ++i) servers_[i].clock = clocks[i];
+    const bool drifting = std::any_of(clocks.begin(), clocks.end(), [](const PeerClock& c) { return !c.exact(); });
     if (meta_ && drifting) {
       // Instant knowledge reads every server at one instant: there is no one clock to read it by.
       throw std::invalid_argument("clock drift needs Centralized over messages (a central peer)");
@@ -73,18 +105,20 @@ class GridDriver {
     peer_config_.journaled =
         std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
     if (meta_) {
-      std::vector<ServerSpec> servers;
-      for (const auto& server : grid.servers) servers.push_back(server.spec);
-      schedulers_.push_back(make_central_reference(std::move(servers), options.config, network_));
-      scheduler_of_.assign(n, 0);
+      std::vector<ServerSpec> specs;
+      for (const auto& server : grid.servers) specs.push_back(server.spec);
+      meta_scheduler_ = make_central_reference(std::move(specs), options.config, network_);
+      schedulers_.resize(1);
+      // One scheduler for the grid keeps the trace's ids.
+      for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace(jobs[i].id, i);
     } else {
       for (ServerIndex i = 0; i < n; ++i) {
-        std::vector<ServerIndex> partners;
+        ServerSlot& slot = servers_[i];
         if (!options.partners.empty()) {
-          partners = options.partners.at(i);
+          slot.partners = options.partners.at(i);
         } else {
           for (ServerIndex j = 0; j < n; ++j) {
-            if (j != i) partners.push_back(j);
+            if (j != i) slot.partners.push_back(j);
           }
         }
         Duration phase{};
@@ -92,25 +126,12 @@ class GridDriver {
           Rng rng(options.fault_seed ^ 0x9e37'79b9'7f4a'7c15ULL);
           phase = seconds_ceil(rng.fork(i).uniform(0.0, to_seconds(options.config.parameters.sigma)));
         }
-        partners_.push_back(partners);
-        schedulers_.push_back(std::make_unique<GridPeer>(i, grid.servers[i].spec, peer_config_, std::move(partners),
-                                                         network_, clocks_[i].local(TimePoint{}), phase));
-        scheduler_of_.push_back(i);
+        slot.peer = make_peer(i, phase);
       }
+      schedulers_.resize(n);
+      index_of_.reserve(jobs.size());
     }
-    wake_.assign(schedulers_.size(), kNever);
-    touched_flag_.assign(schedulers_.size(), false);
-    down_.assign(n, false);
     result_.counters.resize(n);
-    job_state_.assign(jobs.size(), JobState::waiting);
-    local_id_.assign(jobs.size(), 0);
-    index_of_.reserve(jobs.size());
-    incarnation_.assign(n, 1);
-    next_counter_.assign(n, 1);
-    journals_.resize(meta_ ? 0 : n);
-    if (meta_) {  // one scheduler for the grid keeps the trace's ids
-      for (std::size_t i = 0; i < jobs.size(); ++i) index_of_.emplace(jobs[i].id, i);
-    }
     result_.audited = options.audit;
     // Parked volunteers are handed over by the receiver's clock at their
     // arrival and skip its deadlines' wake-ups in between: exact only
@@ -131,7 +152,7 @@ class GridDriver {
     submissions_left_ = jobs_.size();
     for (std::size_t s = 0; s < schedulers_.size(); ++s) reschedule(s);
     for (std::size_t c = 0; c < crashes_.size(); ++c) {
-      push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, c});
+      push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, 0, c});
     }
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
@@ -157,23 +178,61 @@ class GridDriver {
     if (ended_ != jobs_.size()) describe_unfinished();
     if (options_.progress) options_.progress(jobs_.size(), jobs_.size());
     for (ServerIndex server = 0; server < grid_.servers.size(); ++server) {
-      result_.counters[server] = scheduler_for(server).counters(server);
+      result_.counters[server] = meta_ ? meta_scheduler_->counters(server) : servers_[server].peer->counters();
     }
     result_.data_bytes = network_.flows().bytes_delivered();
     result_.data_bytes_completed = network_.flows().bytes_completed();
     if (faults_) result_.faults = faults_->counts();
     result_.end_time = now_;
-    result_.clocks = clocks_;
+    for (const ServerSlot& slot : servers_) result_.clocks.push_back(slot.clock);
     return std::move(result_);
   }
 
  private:
-  Scheduler& scheduler_for(ServerIndex server) { return *schedulers_[scheduler_of_[server]]; }
+  /// What a peer's host asks its driver for: here, the event queue, the
+  /// network and the run's results.
+  class Environment final : public PeerEnvironment {
+   public:
+    Environment(GridDriver& driver, ServerIndex server) : driver_(driver), server_(server) {}
+    void persist(std::span<const Persist* const> kept, std::span<const JobEnded* const> /*ended*/) override {
+      // Its journal: kept through a durable crash, lost with an empty one.
+      auto& journal = driver_.servers_[server_].journal;
+      for (const Persist* persist : kept) {
+        if (persist->entry) {
+          journal.insert_or_assign(persist->key, *persist->entry);
+        } else {
+          journal.erase(persist->key);
+        }
+      }
+    }
+    void send(ServerIndex to, const protocol::Message& message) override { driver_.send_message(server_, to, message); }
+    void stage(const DataTransfer& transfer) override { driver_.start_transfer(transfer); }
+    void ended(const JobEnded& ended) override { driver_.end(ended); }
+
+   private:
+    GridDriver& driver_;
+    ServerIndex server_;
+  };
+
+  std::unique_ptr<PeerHost> make_peer(ServerIndex server, Duration phase) {
+    const ServerSlot& slot = servers_[server];
+    PeerHost::Setup setup;
+    setup.id = server;
+    setup.server = grid_.servers[server].spec;
+    setup.config = peer_config_;
+    setup.partners = slot.partners;
+    setup.incarnation = slot.incarnation;
+    setup.period_phase = phase;
+    return std::make_unique<PeerHost>(std::move(setup), network_, clock(server));
+  }
+
+  /// The scheduler that schedules `server`.
+  [[nodiscard]] std::size_t scheduler_of(ServerIndex server) const { return meta_ ? 0 : server; }
 
   void describe_unfinished() {
     std::string where;
     for (ServerIndex server = 0; server < grid_.servers.size(); ++server) {
-      const ServerLoad load = scheduler_for(server).load(server);
+      const ServerLoad load = meta_ ? meta_scheduler_->load(server) : servers_[server].peer->load();
       where += " " + grid_.servers[server].spec.name + "(grid " + std::to_string(load.grid_queue) + ", queued " +
                std::to_string(load.local_queue) + ", running " + std::to_string(load.running) + ", awaiting input " +
                std::to_string(load.awaiting_input) + ")";
@@ -190,12 +249,20 @@ class GridDriver {
   /// simulated years.
   void quiesce_when_idle() {
     if (quiesced_ || submissions_left_ > 0) return;
-    for (const auto& scheduler : schedulers_) {
-      if (scheduler->undecided_jobs() > 0) return;
+    if (meta_) {
+      if (meta_scheduler_->undecided_jobs() > 0) return;
+    } else {
+      for (const ServerSlot& slot : servers_) {
+        if (slot.peer->undecided_jobs() > 0) return;
+      }
     }
     quiesced_ = true;
     for (std::size_t s = 0; s < schedulers_.size(); ++s) {
-      schedulers_[s]->quiesce(scheduler_clock(s));
+      if (meta_) {
+        meta_scheduler_->quiesce(now_);
+      } else {
+        servers_[s].peer->quiesce(clock(static_cast<ServerIndex>(s)));
+      }
       reschedule(s);
     }
   }
@@ -208,7 +275,7 @@ class GridDriver {
   void push_next_submission() {
     if (submitted_ == submission_order_.size()) return;
     const std::size_t job = submission_order_[submitted_];
-    queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, job});
+    queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, 0, job});
   }
 
   // Messages are trivially copyable (plain fields, no strings).
@@ -224,12 +291,11 @@ class GridDriver {
   }
 
   void touch(std::size_t scheduler) {
-    if (!touched_flag_[scheduler]) {
-      touched_flag_[scheduler] = true;
+    if (!schedulers_[scheduler].touched) {
+      schedulers_[scheduler].touched = true;
       touched_.push_back(scheduler);
     }
   }
-  void touch_server(ServerIndex server) { touch(scheduler_of_[server]); }
 
   void handle(const Event& event) {
     switch (event.kind) {
@@ -238,26 +304,39 @@ class GridDriver {
         break;
       case Event::Kind::message:
         // A crashed peer hears nothing; what was sent to it is lost.
-        if (!down_[event.peer]) {
-          take_parked(event.peer);
-          scheduler_for(event.peer).on_message(event.from, message_slots_[event.item], clock(event.peer));
-          touch_server(event.peer);
+        if (!servers_[event.server].down) {
+          take_parked(event.server);
+          if (meta_) {
+            meta_scheduler_->on_message(event.from, message_slots_[event.item], now_);
+          } else {
+            servers_[event.server].peer->on_message(event.from, message_slots_[event.item], clock(event.server));
+          }
+          touch(scheduler_of(event.server));
         }
         free_message_slots_.push_back(event.item);
         break;
       case Event::Kind::crash:
-        crash(event.peer, event.item);
+        crash(event.server, event.item);
         break;
       case Event::Kind::restart:
-        restart(event.peer, crashes_[event.item].durable);
+        restart(event.server, crashes_[event.item].durable);
         break;
-      case Event::Kind::wake:
-        if (wake_[event.peer] != event.at || (!meta_ && down_[event.peer])) return;  // superseded, or crashed
-        wake_[event.peer] = kNever;
-        take_parked(event.peer);
-        schedulers_[event.peer]->advance(scheduler_clock(event.peer));
-        touch(event.peer);
+      case Event::Kind::wake: {
+        SchedulerSlot& slot = schedulers_[event.scheduler];
+        if (slot.wake != event.at) return;  // superseded
+        if (meta_) {
+          slot.wake = kNever;
+          meta_scheduler_->advance(now_);
+        } else {
+          const auto server = static_cast<ServerIndex>(event.scheduler);
+          if (servers_[server].down) return;  // crashed
+          slot.wake = kNever;
+          take_parked(server);
+          servers_[server].peer->advance(clock(server));
+        }
+        touch(event.scheduler);
         break;
+      }
       case Event::Kind::network_wake:
         if (network_wake_ != event.at) return;  // superseded
         network_wake_ = kNever;
@@ -268,24 +347,31 @@ class GridDriver {
 
   void submit(std::size_t index) {
     const Job& job = jobs_[index];
-    job_state_[index] = JobState::submitted;
-    if (down_[job.origin]) {  // a client's submission to a peer that is down is refused, never accepted
+    JobEntry& entry = job_table_[index];
+    entry.state = JobState::submitted;
+    if (servers_[job.origin].down) {  // a client's submission to a peer that is down is refused, never accepted
       result_.refused.emplace_back(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
       mark_ended_at(index);
       return;
     }
-    Job local = job;  // stamped by its origin's clock, as a real peer does
-    local.submit = clock(job.origin);
-    if (!meta_) {
+    if (meta_) {
+      Job local = job;
+      local.submit = now_;
+      meta_scheduler_->submit(local, now_);
+    } else {
       take_parked(job.origin);
-      // Numbered by its origin as a real peer numbers it (peer/model/ids.hpp):
-      // origin, incarnation, counter -- so that reuse after a restart shows.
-      local.id = job_id_of(job.origin, job_sequence_of(incarnation_[job.origin], next_counter_[job.origin]++));
-      index_of_.emplace(local.id, index);
-      local_id_[index] = local.id;
+      // Its peer numbers it as a real peer does (peer/model/ids.hpp) and
+      // stamps it by its own clock: so that reuse after a restart shows.
+      const PeerHost::Submission taken = servers_[job.origin].peer->submit(job, clock(job.origin));
+      if (!taken.accepted) {
+        result_.refused.emplace_back(job.id, taken.refusal);
+        mark_ended_at(index);
+        return;
+      }
+      index_of_.emplace(taken.id, index);
+      entry.local_id = taken.id;
     }
-    scheduler_for(job.origin).submit(local, clock(job.origin));
-    touch_server(job.origin);
+    touch(scheduler_of(job.origin));
   }
 
   /// Carries out what the touched schedulers asked for until nothing is
@@ -296,11 +382,17 @@ class GridDriver {
       if (touched_.empty()) break;
       const std::vector<std::size_t> batch = std::move(touched_);
       touched_.clear();
-      for (std::size_t s : batch) touched_flag_[s] = false;
+      for (std::size_t s : batch) schedulers_[s].touched = false;
       for (std::size_t s : batch) {
-        for (SchedulerOutput& output : schedulers_[s]->take_outputs()) carry_out(s, output);
+        if (meta_) {
+          for (SchedulerOutput& output : meta_scheduler_->take_outputs()) carry_out_meta(output);
+        } else {
+          const auto server = static_cast<ServerIndex>(s);
+          Environment environment(*this, server);
+          servers_[server].peer->settle(environment);
+        }
         reschedule(s);
-        if (parking_ && !parked_.empty(static_cast<ServerIndex>(s)) && schedulers_[s]->volunteer_would_act()) {
+        if (parking_ && !parked_.empty(static_cast<ServerIndex>(s)) && servers_[s].peer->volunteer_would_act()) {
           requeue_parked(static_cast<ServerIndex>(s));
         }
       }
@@ -308,7 +400,7 @@ class GridDriver {
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
-      push({next, 0, Event::Kind::network_wake, 0, 0, 0});
+      push({next, 0, Event::Kind::network_wake, 0, 0, 0, 0});
     }
   }
 
@@ -325,65 +417,58 @@ class GridDriver {
         result_.arrivals.push_back(
             {trace_id(transfer.job), transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
       }
-      if (down_[transfer.to]) continue;  // it reached a crashed peer: nobody takes it
+      if (servers_[transfer.to].down) continue;  // it reached a crashed peer: nobody takes it
       take_parked(transfer.to);
-      scheduler_for(transfer.to).on_transfer_done(transfer, clock(transfer.to));
-      touch_server(transfer.to);
+      if (meta_) {
+        meta_scheduler_->on_transfer_done(transfer, now_);
+      } else {
+        servers_[transfer.to].peer->on_transfer_done(transfer, clock(transfer.to));
+      }
+      touch(scheduler_of(transfer.to));
     }
   }
 
-  void carry_out(std::size_t scheduler, SchedulerOutput& output) {
-    std::visit(
-        Overloaded{
-            [&](const SendMessage& send) {
-              // Only peers send messages, each from its own server.
-              assert(schedulers_[scheduler]->servers().size() == 1);
-              send_message(schedulers_[scheduler]->servers().front(), send);
-            },
-            [&](const StartTransfer& start) {
-              const DataTransfer& transfer = start.transfer;
-              if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
-                // The executor's own account of a run away from its origin.
-                result_.remote_runs.push_back({trace_id(transfer.job), transfer.from, transfer.start, transfer.finish});
-              }
-              const network::FlowId flow =
-                  network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
-              in_flight_.emplace(flow, transfer);
-            },
-            [&](const JobEnded& ended) { end(ended); },
-            [&](Persist& persist) {
-              // The peer's journal: kept through a durable crash, lost with an empty one.
-              auto& journal = journals_[schedulers_[scheduler]->servers().front()];
-              if (persist.entry) {
-                journal.insert_or_assign(persist.key, *persist.entry);
-              } else {
-                journal.erase(persist.key);
-              }
-            },
-        },
-        output);
+  /// The meta-scheduler's outputs: it sends no messages and keeps no journal.
+  void carry_out_meta(const SchedulerOutput& output) {
+    std::visit(Overloaded{
+                   [&](const SendMessage& /*send*/) { assert(false && "the meta-scheduler sends no messages"); },
+                   [&](const StartTransfer& start) { start_transfer(start.transfer); },
+                   [&](const JobEnded& ended) { end(ended); },
+                   [&](const Persist& /*persist*/) {},
+               },
+               output);
   }
 
-  void send_message(ServerIndex from, const SendMessage& send) {
-    const std::size_t size = wire_sizes_.of(send.message);
-    const Duration delay = network_.message_delay(size, from, send.to);
+  void start_transfer(const DataTransfer& transfer) {
+    if (options_.audit && transfer.kind == DataTransfer::Kind::output) {
+      // The executor's own account of a run away from its origin.
+      result_.remote_runs.push_back({trace_id(transfer.job), transfer.from, transfer.start, transfer.finish});
+    }
+    const network::FlowId flow =
+        network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
+    in_flight_.emplace(flow, transfer);
+  }
+
+  void send_message(ServerIndex from, ServerIndex to, const protocol::Message& message) {
+    const std::size_t size = wire_sizes_.of(message);
+    const Duration delay = network_.message_delay(size, from, to);
     ++result_.messages;
     result_.message_bytes += size;
     if (parking_) {
-      const auto* volunteer = std::get_if<protocol::Volunteer>(&send.message);
-      if (volunteer != nullptr && !schedulers_[send.to]->volunteer_would_act()) {
-        parked_.park(send.to, {now_ + delay, sequence_++, from, volunteer->ru});
+      const auto* volunteer = std::get_if<protocol::Volunteer>(&message);
+      if (volunteer != nullptr && !servers_[to].peer->volunteer_would_act()) {
+        parked_.park(to, {now_ + delay, sequence_++, from, volunteer->ru});
         return;
       }
     }
     if (faults_) {
-      const auto copies = faults_->copies(grid_.servers[from].spec.site, grid_.servers[send.to].spec.site, now_);
+      const auto copies = faults_->copies(grid_.servers[from].spec.site, grid_.servers[to].spec.site, now_);
       for (const Duration extra : copies) {
-        push({now_ + delay + extra, 0, Event::Kind::message, send.to, from, store_message(send.message)});
+        push({now_ + delay + extra, 0, Event::Kind::message, to, from, 0, store_message(message)});
       }
       return;
     }
-    push({now_ + delay, 0, Event::Kind::message, send.to, from, store_message(send.message)});
+    push({now_ + delay, 0, Event::Kind::message, to, from, 0, store_message(message)});
   }
 
   void end(const JobEnded& ended) {
@@ -406,14 +491,14 @@ class GridDriver {
     }
   }
 
-  // Ends are counted once per job for the loop's end; the invariant checker
-  // counts every record, so that a job ended twice is still seen.
+  // Ends are counted once per job for the loop's end; the run audit counts
+  // every record, so that a job ended twice is still seen.
   void mark_ended(JobId job) {
     if (const auto index = index_of(job)) mark_ended_at(*index);
   }
   void mark_ended_at(std::size_t index) {
-    if (job_state_[index] == JobState::ended) return;
-    job_state_[index] = JobState::ended;
+    if (job_table_[index].state == JobState::ended) return;
+    job_table_[index].state = JobState::ended;
     ++ended_;
   }
 
@@ -437,61 +522,61 @@ class GridDriver {
   /// are lost with it (their records lived there), the others take back
   /// what they had committed to it, and it hears nothing until it restarts
   /// empty. A durable crash keeps its journal: to the others it is only out
-  /// of reach until it comes back with what it had promised.
+  /// of reach until it comes back with what it had promised. The driver
+  /// knows which (a real peer's partners learn it from the restarted peer's
+  /// hello, PeerHost::link_up).
   void crash(ServerIndex peer, std::size_t which) {
     assert(!meta_);
-    if (down_[peer]) return;
+    ServerSlot& slot = servers_[peer];
+    if (slot.down) return;
     const PeerCrash& crash = crashes_[which];
     ++result_.crashes;
     const std::string name = grid_.servers[peer].spec.name;
     if (!crash.durable) {
-      journals_[peer].clear();
+      slot.journal.clear();
       // In the order its origin numbered them: the order of submission.
       for (const std::size_t index : submission_order_) {
-        if (jobs_[index].origin == peer && job_state_[index] == JobState::submitted) {
-          end_lost(local_id_[index], "its origin " + name + " crashed holding it");
+        if (jobs_[index].origin == peer && job_table_[index].state == JobState::submitted) {
+          end_lost(job_table_[index].local_id, "its origin " + name + " crashed holding it");
         }
       }
     }
-    down_[peer] = true;
-    wake_[peer] = kNever;
+    slot.down = true;
+    schedulers_[peer].wake = kNever;
     const PeerState seen = crash.durable ? PeerState::unreachable : PeerState::restarted;
-    for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
-      if (other == peer || down_[other]) continue;
-      schedulers_[other]->on_peer(peer, seen, name + " crashed", clock(other));
+    for (ServerIndex other = 0; other < servers_.size(); ++other) {
+      if (other == peer || servers_[other].down) continue;
+      servers_[other].peer->on_peer(peer, seen, name + " crashed", clock(other));
       touch(other);
     }
-    push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, which});
+    push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, 0, which});
   }
 
   void restart(ServerIndex peer, bool durable) {
     assert(!meta_);
-    ++incarnation_[peer];  // as the daemon counts starts: ids of the new run never repeat old ones
-    next_counter_[peer] = 1;
-    auto restarted = std::make_unique<GridPeer>(peer, grid_.servers[peer].spec, peer_config_, partners_[peer], network_,
-                                                clock(peer));
-    if (quiesced_) restarted->quiesce(clock(peer));
+    ServerSlot& slot = servers_[peer];
+    ++slot.incarnation;  // as the daemon counts starts: ids of the new run never repeat old ones
+    slot.peer = make_peer(peer, Duration{});
+    if (quiesced_) slot.peer->quiesce(clock(peer));
     if (durable) {
-      const auto& journal = journals_[peer];
-      const std::vector<std::pair<DurableKey, DurableJob>> entries(journal.begin(), journal.end());
-      const Recovery r = restarted->restore(entries, static_cast<std::uint32_t>(incarnation_[peer]), clock(peer));
+      const std::vector<std::pair<DurableKey, DurableJob>> entries(slot.journal.begin(), slot.journal.end());
+      const Recovery r = slot.peer->restore(entries, clock(peer));
       result_.recovered.requeued += r.requeued;
       result_.recovered.committed += r.committed;
       result_.recovered.hosted += r.hosted;
       result_.recovered.ran += r.ran;
     }
-    schedulers_[peer] = std::move(restarted);
-    for (ServerIndex other = 0; other < schedulers_.size(); ++other) {
+    for (ServerIndex other = 0; other < servers_.size(); ++other) {
       if (other == peer) continue;
-      if (down_[other]) {
-        schedulers_[peer]->on_peer(other, PeerState::unreachable, "down", clock(peer));
+      if (servers_[other].down) {
+        slot.peer->on_peer(other, PeerState::unreachable, "down", clock(peer));
       } else {
-        schedulers_[other]->on_peer(peer, durable ? PeerState::recovered : PeerState::reachable, "restarted",
-                                    clock(other));
+        servers_[other].peer->on_peer(peer, durable ? PeerState::recovered : PeerState::reachable, "restarted",
+                                      clock(other));
         touch(other);
       }
     }
-    down_[peer] = false;
+    slot.down = false;
     touch(peer);
   }
 
@@ -504,9 +589,9 @@ class GridDriver {
     if (!parking_) return;
     parked_.take_before(peer, now_, sequence_now_, [&](const ParkedVolunteer& v) {
       if (v.at < now_) {
-        schedulers_[peer]->note_volunteer(v.from, v.at);
+        servers_[peer].peer->note_volunteer(v.from, v.at);
       } else {
-        schedulers_[peer]->on_message(v.from, protocol::Volunteer{v.utilization}, v.at);
+        servers_[peer].peer->on_message(v.from, protocol::Volunteer{v.utilization}, v.at);
         touch(peer);
       }
     });
@@ -517,23 +602,26 @@ class GridDriver {
   void requeue_parked(ServerIndex peer) {
     parked_.take_all(peer, [&](const ParkedVolunteer& v) {
       queue_.push(
-          {v.at, v.sequence, Event::Kind::message, peer, v.from, store_message(protocol::Volunteer{v.utilization})});
+          {v.at, v.sequence, Event::Kind::message, peer, v.from, 0, store_message(protocol::Volunteer{v.utilization})});
     });
   }
 
   /// What a server's own clock reads now.
-  [[nodiscard]] TimePoint clock(ServerIndex server) const { return clocks_[server].local(now_); }
-  /// What a scheduler's clock reads now: its server's, or true time for the meta-scheduler.
-  [[nodiscard]] TimePoint scheduler_clock(std::size_t scheduler) const {
-    return meta_ ? now_ : clock(static_cast<ServerIndex>(scheduler));
-  }
+  [[nodiscard]] TimePoint clock(ServerIndex server) const { return servers_[server].clock.local(now_); }
 
   void reschedule(std::size_t scheduler) {
-    const TimePoint deadline = schedulers_[scheduler]->next_deadline();
-    const TimePoint next = meta_ ? deadline : clocks_[scheduler].true_time(deadline);
-    if (next == wake_[scheduler]) return;
-    wake_[scheduler] = next;
-    if (next != kNever) push({next, 0, Event::Kind::wake, static_cast<ServerIndex>(scheduler), 0, 0});
+    TimePoint next = kNever;
+    if (meta_) {
+      next = meta_scheduler_->next_deadline();
+    } else {
+      next = servers_[scheduler].clock.true_time(servers_[scheduler].peer->next_deadline());
+    }
+    SchedulerSlot& slot = schedulers_[scheduler];
+    if (next == slot.wake) return;
+    slot.wake = next;
+    if (next != kNever) {
+      push({next, 0, Event::Kind::wake, 0, 0, static_cast<std::uint32_t>(scheduler), 0});
+    }
   }
 
   const topology::Topology& grid_;
@@ -542,10 +630,13 @@ class GridDriver {
   const GridRunOptions& options_;
   network::NetworkModel network_;
   WireSizes wire_sizes_;
-  bool meta_;  // one meta-scheduler for every server; else one GridPeer each
-  std::vector<std::unique_ptr<Scheduler>> schedulers_;
-  std::vector<std::size_t> scheduler_of_;           // by server
-  std::vector<std::vector<ServerIndex>> partners_;  // P2P: each peer's, for restarts
+  bool meta_;                                        // one meta-scheduler for every server; else one peer each
+  std::unique_ptr<Scheduler> meta_scheduler_;        // the meta-scheduler, when meta_
+  GridConfig peer_config_;                           // the peers' (journaled when a crash is durable)
+  std::vector<ServerSlot> servers_;                  // by server
+  std::vector<SchedulerSlot> schedulers_;            // by scheduler
+  std::vector<JobEntry> job_table_;                  // by index into jobs_
+  std::unordered_map<JobId, std::size_t> index_of_;  // id as its origin numbered it -> index; never iterated
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   std::uint64_t sequence_ = 0;
   std::uint64_t sequence_now_ = 0;  // the event being handled
@@ -555,29 +646,17 @@ class GridDriver {
   std::size_t submitted_ = 0;
   std::vector<protocol::Message> message_slots_;
   std::vector<std::size_t> free_message_slots_;
-  std::vector<TimePoint> wake_;  // by scheduler
   TimePoint network_wake_ = kNever;
   // Looked up and erased by id, never iterated: hashed (a tree was a tenth of
   // a 3,000-peer run, profiled).
   std::unordered_map<network::FlowId, DataTransfer> in_flight_;
   std::vector<std::size_t> touched_;  // schedulers with outputs to carry out
-  std::vector<bool> touched_flag_;
   TimePoint now_{};
   std::size_t submissions_left_ = 0;
   bool quiesced_ = false;
   GridRunResult result_;
-  enum class JobState : std::uint8_t { waiting, submitted, ended };
-  std::vector<JobState> job_state_;                         // by index into jobs_
-  std::unordered_map<JobId, std::size_t> index_of_;         // job id as its origin numbered it -> index; never iterated
-  std::vector<JobId> local_id_;                             // by index into jobs_: the id its origin gave it
-  GridConfig peer_config_;                                  // the peers' (journaled when a crash is durable)
-  std::vector<std::uint64_t> incarnation_;                  // by server: starts so far
-  std::vector<std::uint64_t> next_counter_;                 // by server: the next job's number in this start
-  std::vector<std::map<DurableKey, DurableJob>> journals_;  // by server: what its journal holds
   std::size_t ended_ = 0;
-  std::vector<bool> down_;  // by server: crashed, not yet restarted
   std::vector<PeerCrash> crashes_;
-  std::vector<PeerClock> clocks_;  // each server's reading of the true time
 };
 
 }  // namespace

@@ -60,7 +60,7 @@ struct GridRunOptions {
   /// Each peer's clock (one per server); empty: exact, or drawn from
   /// fault_seed when faults ask for drift.
   std::vector<PeerClock> clocks;
-  /// Keep what check_invariants needs (every arrival, every remote run):
+  /// Keep what audit_run needs (every arrival, every remote run):
   /// memory and time that plain runs do without. gridsim fuzz sets it.
   bool audit = false;
   /// Hold back Volunteers that reach a peer with nothing waiting until its

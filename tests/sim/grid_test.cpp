@@ -10,7 +10,7 @@
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/rng.hpp"
 #include "sim/driver/grid_sim.hpp"
-#include "sim/driver/invariants.hpp"
+#include "sim/driver/run_audit.hpp"
 #include "sim/experiments/grid_experiment.hpp"
 
 using namespace gridpeer;
@@ -424,10 +424,10 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
   // A clean run passes; the same run doctored three ways fails three ways.
   const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 0, 2, 50)};
   const GridRunResult clean = run(GridAlgorithm::sender, jobs);
-  BOOST_TEST(check_invariants(two_servers(), jobs, clean).empty());
+  BOOST_TEST(audit_run(two_servers(), jobs, clean).empty());
   GridRunResult twice = clean;
   twice.records.push_back(twice.records.front());
-  BOOST_TEST(check_invariants(two_servers(), jobs, twice).front().find("ended 2 times") != std::string::npos);
+  BOOST_TEST(audit_run(two_servers(), jobs, twice).front().find("ended 2 times") != std::string::npos);
   GridRunResult crowded = clean;
   for (JobRecord& r : crowded.records) {  // A's two 4-CPU jobs at once, at home
     r.executed_on = r.origin;
@@ -436,12 +436,11 @@ BOOST_AUTO_TEST_CASE(the_invariant_checker_sees_what_breaks) {
     r.end = r.finish;
   }
   bool over = false;
-  for (const auto& v : check_invariants(two_servers(), jobs, crowded))
-    over |= v.find("CPUs at once") != std::string::npos;
+  for (const auto& v : audit_run(two_servers(), jobs, crowded)) over |= v.find("CPUs at once") != std::string::npos;
   BOOST_TEST(over);
   GridRunResult lost = clean;
   lost.records.pop_back();
-  BOOST_TEST(check_invariants(two_servers(), jobs, lost).front().find("never ended") != std::string::npos);
+  BOOST_TEST(audit_run(two_servers(), jobs, lost).front().find("never ended") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(staggered_periods_shift_the_first_volunteering) {
@@ -510,7 +509,7 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
   BOOST_TEST(result.refused[0].first == 3U);
   BOOST_TEST(result.refused[0].second == "submitted while peer B was down");
   BOOST_TEST(result.counters[0].taken_back == 1U);
-  BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+  BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_durable_crash_keeps_every_job_its_peer_had_accepted) {
@@ -539,7 +538,7 @@ BOOST_AUTO_TEST_CASE(a_durable_crash_keeps_every_job_its_peer_had_accepted) {
   BOOST_TEST(us(records.at(2).finish) == 200'000'000);
   BOOST_TEST(records.size() == 4U);  // J0, J1, J2, J4
   BOOST_TEST(result.counters[0].taken_back == 0U);
-  BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+  BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
 }
 
 BOOST_AUTO_TEST_CASE(peer_clocks_read_true_time_their_own_way) {
@@ -583,7 +582,7 @@ BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
     BOOST_TEST(us(records.at(1).start) == 5'000'336);
     BOOST_TEST(us(records.at(1).finish) == 105'000'336);
     BOOST_TEST(us(records.at(1).end) == 105'000'336);
-    BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+    BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
   }
   {
     // A ahead: J1 is submitted at A's 5 s, so B's start (336 us) is raised
@@ -595,7 +594,7 @@ BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
     BOOST_TEST(us(records.at(1).start) == 5'000'000);
     BOOST_TEST(us(records.at(1).finish) == 100'000'336);
     BOOST_TEST(us(records.at(1).end) == 105'000'336);
-    BOOST_TEST(check_invariants(two_servers(), jobs, result).empty());
+    BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
   }
 }
 

@@ -58,8 +58,6 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] std::size_t undecided_jobs() const override { return grid_queue_.size() + bags_.waiting(); }
   [[nodiscard]] std::size_t open_handoffs() const override { return offers_.size() + accepted_.size(); }
   void check_invariants() const override;
-  [[nodiscard]] bool volunteer_would_act() const override { return !grid_queue_.empty(); }
-  void note_volunteer(ServerIndex from, TimePoint at) override { volunteers_[from] = at; }
 
   // ---- a peer's own ---------------------------------------------------------
   /// Takes up what a journaled peer (GridConfig::journaled) kept before it
@@ -77,6 +75,18 @@ class GridPeer final : public Scheduler {
   [[nodiscard]] const ServerSpec& server() const { return local_.server(); }
   [[nodiscard]] const LocalScheduler& local() const { return local_; }
   [[nodiscard]] const SchedulerCounters& counters() const { return counters_; }
+  /// Whether it states what must be kept (GridConfig::journaled).
+  [[nodiscard]] bool journaled() const { return config_.journaled; }
+  /// Whether a Volunteer arriving now could do more than note its sender (a
+  /// job waits for a decision): gridsim holds back the others
+  /// (sim/driver/parked_volunteers.hpp) and hands them over with
+  /// note_volunteer before the peer's next input.
+  [[nodiscard]] bool volunteer_would_act() const { return !grid_queue_.empty(); }
+  /// What a Volunteer from `from`, arrived at `at`, does when
+  /// volunteer_would_act() is false: its sender is remembered as having
+  /// offered then. `at` is after the peer's last input and no later than its
+  /// next deadline.
+  void note_volunteer(ServerIndex from, TimePoint at) { volunteers_[from] = at; }
   /// Hand-offs over, still remembered as an executor (bounded by handoff_memory).
   [[nodiscard]] std::size_t remembered_handoffs() const { return closed_.size() + ran_here_.size(); }
 

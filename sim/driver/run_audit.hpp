@@ -1,8 +1,9 @@
 #pragma once
-// What must hold after any grid run, faults or not (gridsim fuzz checks it
-// after every run): each job ends exactly once (completed, rejected or lost
-// with a reason), with its own CPU count, its times in order; no job runs on
-// two servers at once; no server ever runs more CPUs than it has; a moved job
+// The whole-run audit (a scheduler checks its own invariants after every
+// input; this checks a whole run's result, and gridsim fuzz runs it after
+// every run): each job ends exactly once (completed, rejected or lost with a
+// reason), with its own CPU count, its times in order; no job runs on two
+// servers at once; no server ever runs more CPUs than it has; a moved job
 // starts only after its input has arrived at its executor; a moved job's
 // record matches what its executor ran; and every byte moved is some job's
 // input or output, in its own size.
@@ -17,7 +18,7 @@ namespace gridpeer::sim {
 
 /// The violations found, each naming the job or server (empty: all hold).
 /// The run must have been made with GridRunOptions::audit.
-std::vector<std::string> check_invariants(const topology::Topology& grid, const std::vector<Job>& jobs,
-                                          const GridRunResult& run);
+std::vector<std::string> audit_run(const topology::Topology& grid, const std::vector<Job>& jobs,
+                                   const GridRunResult& run);
 
 }  // namespace gridpeer::sim

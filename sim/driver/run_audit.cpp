@@ -1,4 +1,4 @@
-#include "sim/driver/invariants.hpp"
+#include "sim/driver/run_audit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 namespace gridpeer::sim {
 
-std::vector<std::string> check_invariants(const topology::Topology& grid, const std::vector<Job>& jobs,
-                                          const GridRunResult& run) {
+std::vector<std::string> audit_run(const topology::Topology& grid, const std::vector<Job>& jobs,
+                                   const GridRunResult& run) {
   std::vector<std::string> violations;
   const auto fail = [&](std::string what) {
     if (violations.size() < 20) violations.push_back(std::move(what));

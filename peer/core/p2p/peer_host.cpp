@@ -1,0 +1,148 @@
+#include "peer/core/p2p/peer_host.hpp"
+
+#include <utility>
+
+#include "peer/model/ids.hpp"
+#include "peer/model/overloaded.hpp"
+
+namespace gridpeer {
+
+PeerHost::PeerHost(Setup setup, const network::NetworkView& network, TimePoint start)
+    : peer_(setup.id, std::move(setup.server), setup.config, std::move(setup.partners), network, start,
+            setup.period_phase),
+      incarnation_(setup.incarnation),
+      peer_lost_after_(setup.peer_lost_after) {}
+
+PeerHost::Submission PeerHost::submit(Job job, TimePoint now) {
+  if (draining_) return {0, false, server().name + " is draining; submit elsewhere"};
+  if (next_counter_ > kMaxJobCounter) {
+    return {
+        0, false,
+        server().name + " has used up the job ids of this start (" + std::to_string(kMaxJobCounter) + "); restart it"};
+  }
+  // Numbered as its origin numbers it: origin, incarnation, counter -- so that
+  // a restarted peer never gives a job an id an earlier run gave.
+  job.id = job_id_of(peer_.id(), job_sequence_of(incarnation_, next_counter_++));
+  job.origin = peer_.id();
+  job.submit = now;
+  peer_.submit(job, now);
+  return {job.id, true, {}};
+}
+
+void PeerHost::on_message(ServerIndex from, const protocol::Message& message, TimePoint now) {
+  if (const auto* offer = std::get_if<protocol::JobOffer>(&message)) {
+    // Ids carry their origin (peer/model/ids.hpp): one outside the offering
+    // peer's range would be confused with another peer's job.
+    if (origin_in_id(offer->job.id) != from) {
+      answered_.emplace_back(
+          SendMessage{from, protocol::JobReject{offer->job.id, offer->attempt, protocol::RejectReason::out_of_range}});
+      return;
+    }
+  }
+  peer_.on_message(from, message, now);
+}
+
+void PeerHost::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
+  peer_.on_transfer_done(transfer, now);
+}
+
+void PeerHost::on_peer(ServerIndex peer, PeerState state, std::string_view reason, TimePoint now) {
+  peer_.on_peer(peer, state, reason, now);
+}
+
+LinkUp PeerHost::link_up(ServerIndex peer, std::uint64_t boot_id, bool journaled, TimePoint now) {
+  if (links_.size() <= peer) links_.resize(peer + 1);
+  Link& link = links_[peer];
+  // A new boot id from a peer we saw go down: it restarted. Without a journal
+  // it holds nothing of what it had promised; with one, it kept it.
+  const bool restarted = link.boot_id != 0 && boot_id != link.boot_id && link.down_since;
+  link.boot_id = boot_id;
+  link.down_since.reset();
+  if (restarted && !journaled) {
+    peer_.on_peer(peer, PeerState::restarted, "it restarted", now);
+    peer_.on_peer(peer, PeerState::reachable, "connected", now);
+    return LinkUp::restarted_empty;
+  }
+  if (restarted) {
+    peer_.on_peer(peer, PeerState::recovered, "it restarted from its journal", now);
+    return LinkUp::restarted_from_journal;
+  }
+  peer_.on_peer(peer, PeerState::reachable, "connected", now);
+  return LinkUp::connected;
+}
+
+void PeerHost::link_down(ServerIndex peer, std::string_view reason, TimePoint now) {
+  if (links_.size() <= peer) links_.resize(peer + 1);
+  Link& link = links_[peer];
+  // Offers it had not accepted come back now (the core). Jobs committed to
+  // it stay its own for peer_lost_after: back sooner, it still has them (or,
+  // with a new boot id, restarted and they run again); gone longer, they end
+  // as lost (expire_links).
+  if (!link.down_since) {
+    link.down_since = now;
+    link.down_reason = reason;
+  }
+  peer_.on_peer(peer, PeerState::unreachable, reason, now);
+}
+
+void PeerHost::expire_links(TimePoint now) {
+  for (ServerIndex p = 0; p < links_.size(); ++p) {
+    Link& link = links_[p];
+    if (!link.down_since || now - *link.down_since < peer_lost_after_) continue;
+    link.down_since.reset();  // given up: a later return changes nothing for those jobs
+    peer_.on_peer(p, PeerState::gone, link.down_reason, now);
+  }
+}
+
+void PeerHost::advance(TimePoint now) {
+  expire_links(now);
+  peer_.advance(now);
+}
+
+TimePoint PeerHost::next_deadline() const {
+  TimePoint next = peer_.next_deadline();
+  for (const Link& link : links_) {
+    if (link.down_since) next = std::min(next, *link.down_since + peer_lost_after_);
+  }
+  return next;
+}
+
+void PeerHost::quiesce(TimePoint now) {
+  peer_.quiesce(now);
+}
+
+void PeerHost::settle(PeerEnvironment& environment) {
+  std::vector<SchedulerOutput> outputs = std::move(answered_);
+  answered_.clear();
+  for (SchedulerOutput& output : peer_.take_outputs()) outputs.push_back(std::move(output));
+  if (outputs.empty()) return;
+  // Persist before the next send: everything the batch asks to keep, and the
+  // results of the jobs it ended, are durable before any of it goes out.
+  std::vector<const Persist*> kept;
+  std::vector<const JobEnded*> ended;
+  for (const SchedulerOutput& output : outputs) {
+    if (const auto* persist = std::get_if<Persist>(&output)) kept.push_back(persist);
+    if (const auto* end = std::get_if<JobEnded>(&output)) ended.push_back(end);
+  }
+  if (!kept.empty() || (peer_.journaled() && !ended.empty())) environment.persist(kept, ended);
+  for (const SchedulerOutput& output : outputs) {
+    std::visit(Overloaded{
+                   [&](const SendMessage& send) { environment.send(send.to, send.message); },
+                   [&](const StartTransfer& start) { environment.stage(start.transfer); },
+                   [&](const JobEnded& end) { environment.ended(end); },
+                   [](const Persist& /*kept*/) {},
+               },
+               output);
+  }
+}
+
+Recovery PeerHost::restore(std::span<const std::pair<DurableKey, DurableJob>> entries, TimePoint now) {
+  return peer_.restore(entries, static_cast<std::uint32_t>(incarnation_), now);
+}
+
+void PeerHost::set_draining(bool draining) {
+  draining_ = draining;
+  peer_.set_draining(draining);
+}
+
+}  // namespace gridpeer
