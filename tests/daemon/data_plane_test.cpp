@@ -1,0 +1,132 @@
+// The data plane between two peers in this process, over a loopback TCP
+// connection: a staged transfer arrives whole, as what was staged; one for a
+// partner not yet connected waits for its link; a partner opening more
+// transfers than allowed is cut off.
+#include <boost/test/unit_test.hpp>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "peer/daemon/data_plane.hpp"
+#include "spdlog/sinks/null_sink.h"
+#include "spdlog/spdlog.h"
+
+using namespace gridpeer;
+using namespace gridpeer::daemon;
+namespace asio = net::asio;
+
+namespace {
+
+/// Two connected plaintext Connections, A's end first.
+std::pair<std::shared_ptr<net::Connection>, std::shared_ptr<net::Connection>> connected_pair(asio::io_context& io) {
+  net::tcp::acceptor acceptor(io, net::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  net::tcp::socket a(io);
+  a.connect(acceptor.local_endpoint());
+  net::tcp::socket b = acceptor.accept();
+  return {std::make_shared<net::Connection>(std::move(a), net::ConnectionLimits{}),
+          std::make_shared<net::Connection>(std::move(b), net::ConnectionLimits{})};
+}
+
+std::shared_ptr<spdlog::logger> quiet() {
+  return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
+}
+
+/// Peers 0 (A) and 1 (B), each with a data plane; B's arrivals written down.
+struct TwoPeers {
+  asio::io_context io;
+  PeerLinks links_a{2};
+  PeerLinks links_b{2};
+  std::vector<DataTransfer> arrived_at_b;
+  std::vector<std::string> logged;
+  DataPlane::Settings settings{1000, 256, 4096};
+  std::unique_ptr<DataPlane> a;
+  std::unique_ptr<DataPlane> b;
+  std::shared_ptr<net::Connection> a_end;
+  std::shared_ptr<net::Connection> b_end;
+  std::string b_closed;
+
+  explicit TwoPeers(std::size_t max_open = 4096) {
+    settings.max_open_transfers = max_open;
+    const auto name = [](ServerIndex i) { return i == 0 ? std::string("A") : std::string("B"); };
+    const auto log = [this](spdlog::level::level_enum, const std::string& text) { logged.push_back(text); };
+    a = std::make_unique<DataPlane>(
+        io, links_a, 0, settings, name, [](const DataTransfer&) {}, log, quiet());
+    b = std::make_unique<DataPlane>(
+        io, links_b, 1, settings, name, [this](const DataTransfer& t) { arrived_at_b.push_back(t); }, log, quiet());
+    std::tie(a_end, b_end) = connected_pair(io);
+    b_end->start(
+        [this](protocol::WireMessage m) {
+          if (const auto* begin = std::get_if<protocol::TransferBegin>(&m)) b->begin(0, *begin);
+          if (const auto* chunk = std::get_if<protocol::DataChunk>(&m)) b->chunk(0, *chunk);
+        },
+        [this](const std::string& why) { b_closed = why; });
+    a_end->start([](protocol::WireMessage) {}, [](const std::string&) {});
+    links_b[0] = {b_end, true};
+  }
+  void connect_a() {
+    links_a[1] = {a_end, true};
+    a->link_up(1);
+  }
+  void run() { io.run_for(std::chrono::milliseconds(500)); }
+};
+
+DataTransfer input(JobId job, std::uint64_t bytes) {
+  DataTransfer t;
+  t.kind = DataTransfer::Kind::input;
+  t.job = job;
+  t.from = 0;
+  t.to = 1;
+  t.bytes = bytes;
+  t.attempt = 3;
+  return t;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(data_plane)
+
+BOOST_AUTO_TEST_CASE(a_staged_transfer_arrives_whole_as_staged) {
+  TwoPeers peers;
+  peers.connect_a();
+  // 1,000,000 modelled bytes at 1,000 per payload byte: 1,000 bytes, four chunks of at most 256.
+  peers.a->stage(input(42, 1'000'000));
+  peers.run();
+  BOOST_REQUIRE(peers.arrived_at_b.size() == 1U);
+  const DataTransfer& got = peers.arrived_at_b[0];
+  BOOST_TEST(got.job == 42U);
+  BOOST_TEST(got.bytes == 1'000'000U);
+  BOOST_TEST(got.attempt == 3U);
+  BOOST_TEST(got.from == 0U);
+  BOOST_TEST(got.to == 1U);
+  BOOST_TEST((got.kind == DataTransfer::Kind::input));
+  BOOST_TEST(!peers.b->receiving());
+}
+
+BOOST_AUTO_TEST_CASE(a_transfer_to_a_partner_not_connected_waits_for_its_link) {
+  TwoPeers peers;
+  peers.a->stage(input(7, 5000));
+  peers.a->stage(input(7, 6000));  // staged again: replaces the first, one per job and direction
+  peers.run();
+  BOOST_TEST(peers.arrived_at_b.empty());
+  peers.connect_a();
+  peers.run();
+  BOOST_REQUIRE(peers.arrived_at_b.size() == 1U);
+  BOOST_TEST(peers.arrived_at_b[0].bytes == 6000U);
+}
+
+BOOST_AUTO_TEST_CASE(a_partner_opening_too_many_transfers_is_cut_off) {
+  TwoPeers peers(1);
+  protocol::TransferBegin first;
+  first.job = 1;
+  first.payload_bytes = 100;
+  protocol::TransferBegin second = first;
+  second.job = 2;
+  peers.a_end->send(first);
+  peers.a_end->send(second);
+  peers.run();
+  BOOST_TEST(peers.b_closed.find("more than 1 transfers open") != std::string::npos, peers.b_closed);
+  BOOST_REQUIRE(!peers.logged.empty());
+  BOOST_TEST(peers.logged.back() == "peer A opened more than 1 transfers; disconnecting it");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
