@@ -14,16 +14,19 @@
 namespace gridpeer::sim {
 
 int run_sweep_command(int argc, char** argv) {
+  // The built-in experiments are listed from the one registry --list prints.
+  std::string builtins;
+  for (const auto& name : builtin_experiments()) builtins += "  " + name + ": " + load_experiment(name).title + "\n";
   cxxopts::Options options(
       "gridsim sweep",
       "Run every run of an experiment in parallel and write results.{json,csv}, summary.{json,csv} (mean and 95%\n"
       "confidence interval over seeds), report.md and figures. EXPERIMENT is a TOML experiment file\n"
-      "(docs/experiments.md: fixed `gridsim run` options, axes to sweep, seeds) or a built-in one: shan2004\n"
-      "(Shan et al. 2004: 7 algorithms x 2 networks x 3 data sizes x 3 site splits) or phi-sensitivity.\n"
-      "Each run is saved as OUT/runs/NAME.json as soon as it ends, with its identity: every option, the hash of\n"
-      "every input file and the code's version. A re-run reuses a saved run only if its identity is the same, and\n"
-      "refuses a folder holding runs of other options or code unless --overwrite. --shard I/N lets N machines\n"
-      "(e.g. a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) share OUT.");
+      "(docs/experiments.md: fixed `gridsim run` options, axes to sweep, seeds) or one of the built-in ones:\n" +
+          builtins +
+          "Each run is saved as OUT/runs/NAME.json as soon as it ends, with its identity: every option, the hash of\n"
+          "every input file and the code's version. A re-run reuses a saved run only if its identity is the same,\n"
+          "and refuses a folder holding runs of other options or code unless --overwrite. --shard I/N lets N\n"
+          "machines (e.g. a Slurm array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) share OUT.");
   options.positional_help("EXPERIMENT").show_positional_help();
   options.add_options()("experiment", "the experiment file, or a built-in name (also the first positional argument)",
                         cxxopts::value<std::string>())("out", "output directory (created)",

@@ -94,6 +94,9 @@ ReplayStudy replay_study_from_options(const cxxopts::ParseResult& args, spdlog::
     server.cpus_per_node = 1;
   }
   logger.info("workload: {}", workload.description);
+  // What the log does not hold (no wait times, a window past its end, ...),
+  // as gridsim run and sweep say it.
+  for (const std::string& warning : workload.warnings) logger.warn("{}", warning);
   if (workload.skipped_lines > 0) logger.warn("{} malformed lines skipped", workload.skipped_lines);
   if (workload.conversion.dropped() > 0) {
     const auto& c = workload.conversion;

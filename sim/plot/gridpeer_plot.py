@@ -31,6 +31,7 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
 """
 import argparse
 import os
+import re
 import sys
 
 import matplotlib
@@ -53,6 +54,11 @@ METRIC_TITLES = {
     "messages": "Messages",
     "unfinished_jobs": "Unfinished jobs",
 }
+
+
+def natural(name):
+    """A sort key that puts S2 before S10: digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", str(name))]
 
 
 def labelled(pairs, what):
@@ -125,7 +131,7 @@ def plot_jobs(args):
     ax.legend()
     save(figure, args.out, "cdf_bounded_slowdown.png")
 
-    origins = sorted(set().union(*(set(jobs.origin) for _, jobs in done)))
+    origins = sorted(set().union(*(set(jobs.origin) for _, jobs in done)), key=natural)
     figure, ax = plt.subplots(figsize=(max(6.4, 0.5 * len(origins) * len(done)), 4.2))
     width = 0.8 / max(1, len(done))
     for k, (label, jobs) in enumerate(done):
