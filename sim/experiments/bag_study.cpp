@@ -18,10 +18,6 @@ namespace gridpeer::sim {
 
 namespace {
 
-// The same streams as gridsim group's: a seed's bag is the same in both runs.
-constexpr std::uint64_t kBagStream = 1;
-constexpr std::uint64_t kOthersStream = 2;
-
 /// A job of `mi` on `server`: its run time there (its origin) at the server's MIPS.
 Job job_of(JobId id, ServerIndex origin, const ServerSpec& server, const GroupingJob& drawn) {
   const auto run = microseconds(std::max<std::int64_t>(1, std::llround(drawn.mi / server.mhz * 1e6)));

@@ -5,6 +5,7 @@
 // (gridsim bag). One description, one draw, one set of options, so that the
 // two runs of a seed are given the same bag.
 #include <cstddef>
+#include <cstdint>
 #include <cxxopts.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,12 @@
 #include "sim/driver/grouping_run.hpp"
 
 namespace gridpeer::sim {
+
+/// Streams of a run's seed, one per kind of draw, so that changing one (the
+/// other users' job count, say) leaves the others as they were; the same in
+/// both studies, so that the two runs of a seed draw the same bag.
+inline constexpr std::uint64_t kBagStream = 1;
+inline constexpr std::uint64_t kOthersStream = 2;
 
 struct BagWorkload {
   std::size_t jobs = 120;

@@ -18,10 +18,8 @@ namespace gridpeer::sim {
 
 namespace {
 
-// Streams of the run's seed: one per kind of draw, so that changing one
-// (e.g. the other users' job count) leaves the others as they were.
-constexpr std::uint64_t kBagStream = 1;
-constexpr std::uint64_t kOthersStream = 2;
+// The background bursts' stream of the run's seed, after the bag's
+// (bag_workload.hpp).
 constexpr std::uint64_t kBurstStream = 3;
 
 }  // namespace
