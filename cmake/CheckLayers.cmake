@@ -28,9 +28,12 @@ set(GRIDPEER_LAYER_RULES
   "peer/core|^(${_core_base})"
   "peer/io|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/messages\\.hpp)"
   "peer/journal|^(peer/model/|peer/core/durable\\.hpp|protocol/|peer/journal/)"
-  "peer/net|^(peer/model/|peer/io/|protocol/|peer/net/)"
-  "peer/daemon|^(peer/model/|peer/network/|peer/core/|peer/io/|protocol/|peer/net/|peer/journal/|peer/daemon/)"
-  "peer/client|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|peer/net/|peer/client/)"
+  "peer/transport|^(peer/model/|peer/io/|protocol/|peer/transport/)"
+  "peer/daemon|^(peer/model/|peer/network/|peer/core/|peer/io/|protocol/|peer/transport/|peer/journal/|peer/daemon/)"
+  "peer/client|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|peer/transport/|peer/client/)"
+  "sim/driver|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|sim/driver/)"
+  "sim/studies|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|sim/driver/|sim/studies/)"
+  "sim/reports|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|sim/driver/|sim/studies/|sim/reports/)"
   "sim|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|sim/)")
 
 function(_gridpeer_sources out dir)

@@ -147,7 +147,7 @@ constexpr std::uint64_t kMaxWireBytes = 1ULL << 50;  // 1 PiB of modelled data p
 constexpr std::int64_t kYearUs = 365LL * 24 * 3600 * 1'000'000;
 /// Where a grid's virtual time ends: 1,000 years short of the wire's bound,
 /// since what a peer sends is its now plus at most a job's scaled run time or
-/// a queue's forecast. Past it a peer takes no new work (peer/net/epoch_bounds.hpp).
+/// a queue's forecast. Past it a peer takes no new work (peer/transport/epoch_bounds.hpp).
 constexpr std::int64_t kVirtualTimeEndUs = kMaxWireTimeUs - 1'000 * kYearUs;
 /// A peer starts, or takes a partner's epoch, only with at least this much
 /// virtual time left before the end (docs/security.md, "Virtual time").

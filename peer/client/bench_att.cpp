@@ -73,7 +73,7 @@ int bench_att_command(int argc, char** argv) {
   const std::size_t window = std::max<std::size_t>(1, args["window"].as<std::size_t>());
   if (queries == 0) throw std::invalid_argument("--queries must be at least 1");
 
-  net::asio::io_context io;
+  transport::asio::io_context io;
   // The measured peer's settings, which a peer's Hello must match.
   protocol::Hello target;
   {
@@ -114,9 +114,9 @@ int bench_att_command(int argc, char** argv) {
   const ServerSpec& me = grid.topology.servers.at(as).spec;
   // Over TLS it speaks as peer `as`, with that peer's certificate from --tls-dir.
   PeerClient::Settings as_peer = settings_for(grid, to);
-  if (grid.tls) as_peer.tls = net::load_tls(net::TlsFiles::in(grid.tls_dir, me.name));
+  if (grid.tls) as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, me.name));
   PeerClient peer(io, grid.addresses.at(to),
-                  net::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
+                  transport::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
                   as_peer);
 
   protocol::JobRequirements requirements;

@@ -12,7 +12,7 @@
 #include "peer/client/commands.hpp"
 #include "peer/client/credential_files.hpp"
 #include "peer/io/cli/parse.hpp"
-#include "peer/net/certificates.hpp"
+#include "peer/transport/certificates.hpp"
 
 namespace gridpeer::client {
 namespace {
@@ -40,7 +40,7 @@ int init_command(int argc, char** argv) {
   if (args.count("dir") == 0U) throw std::invalid_argument("give the directory: gridctl ca init DIR");
   const fs::path dir = args["dir"].as<std::string>();
   fs::create_directories(dir);
-  const net::Credentials ca = net::create_ca(args["grid"].as<std::string>(), args["days"].as<int>());
+  const transport::Credentials ca = transport::create_ca(args["grid"].as<std::string>(), args["days"].as<int>());
   const bool force = args.count("force") != 0U;
   write_text_file(dir / "ca-key.pem", ca.key_pem, true, force);
   write_text_file(dir / "ca.pem", ca.certificate_pem, false, force);
@@ -74,12 +74,12 @@ int issue_command(int argc, char** argv) {
     throw std::invalid_argument("give a name and a role: gridctl ca issue NAME --role peer|operator|submitter");
   }
   const std::string role_text = args["role"].as<std::string>();
-  const auto role = net::parse_role(role_text);
+  const auto role = transport::parse_role(role_text);
   if (!role) throw std::invalid_argument("--role '" + role_text + "' is not peer, operator or submitter");
   const fs::path ca_dir = args["ca"].as<std::string>();
-  const net::Credentials ca{read_text_file(ca_dir / "ca.pem"), read_text_file(ca_dir / "ca-key.pem")};
+  const transport::Credentials ca{read_text_file(ca_dir / "ca.pem"), read_text_file(ca_dir / "ca-key.pem")};
   const std::string name = args["name"].as<std::string>();
-  const net::Credentials issued = net::issue_certificate(ca, name, *role, args["days"].as<int>());
+  const transport::Credentials issued = transport::issue_certificate(ca, name, *role, args["days"].as<int>());
   const fs::path out = args.count("out") != 0U ? fs::path(args["out"].as<std::string>()) : ca_dir;
   fs::create_directories(out);
   const bool force = args.count("force") != 0U;

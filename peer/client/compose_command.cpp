@@ -98,14 +98,14 @@ int compose_command(int argc, char** argv) {
   // user (docker/entrypoint); the CA's key stays here, on the host.
   const std::filesystem::path tls = out / "tls";
   std::filesystem::create_directories(tls);
-  const net::Credentials ca = net::create_ca(grid.name, 30);
+  const transport::Credentials ca = transport::create_ca(grid.name, 30);
   write_text_file(tls / "ca-key.pem", ca.key_pem, true, true);
   write_text_file(tls / "ca.pem", ca.certificate_pem, false, true);
   for (const testbed::PeerPlan& peer : plan.peers) {
-    write_credentials(tls, peer.server, net::issue_certificate(ca, peer.server, net::Role::peer, 30), true);
+    write_credentials(tls, peer.server, transport::issue_certificate(ca, peer.server, transport::Role::peer, 30), true);
   }
   write_credentials(tls, testbed::kControlCertificate,
-                    net::issue_certificate(ca, testbed::kControlCertificate, net::Role::operator_role, 30), true);
+                    transport::issue_certificate(ca, testbed::kControlCertificate, transport::Role::operator_role, 30), true);
 
   // out/gridctl COMMAND [options]: gridctl in the control container, already
   // told the topology and every peer's WAN address.

@@ -30,7 +30,7 @@ void write_text_file(const fs::path& path, const std::string& text, bool secret,
   if (!file) throw std::runtime_error("cannot write " + path.string());
 }
 
-void write_credentials(const fs::path& dir, const std::string& name, const net::Credentials& credentials, bool force) {
+void write_credentials(const fs::path& dir, const std::string& name, const transport::Credentials& credentials, bool force) {
   write_text_file(dir / (name + "-key.pem"), credentials.key_pem, true, force);
   write_text_file(dir / (name + ".pem"), credentials.certificate_pem, false, force);
 }

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "peer/net/certificates.hpp"
+#include "peer/transport/certificates.hpp"
 
 namespace gridpeer::client {
 
@@ -15,7 +15,7 @@ std::string read_text_file(const std::filesystem::path& path);
 /// Throws std::runtime_error if the file exists and `force` is false.
 void write_text_file(const std::filesystem::path& path, const std::string& text, bool secret, bool force);
 /// DIR/NAME.pem and DIR/NAME-key.pem.
-void write_credentials(const std::filesystem::path& dir, const std::string& name, const net::Credentials& credentials,
+void write_credentials(const std::filesystem::path& dir, const std::string& name, const transport::Credentials& credentials,
                        bool force);
 
 }  // namespace gridpeer::client

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "peer/client/peer_client.hpp"
-#include "peer/net/plaintext.hpp"
+#include "peer/transport/plaintext.hpp"
 
 namespace gridpeer::client {
 
@@ -41,7 +41,7 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   const int reply_timeout = args["reply-timeout"].as<int>();
   if (reply_timeout < 1 || reply_timeout > 86'400) throw std::invalid_argument("--reply-timeout: give 1 to 86400 s");
   grid.reply_timeout = std::chrono::seconds(reply_timeout);
-  grid.addresses = net::peer_addresses(
+  grid.addresses = transport::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
   // An option given beats the environment; --plaintext beats both.
@@ -52,20 +52,20 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   };
   if (args.count("plaintext") != 0U) {
     if (args.count("tls-dir") != 0U) throw std::invalid_argument("give --tls-dir or --plaintext, not both");
-    std::vector<net::NamedAddress> reach;
+    std::vector<transport::NamedAddress> reach;
     for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
       reach.push_back({"peer " + grid.topology.servers[i].spec.name, grid.addresses[i]});
     }
-    net::require_loopback(reach, "gridctl");
+    transport::require_loopback(reach, "gridctl");
     return grid;
   }
   const std::string dir = from_env("tls-dir", "GRIDCTL_TLS_DIR");
-  if (dir.empty()) throw std::invalid_argument(net::tls_or_plaintext_needed("gridctl") + ", with --cert NAME");
+  if (dir.empty()) throw std::invalid_argument(transport::tls_or_plaintext_needed("gridctl") + ", with --cert NAME");
   const std::string cert = from_env("cert", "GRIDCTL_CERT");
   if (cert.empty()) {
     throw std::invalid_argument("--tls-dir needs --cert NAME (or $GRIDCTL_CERT): whose certificate to present");
   }
-  grid.tls = net::load_tls(net::TlsFiles::in(dir, cert));
+  grid.tls = transport::load_tls(transport::TlsFiles::in(dir, cert));
   grid.tls_dir = dir;
   return grid;
 }
@@ -74,7 +74,7 @@ PeerClient::Settings settings_for(const Grid& grid, std::size_t server) {
   return {grid.tls, grid.tls ? grid.topology.servers.at(server).spec.name : std::string(), grid.reply_timeout};
 }
 
-std::vector<PeerReach> poll_status(net::asio::io_context& io, const Grid& grid) {
+std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& grid) {
   std::vector<PeerReach> reach(grid.addresses.size());
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {

@@ -10,9 +10,9 @@
 
 #include "peer/client/peer_client.hpp"
 #include "peer/io/topology/topology.hpp"
-#include "peer/net/asio.hpp"
-#include "peer/net/peer_addresses.hpp"
-#include "peer/net/tls.hpp"
+#include "peer/transport/asio.hpp"
+#include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/tls.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {
@@ -22,9 +22,9 @@ cxxopts::Options grid_options(const std::string& command, const std::string& wha
 
 struct Grid {
   topology::Topology topology;
-  std::vector<net::PeerAddress> addresses;  ///< one per server
+  std::vector<transport::PeerAddress> addresses;  ///< one per server
   /// With --tls-dir: our certificate and the grid's CA (null: plaintext).
-  std::shared_ptr<const net::TlsConfig> tls;
+  std::shared_ptr<const transport::TlsConfig> tls;
   std::string tls_dir;  ///< where tls came from (bench-att reads a peer's certificate there too)
   std::chrono::seconds reply_timeout = PeerClient::kReplyTimeout;  ///< --reply-timeout
 };
@@ -43,6 +43,6 @@ struct PeerReach {
   std::string error;  ///< set when status is not
 };
 /// Asks every peer of the grid for its status, in server order.
-std::vector<PeerReach> poll_status(net::asio::io_context& io, const Grid& grid);
+std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& grid);
 
 }  // namespace gridpeer::client

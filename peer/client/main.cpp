@@ -28,7 +28,7 @@
 #include "peer/io/report/jobs_csv.hpp"
 #include "peer/io/report/metrics_json.hpp"
 #include "peer/io/topology/topology.hpp"
-#include "peer/net/peer_addresses.hpp"
+#include "peer/transport/peer_addresses.hpp"
 #include "peer/workload/data_sizes.hpp"
 
 namespace {
@@ -91,7 +91,7 @@ int submit_command(int argc, char** argv) {
   if (job.bag != 0 && job.cpus != 1) throw std::invalid_argument("--bag: the jobs of a bag need one CPU each");
   const std::size_t count = args["count"].as<std::size_t>();
   if (count < 1 || count > 1'000'000) throw std::invalid_argument("--count: give 1 to 1000000");
-  net::asio::io_context io;
+  transport::asio::io_context io;
   client::PeerClient peer(io, grid.addresses[to], client::settings_for(grid, to));
   const auto print = [](const protocol::SubmitAck& ack) {
     if (!ack.accepted) throw std::runtime_error("not accepted: " + ack.reason);
@@ -116,7 +116,7 @@ int submit_command(int argc, char** argv) {
 
 /// Waits until every peer reports every other connected, or `timeout_s` passes
 /// (then false, having said who is missing).
-bool wait_until_connected(net::asio::io_context& io, const Grid& grid, double timeout_s) {
+bool wait_until_connected(transport::asio::io_context& io, const Grid& grid, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::string missing;
   for (bool first = true;; first = false) {
@@ -143,7 +143,7 @@ bool wait_until_connected(net::asio::io_context& io, const Grid& grid, double ti
 
 /// Every peer's number of job records (each peer keeps those of the jobs
 /// submitted to it); nullopt if a peer cannot be asked.
-std::optional<std::uint64_t> records_held(net::asio::io_context& io, const Grid& grid) {
+std::optional<std::uint64_t> records_held(transport::asio::io_context& io, const Grid& grid) {
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     try {
@@ -160,7 +160,7 @@ std::optional<std::uint64_t> records_held(net::asio::io_context& io, const Grid&
 }
 
 /// Waits (real time, bounded) until the peers hold `expected` records.
-bool wait_for_records(net::asio::io_context& io, const Grid& grid, std::size_t expected, double timeout_s) {
+bool wait_for_records(transport::asio::io_context& io, const Grid& grid, std::size_t expected, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   cli::Progress progress("ended", expected);
   std::uint64_t ended = 0;
@@ -251,7 +251,7 @@ int replay_command(int argc, char** argv) {
     manifest.open(path, std::ios::trunc);
     if (!manifest) throw std::invalid_argument("cannot write the manifest " + path);
   }
-  net::asio::io_context io;
+  transport::asio::io_context io;
   if (!wait_until_connected(io, grid, args["connect-timeout"].as<double>())) std::cerr << "replaying regardless\n";
   // One connection per peer; a peer that cannot be reached (or goes away)
   // gets no more jobs from this replay, and the rest goes on.
@@ -360,7 +360,7 @@ int status_command(int argc, char** argv) {
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
-  net::asio::io_context io;
+  transport::asio::io_context io;
   int unreachable = 0;
   if (args.count("wait") != 0U && !wait_until_connected(io, grid, args["wait"].as<double>())) ++unreachable;
   std::cout << fmt::format(
@@ -412,7 +412,7 @@ int results_command(int argc, char** argv) {
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
   const Grid grid = grid_from(args);
-  net::asio::io_context io;
+  transport::asio::io_context io;
   std::vector<protocol::ResultRecord> all;
   std::vector<std::string> unreachable;
   std::set<ServerIndex> unreachable_peers;
@@ -566,7 +566,7 @@ int broadcast_command(const std::string& command, const protocol::WireMessage& m
       chosen.insert(grid.topology.resolve_server(name));
     }
   }
-  net::asio::io_context io;
+  transport::asio::io_context io;
   int failed = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     if (!chosen.empty() && chosen.count(i) == 0U) continue;

@@ -14,8 +14,8 @@ namespace {
 /// `limit` passes: then closes `socket`, which aborts the operation, lets
 /// its handler run, and answers false. gridctl is blocking; this is how each
 /// of its waits is bounded.
-bool finished_within(net::asio::io_context& io, const bool& done, std::chrono::seconds limit,
-                     net::tcp::socket::lowest_layer_type& socket) {
+bool finished_within(transport::asio::io_context& io, const bool& done, std::chrono::seconds limit,
+                     transport::tcp::socket::lowest_layer_type& socket) {
   io.restart();
   io.run_for(limit);
   if (done) return true;
@@ -35,31 +35,31 @@ protocol::Hello PeerClient::client_hello() {
   return hello;
 }
 
-PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Settings& settings)
+PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const Settings& settings)
     : PeerClient(io, address, client_hello(), settings) {}
 
-PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
+PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const protocol::Hello& hello,
                        const Settings& settings)
     : io_(io),
       socket_(io),
       where_(address.host + ":" + std::to_string(address.port)),
       reply_timeout_(settings.reply_timeout) {
   boost::system::error_code ec;
-  net::tcp::resolver resolver(io);
+  transport::tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
   if (!ec) {
     // Bounded: a peer whose host vanished (a killed container) would
     // otherwise hold the connect for the kernel's SYN retries, over a minute.
     bool connected = false;
-    net::asio::async_connect(socket_, endpoints, [&](const boost::system::error_code& result, const auto&) {
+    transport::asio::async_connect(socket_, endpoints, [&](const boost::system::error_code& result, const auto&) {
       ec = result;
       connected = true;
     });
-    if (!finished_within(io, connected, kConnectTimeout, socket_)) ec = net::asio::error::timed_out;
+    if (!finished_within(io, connected, kConnectTimeout, socket_)) ec = transport::asio::error::timed_out;
   }
   if (ec)
     throw std::runtime_error("cannot reach the peer at " + where_ + ": " + ec.message() + " (is gridpeer running?)");
-  socket_.set_option(net::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms
+  socket_.set_option(transport::tcp::no_delay(true), ec);  // request/reply: Nagle would add tens of ms
   if (settings.tls) start_tls(io, settings);
   send(hello);
   protocol::WireMessage reply = receive();
@@ -70,11 +70,11 @@ PeerClient::PeerClient(net::asio::io_context& io, const net::PeerAddress& addres
   }
 }
 
-void PeerClient::start_tls(net::asio::io_context& io, const Settings& settings) {
-  tls_ = std::make_unique<net::TlsStream>(std::move(socket_), *settings.tls->context);
+void PeerClient::start_tls(transport::asio::io_context& io, const Settings& settings) {
+  tls_ = std::make_unique<transport::TlsStream>(std::move(socket_), *settings.tls->context);
   boost::system::error_code ec;
   bool done = false;
-  tls_->async_handshake(net::ssl::stream_base::client, [&](const boost::system::error_code& result) {
+  tls_->async_handshake(transport::ssl::stream_base::client, [&](const boost::system::error_code& result) {
     ec = result;
     done = true;
   });
@@ -82,8 +82,8 @@ void PeerClient::start_tls(net::asio::io_context& io, const Settings& settings) 
     throw std::runtime_error("no TLS handshake with " + where_ + " within " + std::to_string(kConnectTimeout.count()) +
                              " s: is the peer stopped?");
   }
-  if (ec == net::asio::error::eof || ec == net::ssl::error::stream_truncated ||
-      ec == net::asio::error::connection_reset) {
+  if (ec == transport::asio::error::eof || ec == transport::ssl::error::stream_truncated ||
+      ec == transport::asio::error::connection_reset) {
     // Closed before any TLS reply: what a peer does with a connection over
     // its caps (counted before the handshake); a CA mismatch is an alert.
     throw std::runtime_error(where_ + " closed the connection before the TLS handshake (" + ec.message() +
@@ -94,11 +94,11 @@ void PeerClient::start_tls(net::asio::io_context& io, const Settings& settings) 
     throw std::runtime_error("TLS with " + where_ + ": " + ec.message() +
                              " (is it a peer of this grid's CA, run with --tls-dir?)");
   }
-  const auto who = net::peer_identity(*tls_, *settings.tls);
+  const auto who = transport::peer_identity(*tls_, *settings.tls);
   if (const auto* why = std::get_if<std::string>(&who)) throw std::runtime_error(where_ + ": " + *why);
-  const auto& identity = std::get<net::CertificateIdentity>(who);
-  if (identity.role != net::Role::peer || (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
-    throw std::runtime_error(where_ + " presents the certificate of " + std::string(net::to_string(identity.role)) +
+  const auto& identity = std::get<transport::CertificateIdentity>(who);
+  if (identity.role != transport::Role::peer || (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
+    throw std::runtime_error(where_ + " presents the certificate of " + std::string(transport::to_string(identity.role)) +
                              " '" + identity.name + "', not of peer '" + settings.expect_peer + "'");
   }
 }
@@ -107,16 +107,16 @@ void PeerClient::send(const protocol::WireMessage& message) {
   const protocol::Frame frame = protocol::encode(message);
   boost::system::error_code ec;
   if (tls_) {
-    net::asio::write(*tls_, net::asio::buffer(frame), ec);
+    transport::asio::write(*tls_, transport::asio::buffer(frame), ec);
   } else {
-    net::asio::write(socket_, net::asio::buffer(frame), ec);
+    transport::asio::write(socket_, transport::asio::buffer(frame), ec);
   }
   if (ec) throw std::runtime_error("sending to " + where_ + ": " + ec.message());
 }
 
 void PeerClient::throw_read_error(const boost::system::error_code& ec) const {
-  if (ec == net::asio::error::eof || ec == net::ssl::error::stream_truncated ||
-      ec == net::asio::error::connection_reset) {
+  if (ec == transport::asio::error::eof || ec == transport::ssl::error::stream_truncated ||
+      ec == transport::asio::error::connection_reset) {
     throw std::runtime_error(where_ + " closed the connection without answering (" + ec.message() +
                              "): the peer stopped, or refused the request; its log says which");
   }
@@ -140,7 +140,7 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
                                " s: is the peer stopped or overloaded?");
     }
     boost::system::error_code ec;
-    const std::size_t got = socket_.read_some(net::asio::buffer(data, bytes), ec);
+    const std::size_t got = socket_.read_some(transport::asio::buffer(data, bytes), ec);
     if (ec) throw_read_error(ec);
     data += got;
     bytes -= got;
@@ -154,7 +154,7 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
   // read (a bag's acknowledgements, and bench-att's throughput phase).
   boost::system::error_code ec;
   bool done = false;
-  net::asio::async_read(*tls_, net::asio::buffer(data, bytes),
+  transport::asio::async_read(*tls_, transport::asio::buffer(data, bytes),
                         [&](const boost::system::error_code& result, std::size_t) {
                           ec = result;
                           done = true;

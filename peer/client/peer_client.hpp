@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "peer/net/asio.hpp"
-#include "peer/net/peer_addresses.hpp"
-#include "peer/net/tls.hpp"
+#include "peer/transport/asio.hpp"
+#include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/tls.hpp"
 #include "protocol/codec.hpp"
 
 namespace gridpeer::client {
@@ -19,7 +19,7 @@ inline constexpr std::chrono::seconds kPeerReplyTimeout{30};
 /// Mutual TLS (gridctl --tls-dir), or plaintext when `tls` is null; with TLS
 /// the peer's certificate must name `expect_peer` (when given).
 struct PeerClientSettings {
-  std::shared_ptr<const net::TlsConfig> tls;
+  std::shared_ptr<const transport::TlsConfig> tls;
   std::string expect_peer;
   std::chrono::seconds reply_timeout = kPeerReplyTimeout;  ///< gridctl --reply-timeout
 };
@@ -31,9 +31,9 @@ class PeerClient {
   static constexpr std::chrono::seconds kReplyTimeout = kPeerReplyTimeout;
   using Settings = PeerClientSettings;
   /// Connects and shakes hands as a client; throws with the address and the reason.
-  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const Settings& settings = {});
+  PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const Settings& settings = {});
   /// The same with another Hello: `gridctl bench-att` speaks as a peer.
-  PeerClient(net::asio::io_context& io, const net::PeerAddress& address, const protocol::Hello& hello,
+  PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const protocol::Hello& hello,
              const Settings& settings = {});
   /// A client's Hello.
   static protocol::Hello client_hello();
@@ -58,11 +58,11 @@ class PeerClient {
   /// A failed read as the user reads it: a peer that closed is told apart.
   [[noreturn]] void throw_read_error(const boost::system::error_code& ec) const;
   /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
-  void start_tls(net::asio::io_context& io, const Settings& settings);
+  void start_tls(transport::asio::io_context& io, const Settings& settings);
 
-  net::asio::io_context& io_;
-  net::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
-  std::unique_ptr<net::TlsStream> tls_;
+  transport::asio::io_context& io_;
+  transport::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
+  std::unique_ptr<transport::TlsStream> tls_;
   std::string where_;
   std::chrono::seconds reply_timeout_;
   protocol::Hello peer_;

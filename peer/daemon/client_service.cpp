@@ -9,16 +9,16 @@
 namespace gridpeer::daemon {
 
 std::optional<protocol::Error> ClientService::check_role(const protocol::WireMessage& request,
-                                                         const std::optional<net::CertificateIdentity>& who) {
+                                                         const std::optional<transport::CertificateIdentity>& who) {
   if (!who) return std::nullopt;  // plaintext: whoever reaches the port (loopback experiments)
   const bool operates = std::holds_alternative<protocol::Drain>(request) ||
                         std::holds_alternative<protocol::Undrain>(request) ||
                         std::holds_alternative<protocol::Shutdown>(request);
   if (!operates) return std::nullopt;
   const std::string name = protocol::message_name(request);
-  const std::string role(net::to_string(who->role));
+  const std::string role(transport::to_string(who->role));
   log_(spdlog::level::info, name + " asked by " + role + " " + who->name);
-  if (who->role == net::Role::operator_role) return std::nullopt;
+  if (who->role == transport::Role::operator_role) return std::nullopt;
   log_(spdlog::level::warn, name + " refused to " + role + " " + who->name);
   return protocol::Error{protocol::Error::Code::not_accepted,
                          name + " needs an operator's certificate; yours is a " + role + "'s"};
@@ -37,7 +37,7 @@ protocol::ResultsReply ClientService::results(const protocol::ResultsRequest& re
 }
 
 ClientService::Answer ClientService::handle(const protocol::WireMessage& request,
-                                            const std::optional<net::CertificateIdentity>& who) {
+                                            const std::optional<transport::CertificateIdentity>& who) {
   if (auto refused = check_role(request, who)) return {{}, std::move(refused)};
   Answer answer;
   // Every kind of message is handled here, or the build fails.

@@ -10,7 +10,7 @@
 
 #include <spdlog/common.h>
 
-#include "peer/net/certificates.hpp"
+#include "peer/transport/certificates.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::daemon {
@@ -45,13 +45,13 @@ class ClientService {
   };
   /// The answer to `request` from a client whose certificate says `who`
   /// (none in plaintext: whoever reaches the port).
-  Answer handle(const protocol::WireMessage& request, const std::optional<net::CertificateIdentity>& who);
+  Answer handle(const protocol::WireMessage& request, const std::optional<transport::CertificateIdentity>& who);
 
  private:
   /// Over TLS, drain, undrain and shutdown need an operator: logged with
   /// the name either way; the refusal when not allowed.
   std::optional<protocol::Error> check_role(const protocol::WireMessage& request,
-                                            const std::optional<net::CertificateIdentity>& who);
+                                            const std::optional<transport::CertificateIdentity>& who);
   [[nodiscard]] protocol::ResultsReply results(const protocol::ResultsRequest& request) const;
 
   ClientBackend& backend_;

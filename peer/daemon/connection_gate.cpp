@@ -2,19 +2,19 @@
 
 #include <algorithm>
 
-#include "peer/net/epoch_bounds.hpp"
+#include "peer/transport/epoch_bounds.hpp"
 
 namespace gridpeer::daemon {
 
-namespace asio = net::asio;
+namespace asio = transport::asio;
 using protocol::WireMessage;
 
 namespace {
 
 /// "submitter 'alice'" for a TLS connection's certificate, "" in plaintext.
-std::string certificate_of(const net::Connection& connection) {
+std::string certificate_of(const transport::Connection& connection) {
   const auto& who = connection.identity();
-  return who ? std::string(net::to_string(who->role)) + " '" + who->name + "'" : std::string();
+  return who ? std::string(transport::to_string(who->role)) + " '" + who->name + "'" : std::string();
 }
 /// A kind of closing for the rate limit: `what` and the reason up to its
 /// first colon ("malformed", "the other side reads too slowly", ...), so
@@ -34,7 +34,7 @@ void rethrow(const std::exception_ptr& error) {
 }  // namespace
 
 ConnectionGate::ConnectionGate(asio::io_context& io, const DaemonConfig& config, std::string algorithm,
-                               PeerLinks& links, net::ScaledClock& clock, GateEvents& events, Log log,
+                               PeerLinks& links, transport::ScaledClock& clock, GateEvents& events, Log log,
                                std::shared_ptr<spdlog::logger> logger)
     : io_(io),
       config_(config),
@@ -48,17 +48,17 @@ ConnectionGate::ConnectionGate(asio::io_context& io, const DaemonConfig& config,
       admission_(config.max_connections, config.max_connections_per_address) {}
 
 std::string ConnectionGate::listening_on() const {
-  const net::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
+  const transport::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
   return me.host + ":" + std::to_string(me.port);
 }
 
 void ConnectionGate::listen() {
-  const net::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
+  const transport::PeerAddress& me = config_.listen.host.empty() ? config_.addresses.at(config_.self) : config_.listen;
   // Host names are resolved once, at start-up: failing here names the address.
-  net::tcp::resolver resolver(io_);
-  const net::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
+  transport::tcp::resolver resolver(io_);
+  const transport::tcp::endpoint endpoint = *resolver.resolve(me.host, std::to_string(me.port)).begin();
   acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(net::tcp::acceptor::reuse_address(true));
+  acceptor_.set_option(transport::tcp::acceptor::reuse_address(true));
   boost::system::error_code bound;
   acceptor_.bind(endpoint, bound);
   if (bound) {
@@ -81,16 +81,16 @@ void ConnectionGate::stop() {
   acceptor_.close(ignored);
 }
 
-void ConnectionGate::log_refusal(const net::Refusal& refusal) {
+void ConnectionGate::log_refusal(const transport::Refusal& refusal) {
   if (const auto line = refusals_.line(refusal, std::chrono::steady_clock::now())) log_(spdlog::level::warn, *line);
 }
 
 // ---- accepting and dialing -------------------------------------------------------
 
-net::awaitable<void> ConnectionGate::accept_loop() {
+transport::awaitable<void> ConnectionGate::accept_loop() {
   while (!stopping_) {
     boost::system::error_code ec;
-    net::tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(net::use_awaitable, ec));
+    transport::tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(transport::use_awaitable, ec));
     if (ec) {
       if (stopping_) co_return;
       // Out of file descriptors the next accept fails at once: without a
@@ -99,7 +99,7 @@ net::awaitable<void> ConnectionGate::accept_loop() {
       accept_backoff_ =
           std::min(std::max(accept_backoff_ * 2, std::chrono::milliseconds(10)), std::chrono::milliseconds(1000));
       asio::steady_timer pause(io_, accept_backoff_);
-      co_await pause.async_wait(asio::redirect_error(net::use_awaitable, ec));
+      co_await pause.async_wait(asio::redirect_error(transport::use_awaitable, ec));
       continue;
     }
     if (accept_backoff_.count() != 0) {
@@ -125,19 +125,19 @@ net::awaitable<void> ConnectionGate::accept_loop() {
       socket.close(ignored);
       continue;
     }
-    auto lease = std::get<net::ConnectionAdmission::Lease>(std::move(admitted));
+    auto lease = std::get<transport::ConnectionAdmission::Lease>(std::move(admitted));
     if (config_.tls) {
       asio::co_spawn(io_, accept_tls(std::move(socket), std::move(lease)), rethrow);
     } else {
-      auto connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
+      auto connection = std::make_shared<transport::Connection>(std::move(socket), config_.limits);
       connection->hold_until_closed(std::move(lease));
       greet(connection, std::nullopt);
     }
   }
 }
 
-net::awaitable<std::variant<net::CertificateIdentity, std::string>> ConnectionGate::tls_handshake(
-    net::TlsStream& stream, net::ssl::stream_base::handshake_type side) {
+transport::awaitable<std::variant<transport::CertificateIdentity, std::string>> ConnectionGate::tls_handshake(
+    transport::TlsStream& stream, transport::ssl::stream_base::handshake_type side) {
   auto done = std::make_shared<bool>(false);
   auto timed_out = std::make_shared<bool>(false);
   asio::steady_timer limit(io_, config_.limits.handshake_timeout);
@@ -149,71 +149,71 @@ net::awaitable<std::variant<net::CertificateIdentity, std::string>> ConnectionGa
     }
   });
   boost::system::error_code ec;
-  co_await stream.async_handshake(side, asio::redirect_error(net::use_awaitable, ec));
+  co_await stream.async_handshake(side, asio::redirect_error(transport::use_awaitable, ec));
   *done = true;
   limit.cancel();
   if (*timed_out) co_return std::string("no TLS handshake within the handshake time-out (--handshake-timeout)");
   if (ec) co_return std::string("TLS handshake: ") + ec.message();
-  co_return net::peer_identity(stream, *config_.tls);
+  co_return transport::peer_identity(stream, *config_.tls);
 }
 
-net::awaitable<std::shared_ptr<net::Connection>> ConnectionGate::dial_tls(net::tcp::socket socket, ServerIndex peer) {
+transport::awaitable<std::shared_ptr<transport::Connection>> ConnectionGate::dial_tls(transport::tcp::socket socket, ServerIndex peer) {
   // We dialed `peer`: its certificate must name it, as a peer.
-  net::TlsStream stream(std::move(socket), *config_.tls->context);
-  const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::client);
+  transport::TlsStream stream(std::move(socket), *config_.tls->context);
+  const auto identity = co_await tls_handshake(stream, transport::ssl::stream_base::client);
   if (const auto* why = std::get_if<std::string>(&identity)) {
     logger_->debug("dial {}: {}", name_of(peer), *why);
     co_return nullptr;
   }
-  const net::CertificateIdentity& who = std::get<net::CertificateIdentity>(identity);
-  if (who.role != net::Role::peer || who.name != name_of(peer)) {
-    const net::PeerAddress& address = config_.addresses.at(peer);
+  const transport::CertificateIdentity& who = std::get<transport::CertificateIdentity>(identity);
+  if (who.role != transport::Role::peer || who.name != name_of(peer)) {
+    const transport::PeerAddress& address = config_.addresses.at(peer);
     log_refusal({address.host + ":" + std::to_string(address.port), "dialed",
                  "dialed " + name_of(peer) + ", but its certificate names another; hung up", "",
-                 std::string(net::to_string(who.role)) + " '" + who.name + "'"});
+                 std::string(transport::to_string(who.role)) + " '" + who.name + "'"});
     co_return nullptr;
   }
-  co_return std::make_shared<net::Connection>(std::move(stream), config_.limits, who);
+  co_return std::make_shared<transport::Connection>(std::move(stream), config_.limits, who);
 }
 
-net::awaitable<void> ConnectionGate::accept_tls(net::tcp::socket socket, net::ConnectionAdmission::Lease lease) {
+transport::awaitable<void> ConnectionGate::accept_tls(transport::tcp::socket socket, transport::ConnectionAdmission::Lease lease) {
   boost::system::error_code ec;
   const auto endpoint = socket.remote_endpoint(ec);
   const std::string remote =
       ec ? std::string("(unknown)") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-  net::TlsStream stream(std::move(socket), *config_.tls->context);
-  const auto identity = co_await tls_handshake(stream, net::ssl::stream_base::server);
+  transport::TlsStream stream(std::move(socket), *config_.tls->context);
+  const auto identity = co_await tls_handshake(stream, transport::ssl::stream_base::server);
   if (const auto* why = std::get_if<std::string>(&identity)) {
     // Rate-limited per reason: after a foreign CA's line, a plaintext or a
     // certificate-less attempt from the same address is still told.
     log_refusal({remote, "handshake: " + why->substr(0, why->find(" (")), *why, "", ""});
     co_return;
   }
-  auto connection = std::make_shared<net::Connection>(std::move(stream), config_.limits,
-                                                      std::get<net::CertificateIdentity>(identity));
+  auto connection = std::make_shared<transport::Connection>(std::move(stream), config_.limits,
+                                                      std::get<transport::CertificateIdentity>(identity));
   connection->hold_until_closed(std::move(lease));
   greet(connection, std::nullopt);
 }
 
-net::awaitable<void> ConnectionGate::dial_loop(ServerIndex peer) {
+transport::awaitable<void> ConnectionGate::dial_loop(ServerIndex peer) {
   auto backoff = config_.reconnect_min;
   asio::steady_timer wait(io_);
   while (!stopping_) {
     if (!links_[peer].connection || !links_[peer].connection->is_open()) {
-      const net::PeerAddress& address = config_.addresses.at(peer);
-      net::tcp::socket socket(io_);
+      const transport::PeerAddress& address = config_.addresses.at(peer);
+      transport::tcp::socket socket(io_);
       boost::system::error_code ec;
       // Resolved on every attempt: a container's name may only appear in DNS once it is up.
-      net::tcp::resolver resolver(io_);
+      transport::tcp::resolver resolver(io_);
       const auto endpoints = co_await resolver.async_resolve(address.host, std::to_string(address.port),
-                                                             asio::redirect_error(net::use_awaitable, ec));
-      if (!ec) co_await asio::async_connect(socket, endpoints, asio::redirect_error(net::use_awaitable, ec));
-      std::shared_ptr<net::Connection> connection;
+                                                             asio::redirect_error(transport::use_awaitable, ec));
+      if (!ec) co_await asio::async_connect(socket, endpoints, asio::redirect_error(transport::use_awaitable, ec));
+      std::shared_ptr<transport::Connection> connection;
       if (!ec && config_.tls) {
         connection = co_await dial_tls(std::move(socket), peer);
         if (!connection) ec = asio::error::connection_refused;
       } else if (!ec) {
-        connection = std::make_shared<net::Connection>(std::move(socket), config_.limits);
+        connection = std::make_shared<transport::Connection>(std::move(socket), config_.limits);
       }
       if (!ec) {
         links_[peer].connection = connection;
@@ -229,16 +229,16 @@ net::awaitable<void> ConnectionGate::dial_loop(ServerIndex peer) {
     }
     wait.expires_after(backoff);
     boost::system::error_code ignored;
-    co_await wait.async_wait(asio::redirect_error(net::use_awaitable, ignored));
+    co_await wait.async_wait(asio::redirect_error(transport::use_awaitable, ignored));
   }
 }
 
 // ---- hellos -------------------------------------------------------------------
 
-void ConnectionGate::greet(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed) {
+void ConnectionGate::greet(const std::shared_ptr<transport::Connection>& connection, std::optional<ServerIndex> dialed) {
   // Until the handshake, the only message accepted is Hello; then the
   // connection is a peer's or a client's.
-  auto weak = std::weak_ptr<net::Connection>(connection);
+  auto weak = std::weak_ptr<transport::Connection>(connection);
   connection->start(
       [this, weak, dialed](WireMessage message) {
         if (auto c = weak.lock()) on_first_message(c, std::move(message), dialed);
@@ -258,7 +258,7 @@ void ConnectionGate::greet(const std::shared_ptr<net::Connection>& connection, s
       });
 }
 
-void ConnectionGate::refuse_hello(const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello,
+void ConnectionGate::refuse_hello(const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello,
                                   const HelloRefusal& refusal) {
   // Rate-limited per address and kind: a flood of one kind costs a line a
   // minute, while a different refusal from the same address is still told.
@@ -266,7 +266,7 @@ void ConnectionGate::refuse_hello(const std::shared_ptr<net::Connection>& connec
   connection->fail(refusal.code, refusal.detail);
 }
 
-void ConnectionGate::on_first_message(const std::shared_ptr<net::Connection>& connection, WireMessage message,
+void ConnectionGate::on_first_message(const std::shared_ptr<transport::Connection>& connection, WireMessage message,
                                       std::optional<ServerIndex> dialed) {
   if (const auto* refused = std::get_if<protocol::Error>(&message); refused != nullptr && dialed) {
     // The partner we dialed refused our hello: say why, once a minute.
@@ -301,13 +301,13 @@ void ConnectionGate::on_first_message(const std::shared_ptr<net::Connection>& co
   if (const auto& who = connection->identity()) {
     const bool peer_hello = hello->role == protocol::Hello::Role::peer;
     const bool fits =
-        peer_hello ? who->role == net::Role::peer && who->name == hello->name : who->role != net::Role::peer;
+        peer_hello ? who->role == transport::Role::peer && who->name == hello->name : who->role != transport::Role::peer;
     if (!fits) {
       const std::string claim = peer_hello ? "peer '" + hello->name + "'" : std::string("a client");
       refuse_hello(
           connection, *hello,
           {"hello certificate", protocol::Error::Code::not_accepted, "its certificate does not name what it claims",
-           "your certificate names " + std::string(net::to_string(who->role)) + " '" + who->name + "', not " + claim});
+           "your certificate names " + std::string(transport::to_string(who->role)) + " '" + who->name + "', not " + claim});
       return;
     }
   }
@@ -325,7 +325,7 @@ void ConnectionGate::on_first_message(const std::shared_ptr<net::Connection>& co
 }
 
 std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_peer_hello(
-    const std::shared_ptr<net::Connection>& connection, const protocol::Hello& h, std::optional<ServerIndex> dialed) {
+    const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& h, std::optional<ServerIndex> dialed) {
   if (h.peer == config_.self) {
     return HelloRefusal{"hello self", protocol::Error::Code::unknown_peer, "a peer claiming to be this peer",
                         "peer " + std::to_string(h.peer) + " '" + h.name +
@@ -356,21 +356,21 @@ std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_peer_hello(
   }
   // One early epoch would push every peer's virtual time forward (past the
   // wire's bound, once, for good): a partner's is shared only near our own.
-  if (const auto why = net::partner_epoch_refusal(clock_.epoch_unix_us(), h.epoch_unix_us, config_.max_epoch_skew,
-                                                  config_.time_scale, net::ScaledClock::unix_now_us())) {
+  if (const auto why = transport::partner_epoch_refusal(clock_.epoch_unix_us(), h.epoch_unix_us, config_.max_epoch_skew,
+                                                  config_.time_scale, transport::ScaledClock::unix_now_us())) {
     return HelloRefusal{"hello epoch", protocol::Error::Code::config_mismatch, *why,
                         name_of(config_.self) + " refuses your epoch: " + *why};
   }
   return std::nullopt;
 }
 
-void ConnectionGate::admit_client(const std::shared_ptr<net::Connection>& connection) {
+void ConnectionGate::admit_client(const std::shared_ptr<transport::Connection>& connection) {
   if (const auto& who = connection->identity()) {
-    log_(spdlog::level::info, "client " + who->name + " (" + std::string(net::to_string(who->role)) +
+    log_(spdlog::level::info, "client " + who->name + " (" + std::string(transport::to_string(who->role)) +
                                   ") connected from " + connection->remote());
   }
   clients_.insert(connection);
-  std::weak_ptr<net::Connection> weak = connection;
+  std::weak_ptr<transport::Connection> weak = connection;
   connection->start(
       [this, weak](WireMessage m) {
         if (auto c = weak.lock()) events_.client_request(c, std::move(m));
@@ -387,7 +387,7 @@ void ConnectionGate::admit_client(const std::shared_ptr<net::Connection>& connec
   connection->send(events_.own_hello());
 }
 
-void ConnectionGate::admit_peer(ServerIndex peer, const std::shared_ptr<net::Connection>& connection,
+void ConnectionGate::admit_peer(ServerIndex peer, const std::shared_ptr<transport::Connection>& connection,
                                 const protocol::Hello& hello) {
   PeerLinks::Link& link = links_[peer];
   if (link.connection && link.connection != connection && link.connection->is_open()) {
@@ -396,7 +396,7 @@ void ConnectionGate::admit_peer(ServerIndex peer, const std::shared_ptr<net::Con
   link.connection = connection;
   link.ready = true;
   connection->set_idle_timeout(config_.peer_silence);  // its heartbeats keep the link open
-  std::weak_ptr<net::Connection> weak = connection;
+  std::weak_ptr<transport::Connection> weak = connection;
   connection->start(
       [this, peer, weak](WireMessage m) {
         if (links_.current(peer, weak.lock())) events_.peer_message(peer, std::move(m));

@@ -9,7 +9,7 @@
 // algorithm and time scale, that its epoch is near ours, that no live link
 // to it exists. Admitted peers' links go into PeerLinks; their messages, and
 // clients' requests, go to the daemon (GateEvents). Refusals are logged,
-// rate-limited per address and kind (peer/net/refusal_log.hpp).
+// rate-limited per address and kind (peer/transport/refusal_log.hpp).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,11 +23,11 @@
 
 #include "peer/daemon/daemon_config.hpp"
 #include "peer/daemon/peer_links.hpp"
-#include "peer/net/admission.hpp"
-#include "peer/net/asio.hpp"
-#include "peer/net/connection.hpp"
-#include "peer/net/refusal_log.hpp"
-#include "peer/net/scaled_clock.hpp"
+#include "peer/transport/admission.hpp"
+#include "peer/transport/asio.hpp"
+#include "peer/transport/connection.hpp"
+#include "peer/transport/refusal_log.hpp"
+#include "peer/transport/scaled_clock.hpp"
 
 namespace gridpeer::daemon {
 
@@ -42,7 +42,7 @@ class GateEvents {
   virtual void peer_message(ServerIndex peer, protocol::WireMessage message) = 0;
   /// A partner's link (admitted or being greeted) closed.
   virtual void peer_lost(ServerIndex peer, const std::string& reason, bool was_admitted) = 0;
-  virtual void client_request(const std::shared_ptr<net::Connection>& client, protocol::WireMessage message) = 0;
+  virtual void client_request(const std::shared_ptr<transport::Connection>& client, protocol::WireMessage message) = 0;
   /// A partner's earlier epoch was taken: the clock moved forward.
   virtual void epoch_adopted(const std::string& from) = 0;
 };
@@ -50,8 +50,8 @@ class GateEvents {
 class ConnectionGate {
  public:
   using Log = std::function<void(spdlog::level::level_enum, const std::string&)>;
-  ConnectionGate(net::asio::io_context& io, const DaemonConfig& config, std::string algorithm, PeerLinks& links,
-                 net::ScaledClock& clock, GateEvents& events, Log log, std::shared_ptr<spdlog::logger> logger);
+  ConnectionGate(transport::asio::io_context& io, const DaemonConfig& config, std::string algorithm, PeerLinks& links,
+                 transport::ScaledClock& clock, GateEvents& events, Log log, std::shared_ptr<spdlog::logger> logger);
 
   /// Binds the listening address. Throws naming it (a port in use, say).
   void listen();
@@ -64,22 +64,22 @@ class ConnectionGate {
   /// "HOST:PORT" this peer listens on.
   [[nodiscard]] std::string listening_on() const;
   /// A refused connection or frame, logged at most once a minute per address and kind.
-  void log_refusal(const net::Refusal& refusal);
+  void log_refusal(const transport::Refusal& refusal);
 
  private:
   [[nodiscard]] const std::string& name_of(ServerIndex peer) const { return config_.grid.servers.at(peer).spec.name; }
-  net::awaitable<void> accept_loop();
-  net::awaitable<void> dial_loop(ServerIndex peer);
-  net::awaitable<void> accept_tls(net::tcp::socket socket, net::ConnectionAdmission::Lease lease);
+  transport::awaitable<void> accept_loop();
+  transport::awaitable<void> dial_loop(ServerIndex peer);
+  transport::awaitable<void> accept_tls(transport::tcp::socket socket, transport::ConnectionAdmission::Lease lease);
   /// Dialed over TLS: the certificate must name `peer`; null (logged) otherwise.
-  net::awaitable<std::shared_ptr<net::Connection>> dial_tls(net::tcp::socket socket, ServerIndex peer);
+  transport::awaitable<std::shared_ptr<transport::Connection>> dial_tls(transport::tcp::socket socket, ServerIndex peer);
   /// The TLS handshake as `side`, closed if it takes longer than the
   /// handshake time-out; the other side's identity, or why not.
-  net::awaitable<std::variant<net::CertificateIdentity, std::string>> tls_handshake(
-      net::TlsStream& stream, net::ssl::stream_base::handshake_type side);
+  transport::awaitable<std::variant<transport::CertificateIdentity, std::string>> tls_handshake(
+      transport::TlsStream& stream, transport::ssl::stream_base::handshake_type side);
   /// Until its hello, the only message a connection may send.
-  void greet(const std::shared_ptr<net::Connection>& connection, std::optional<ServerIndex> dialed);
-  void on_first_message(const std::shared_ptr<net::Connection>& connection, protocol::WireMessage message,
+  void greet(const std::shared_ptr<transport::Connection>& connection, std::optional<ServerIndex> dialed);
+  void on_first_message(const std::shared_ptr<transport::Connection>& connection, protocol::WireMessage message,
                         std::optional<ServerIndex> dialed);
   /// Why a partner's hello is refused (nothing: admitted), answered with the code and detail.
   struct HelloRefusal {
@@ -88,26 +88,26 @@ class ConnectionGate {
     std::string reason;
     std::string detail;
   };
-  std::optional<HelloRefusal> check_peer_hello(const std::shared_ptr<net::Connection>& connection,
+  std::optional<HelloRefusal> check_peer_hello(const std::shared_ptr<transport::Connection>& connection,
                                                const protocol::Hello& hello, std::optional<ServerIndex> dialed);
-  void admit_client(const std::shared_ptr<net::Connection>& connection);
-  void admit_peer(ServerIndex peer, const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello);
+  void admit_client(const std::shared_ptr<transport::Connection>& connection);
+  void admit_peer(ServerIndex peer, const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello);
   /// Answers a refused hello with `refusal` and closes, logging it.
-  void refuse_hello(const std::shared_ptr<net::Connection>& connection, const protocol::Hello& hello,
+  void refuse_hello(const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello,
                     const HelloRefusal& refusal);
 
-  net::asio::io_context& io_;
+  transport::asio::io_context& io_;
   const DaemonConfig& config_;
   std::string algorithm_;
   PeerLinks& links_;
-  net::ScaledClock& clock_;
+  transport::ScaledClock& clock_;
   GateEvents& events_;
   Log log_;
   std::shared_ptr<spdlog::logger> logger_;
-  net::tcp::acceptor acceptor_;
-  net::ConnectionAdmission admission_;
-  net::RefusalLog refusals_;
-  std::set<std::shared_ptr<net::Connection>> clients_;
+  transport::tcp::acceptor acceptor_;
+  transport::ConnectionAdmission admission_;
+  transport::RefusalLog refusals_;
+  std::set<std::shared_ptr<transport::Connection>> clients_;
   std::chrono::milliseconds accept_backoff_{0};  // after accept errors (EMFILE): paused, doubling to 1 s
   bool stopping_ = false;
 };

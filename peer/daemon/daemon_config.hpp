@@ -10,9 +10,9 @@
 #include "peer/core/grid_config.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/time.hpp"
-#include "peer/net/connection.hpp"
-#include "peer/net/peer_addresses.hpp"
-#include "peer/net/tls.hpp"
+#include "peer/transport/connection.hpp"
+#include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/tls.hpp"
 
 namespace gridpeer::daemon {
 
@@ -20,10 +20,10 @@ struct DaemonConfig {
   topology::Topology grid;
   ServerIndex self = 0;
   GridConfig grid_config;
-  std::vector<net::PeerAddress> addresses;  ///< one per server of the grid
+  std::vector<transport::PeerAddress> addresses;  ///< one per server of the grid
   /// Where to accept connections; empty host: this peer's own entry in addresses.
   /// Containers listen on 0.0.0.0 while partners dial them by site or WAN address.
-  net::PeerAddress listen;
+  transport::PeerAddress listen;
   double time_scale = 1000;  ///< virtual seconds per real second
   double data_scale = 1000;  ///< modelled bytes per payload byte
   std::size_t chunk_bytes = 64 * 1024;
@@ -53,13 +53,13 @@ struct DaemonConfig {
   std::chrono::milliseconds peer_silence{10'000};
   /// Real time a client connection may stay silent between requests.
   std::chrono::milliseconds client_idle{60'000};
-  net::ConnectionLimits limits;
+  transport::ConnectionLimits limits;
   /// Connections held at once (handshakes included), in all and per IP address.
   std::size_t max_connections = 1024;
   std::size_t max_connections_per_address = 128;
   /// Mutual TLS with the grid's certificates (gridpeer --tls-dir); null:
   /// plaintext.
-  std::shared_ptr<const net::TlsConfig> tls;
+  std::shared_ptr<const transport::TlsConfig> tls;
 };
 
 }  // namespace gridpeer::daemon

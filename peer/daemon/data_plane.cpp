@@ -6,7 +6,7 @@
 
 namespace gridpeer::daemon {
 
-namespace asio = net::asio;
+namespace asio = transport::asio;
 
 DataPlane::DataPlane(asio::io_context& io, PeerLinks& links, ServerIndex self, Settings settings, NameOf name_of,
                      Arrived arrived, Log log, std::shared_ptr<spdlog::logger> logger)
@@ -30,7 +30,7 @@ void DataPlane::stage(const DataTransfer& transfer) {
   });
 }
 
-net::awaitable<void> DataPlane::send(std::shared_ptr<net::Connection> connection, DataTransfer transfer) {
+transport::awaitable<void> DataPlane::send(std::shared_ptr<transport::Connection> connection, DataTransfer transfer) {
   const auto payload =
       static_cast<std::uint64_t>(std::ceil(static_cast<double>(transfer.bytes) / std::max(settings_.data_scale, 1e-9)));
   protocol::TransferBegin begin;

@@ -18,7 +18,7 @@
 
 #include "peer/core/scheduler.hpp"
 #include "peer/daemon/peer_links.hpp"
-#include "peer/net/asio.hpp"
+#include "peer/transport/asio.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::daemon {
@@ -35,7 +35,7 @@ class DataPlane {
   using Log = std::function<void(spdlog::level::level_enum, const std::string&)>;
   using NameOf = std::function<std::string(ServerIndex)>;
 
-  DataPlane(net::asio::io_context& io, PeerLinks& links, ServerIndex self, Settings settings, NameOf name_of,
+  DataPlane(transport::asio::io_context& io, PeerLinks& links, ServerIndex self, Settings settings, NameOf name_of,
             Arrived arrived, Log log, std::shared_ptr<spdlog::logger> logger);
 
   /// Sends `transfer` to its destination now, or once its link is up.
@@ -58,11 +58,11 @@ class DataPlane {
     std::uint64_t received = 0;
     std::chrono::steady_clock::time_point began;  ///< real time of the header (for the rate log)
   };
-  net::awaitable<void> send(std::shared_ptr<net::Connection> connection, DataTransfer transfer);
+  transport::awaitable<void> send(std::shared_ptr<transport::Connection> connection, DataTransfer transfer);
   void wait_for_link(const DataTransfer& transfer);
   void complete(const Receiving& receiving);
 
-  net::asio::io_context& io_;
+  transport::asio::io_context& io_;
   PeerLinks& links_;
   ServerIndex self_;
   Settings settings_;

@@ -11,8 +11,8 @@
 #include "peer/daemon/peer_daemon.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/scheduler_options.hpp"
-#include "peer/net/peer_addresses.hpp"
-#include "peer/net/plaintext.hpp"
+#include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/plaintext.hpp"
 
 namespace {
 
@@ -125,10 +125,10 @@ int run(int argc, char** argv) {
   daemon::DaemonConfig config;
   config.grid = topology::load_topology(args["topology"].as<std::string>(), selection);
   config.self = config.grid.resolve_server(args["id"].as<std::string>());
-  config.addresses = net::peer_addresses(
+  config.addresses = transport::peer_addresses(
       config.grid, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});
-  if (args.count("listen") != 0U) config.listen = net::parse_address(args["listen"].as<std::string>());
+  if (args.count("listen") != 0U) config.listen = transport::parse_address(args["listen"].as<std::string>());
   config.grid_config = cli::scheduler_config_from(args);
   const std::string algorithm = args["algorithm"].as<std::string>();
   const auto parsed = parse_grid_algorithm(algorithm);
@@ -167,19 +167,19 @@ int run(int argc, char** argv) {
   const bool plaintext = args.count("plaintext") != 0U;
   if (plaintext == (args.count("tls-dir") != 0U)) {
     throw std::invalid_argument(plaintext ? "give --tls-dir or --plaintext, not both"
-                                          : net::tls_or_plaintext_needed("gridpeer"));
+                                          : transport::tls_or_plaintext_needed("gridpeer"));
   }
   if (plaintext) {
-    std::vector<net::NamedAddress> reach{
+    std::vector<transport::NamedAddress> reach{
         {"--listen", config.listen.host.empty() ? config.addresses.at(config.self) : config.listen}};
     for (ServerIndex i = 0; i < config.addresses.size(); ++i) {
       if (i != config.self) reach.push_back({"peer " + config.grid.servers[i].spec.name, config.addresses[i]});
     }
-    net::require_loopback(reach, "gridpeer");
+    transport::require_loopback(reach, "gridpeer");
   } else {
     const std::string& self_name = config.grid.servers[config.self].spec.name;
-    const auto files = net::TlsFiles::in(args["tls-dir"].as<std::string>(), self_name);
-    config.tls = net::load_tls(files);
+    const auto files = transport::TlsFiles::in(args["tls-dir"].as<std::string>(), self_name);
+    config.tls = transport::load_tls(files);
     if (config.tls->own_name != self_name) {
       throw std::invalid_argument(files.certificate + " names " + config.tls->own_name + ", not " + self_name +
                                   ": issue this peer's certificate with gridctl ca issue " + self_name +
@@ -223,7 +223,7 @@ int run(int argc, char** argv) {
   // Long enough for a restarted partner to be redialled (back-off up to 5 s).
   at_least(config.peer_lost_after, 6.0, "peer-lost time-out");
 
-  net::asio::io_context io;
+  transport::asio::io_context io;
   daemon::PeerDaemon peer(io, std::move(config), log);
   try {
     peer.start();
@@ -235,7 +235,7 @@ int run(int argc, char** argv) {
     log->critical("{}", error.what());
     return daemon::kExitRefused;
   }
-  net::asio::signal_set signals(io, SIGINT, SIGTERM);
+  transport::asio::signal_set signals(io, SIGINT, SIGTERM);
   int received = 0;
   std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
                                                                              int number) {

@@ -9,18 +9,18 @@
 
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/model/overloaded.hpp"
-#include "peer/net/epoch_bounds.hpp"
+#include "peer/transport/epoch_bounds.hpp"
 
 namespace gridpeer::daemon {
 
-namespace asio = net::asio;
+namespace asio = transport::asio;
 using protocol::WireMessage;
 
 PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log)
     : io_(io),
       config_(std::move(config)),
       log_(std::move(log)),
-      clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : net::ScaledClock::unix_now_us()),
+      clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : transport::ScaledClock::unix_now_us()),
       network_(std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                             topology::route_rule(config_.grid))),
       links_(config_.grid.servers.size()),
@@ -71,7 +71,7 @@ void PeerDaemon::fail_stop(int code, const std::string& why) {
 // ---- start-up -----------------------------------------------------------------
 
 void PeerDaemon::check_epoch(bool kept) const {
-  const auto why = net::epoch_refusal(clock_.epoch_unix_us(), config_.time_scale, net::ScaledClock::unix_now_us());
+  const auto why = transport::epoch_refusal(clock_.epoch_unix_us(), config_.time_scale, transport::ScaledClock::unix_now_us());
   if (!why) return;
   if (!kept) throw std::invalid_argument(*why);
   throw std::invalid_argument("the epoch kept in " + journal_->file().string() + ": " + *why +
@@ -126,7 +126,7 @@ void PeerDaemon::start() {
       spdlog::level::info,
       "listening on " + gate_.listening_on() + " as " + name_of(config_.self) + ", algorithm " +
           algorithm_label(config_.grid_config) + ", time scale " + std::to_string(config_.time_scale) + ", epoch " +
-          net::utc_text(clock_.epoch_unix_us()) + " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) +
+          transport::utc_text(clock_.epoch_unix_us()) + " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) +
           "), incarnation " + std::to_string(incarnation_) +
           (journal_ ? " (journal " + journal_->file().string() + ", " + journal_->opened_as() + ")" : std::string()));
   gate_.start();
@@ -222,7 +222,7 @@ void PeerDaemon::ended(const JobEnded& ended) {
 // ---- links and messages -----------------------------------------------------------
 
 protocol::Hello PeerDaemon::own_hello() const {
-  protocol::Hello h = net::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
+  protocol::Hello h = transport::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
                                       algorithm_label(config_.grid_config));
   h.journaled = journal_ != nullptr;
   return h;
@@ -236,7 +236,7 @@ void PeerDaemon::epoch_adopted(const std::string& from) {
       fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
     }
   }
-  log_event(spdlog::level::info, "adopted " + from + "'s earlier epoch, " + net::utc_text(clock_.epoch_unix_us()) +
+  log_event(spdlog::level::info, "adopted " + from + "'s earlier epoch, " + transport::utc_text(clock_.epoch_unix_us()) +
                                      " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) + ")");
 }
 
@@ -308,7 +308,7 @@ void PeerDaemon::peer_message(ServerIndex from, WireMessage message) {
       message);
 }
 
-void PeerDaemon::client_request(const std::shared_ptr<net::Connection>& client, WireMessage message) {
+void PeerDaemon::client_request(const std::shared_ptr<transport::Connection>& client, WireMessage message) {
   ClientService::Answer answer = clients_.handle(message, client->identity());
   for (const WireMessage& reply : answer.replies) client->send(reply);
   if (answer.refusal) client->fail(answer.refusal->code, answer.refusal->detail);
@@ -373,12 +373,12 @@ std::optional<std::string> PeerDaemon::undrain() {
 
 // ---- time ---------------------------------------------------------------------------
 
-net::awaitable<void> PeerDaemon::deadline_loop() {
+transport::awaitable<void> PeerDaemon::deadline_loop() {
   while (!stopping_ || holds_work()) {
     const TimePoint next = host_->next_deadline();
     deadline_timer_.expires_after(next == kNever ? std::chrono::hours(1) : clock_.real_delay_until(next));
     boost::system::error_code ec;
-    co_await deadline_timer_.async_wait(asio::redirect_error(net::use_awaitable, ec));
+    co_await deadline_timer_.async_wait(asio::redirect_error(transport::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) continue;  // a new deadline
     host_->advance(now());
     settle();
@@ -391,13 +391,13 @@ bool PeerDaemon::holds_work() const {
          data_.receiving();
 }
 
-net::awaitable<void> PeerDaemon::housekeeping_loop() {
+transport::awaitable<void> PeerDaemon::housekeeping_loop() {
   asio::steady_timer tick(io_);
   std::uint64_t ticks = 0;
   while (true) {
     tick.expires_after(std::chrono::milliseconds(100));
     boost::system::error_code ec;
-    co_await tick.async_wait(asio::redirect_error(net::use_awaitable, ec));
+    co_await tick.async_wait(asio::redirect_error(transport::use_awaitable, ec));
     const TimePoint t = now();
     watch_virtual_time(t);
     trim_after_flood();
@@ -423,19 +423,19 @@ net::awaitable<void> PeerDaemon::housekeeping_loop() {
 }
 
 void PeerDaemon::watch_virtual_time(TimePoint t) {
-  const net::VirtualTimeStage stage = net::stage_of(t);
-  if (stage == net::VirtualTimeStage::running) return;
+  const transport::VirtualTimeStage stage = transport::stage_of(t);
+  if (stage == transport::VirtualTimeStage::running) return;
   if (!warned_near_end_) {
     warned_near_end_ = true;
     log_event(spdlog::level::warn,
               "virtual time is within " + std::to_string(protocol::kVirtualTimeHorizonUs / protocol::kYearUs) +
                   " years of the end of the grid's time: at time scale " + std::to_string(config_.time_scale) +
                   " about " +
-                  net::human_duration(net::real_time_until(t, protocol::kVirtualTimeEndUs, config_.time_scale)) +
+                  transport::human_duration(transport::real_time_until(t, protocol::kVirtualTimeEndUs, config_.time_scale)) +
                   " of real time are left before this peer takes no new work; drain the grid, collect its results "
                   "and start a new grid with a new epoch (docs/security.md, \"Virtual time\")");
   }
-  if (stage >= net::VirtualTimeStage::ended && !time_ended_) {
+  if (stage >= transport::VirtualTimeStage::ended && !time_ended_) {
     time_ended_ = true;
     host_->set_draining(true);
     log_event(spdlog::level::err,
@@ -443,7 +443,7 @@ void PeerDaemon::watch_virtual_time(TimePoint t) {
               "and gridctl results still answers); start a new grid with a new epoch (docs/security.md, \"Virtual "
               "time\")");
   }
-  if (stage == net::VirtualTimeStage::beyond) {
+  if (stage == transport::VirtualTimeStage::beyond) {
     shutdown("the grid's virtual time ran out: what this peer sends would leave the wire's bounds", kExitTimeEnded);
   }
 }

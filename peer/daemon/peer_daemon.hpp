@@ -30,16 +30,16 @@
 #include "peer/daemon/peer_links.hpp"
 #include "peer/journal/journal.hpp"
 #include "peer/journal/state_lock.hpp"
-#include "peer/net/asio.hpp"
-#include "peer/net/refusal_log.hpp"
-#include "peer/net/scaled_clock.hpp"
+#include "peer/transport/asio.hpp"
+#include "peer/transport/refusal_log.hpp"
+#include "peer/transport/scaled_clock.hpp"
 #include "peer/network/static_view.hpp"
 
 namespace gridpeer::daemon {
 
 class PeerDaemon final : private PeerEnvironment, private GateEvents, private ClientBackend {
  public:
-  PeerDaemon(net::asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log);
+  PeerDaemon(transport::asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log);
 
   /// Takes the state directory's lock, binds the listening address, then
   /// opens the journal and counts this start's incarnation -- in that order,
@@ -86,7 +86,7 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   void peer_admitted(ServerIndex peer, const protocol::Hello& hello) override;
   void peer_message(ServerIndex from, protocol::WireMessage message) override;
   void peer_lost(ServerIndex peer, const std::string& reason, bool was_admitted) override;
-  void client_request(const std::shared_ptr<net::Connection>& client, protocol::WireMessage message) override;
+  void client_request(const std::shared_ptr<transport::Connection>& client, protocol::WireMessage message) override;
   void epoch_adopted(const std::string& from) override;
 
   // ClientBackend: users' requests
@@ -98,20 +98,20 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   std::optional<std::string> undrain() override;
   void stop(const std::string& why) override { shutdown(why); }
 
-  net::awaitable<void> deadline_loop();
-  net::awaitable<void> housekeeping_loop();
+  transport::awaitable<void> deadline_loop();
+  transport::awaitable<void> housekeeping_loop();
   void reschedule() { deadline_timer_.cancel(); }
   [[nodiscard]] bool holds_work() const;
   /// Warns as virtual time nears the end of the grid's time, stops taking
-  /// work at the end and stops the peer past it (peer/net/epoch_bounds.hpp).
+  /// work at the end and stops the peer past it (peer/transport/epoch_bounds.hpp).
   void watch_virtual_time(TimePoint t);
   /// Gives memory back to the system once a flood of connections is over.
   void trim_after_flood();
 
-  net::asio::io_context& io_;
+  transport::asio::io_context& io_;
   DaemonConfig config_;
   std::shared_ptr<spdlog::logger> log_;
-  net::ScaledClock clock_;
+  transport::ScaledClock clock_;
   std::unique_ptr<network::StaticNetworkView> network_;  ///< ADT from the topology's capacities
   std::optional<StateDirLock> state_lock_;               ///< with --state-dir: held for the process's life
   std::unique_ptr<Journal> journal_;                     ///< with --state-dir
@@ -120,9 +120,9 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   ConnectionGate gate_;
   ClientService clients_;
   DataPlane data_;
-  net::asio::steady_timer deadline_timer_;
+  transport::asio::steady_timer deadline_timer_;
   std::vector<protocol::ResultRecord> results_;
-  net::RefusalLog refusals_;       ///< partners' refusals of our offers, logged once a minute per reason
+  transport::RefusalLog refusals_;       ///< partners' refusals of our offers, logged once a minute per reason
   std::uint64_t incarnation_ = 0;  ///< this start's, in every job id (ids.hpp)
   std::uint64_t boot_id_ = 0;      ///< this process's, in every Hello
   std::uint64_t submitted_ = 0;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "peer/model/ids.hpp"
-#include "peer/net/connection.hpp"
+#include "peer/transport/connection.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::daemon {
@@ -16,7 +16,7 @@ class PeerLinks {
   explicit PeerLinks(std::size_t servers) : links_(servers) {}
 
   struct Link {
-    std::shared_ptr<net::Connection> connection;
+    std::shared_ptr<transport::Connection> connection;
     bool ready = false;  ///< its hello admitted: messages flow
   };
   [[nodiscard]] std::size_t size() const { return links_.size(); }
@@ -36,7 +36,7 @@ class PeerLinks {
     return link.ready && link.connection && link.connection->is_open();
   }
   /// `connection` is the partner's current one (not a stale or replaced one).
-  [[nodiscard]] bool current(ServerIndex peer, const std::shared_ptr<net::Connection>& connection) const {
+  [[nodiscard]] bool current(ServerIndex peer, const std::shared_ptr<transport::Connection>& connection) const {
     return connection && links_.at(peer).connection == connection;
   }
   void close_all(const std::string& why) {

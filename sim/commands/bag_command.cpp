@@ -9,9 +9,9 @@
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/bag_study.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/run_identity.hpp"
+#include "sim/studies/bag_study.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/run_identity.hpp"
 
 namespace gridpeer::sim {
 

@@ -13,7 +13,7 @@
 #include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
+#include "sim/studies/cli_support.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

@@ -7,12 +7,12 @@
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
-#include "sim/experiments/coalloc_study.hpp"
-#include "sim/experiments/grid_experiment.hpp"
-#include "sim/experiments/grid_options.hpp"
-#include "sim/experiments/local_replay.hpp"
-#include "sim/experiments/synthetic_grid.hpp"
-#include "sim/experiments/workloads.hpp"
+#include "sim/studies/coalloc_study.hpp"
+#include "sim/studies/grid_experiment.hpp"
+#include "sim/studies/grid_options.hpp"
+#include "sim/studies/local_replay.hpp"
+#include "sim/studies/synthetic_grid.hpp"
+#include "sim/studies/workloads.hpp"
 
 namespace gridpeer::sim::bench {
 namespace {

@@ -6,10 +6,10 @@
 #include <thread>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/grid_options.hpp"
-#include "sim/experiments/origin_fairness.hpp"
-#include "sim/experiments/run_identity.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/grid_options.hpp"
+#include "sim/reports/origin_fairness.hpp"
+#include "sim/studies/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

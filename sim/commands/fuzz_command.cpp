@@ -16,8 +16,8 @@
 #include "sim/driver/faults.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/run_audit.hpp"
-#include "sim/experiments/synthetic_grid.hpp"
-#include "sim/experiments/workloads.hpp"
+#include "sim/studies/synthetic_grid.hpp"
+#include "sim/studies/workloads.hpp"
 
 namespace gridpeer::sim {
 namespace {

@@ -8,8 +8,8 @@
 #include "peer/workload/data_sizes.hpp"
 #include "peer/workload/swf_writer.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/workloads.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/workloads.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

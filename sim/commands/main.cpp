@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/run_identity.hpp"
+#include "sim/studies/run_identity.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/plot_script.hpp"
+#include "sim/reports/plot_script.hpp"
 
 namespace gridpeer::sim {
 

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/replay_study.hpp"
-#include "sim/experiments/run_identity.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/replay_study.hpp"
+#include "sim/studies/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

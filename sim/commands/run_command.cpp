@@ -4,10 +4,10 @@
 #include <iostream>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/grid_experiment.hpp"
-#include "sim/experiments/grid_options.hpp"
-#include "sim/experiments/run_identity.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/grid_experiment.hpp"
+#include "sim/studies/grid_options.hpp"
+#include "sim/studies/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

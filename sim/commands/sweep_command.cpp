@@ -4,10 +4,10 @@
 #include <thread>
 
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/experiment_file.hpp"
-#include "sim/experiments/run_identity.hpp"
-#include "sim/experiments/sweep.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/sweeps/experiment_file.hpp"
+#include "sim/studies/run_identity.hpp"
+#include "sim/sweeps/sweep.hpp"
 
 #include "peer/io/cli/parse.hpp"
 

@@ -6,7 +6,7 @@
 #include "peer/io/topology/topology.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "sim/commands/commands.hpp"
-#include "sim/experiments/workloads.hpp"
+#include "sim/studies/workloads.hpp"
 
 namespace gridpeer::sim {
 

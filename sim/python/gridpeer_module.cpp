@@ -17,15 +17,15 @@
 #include <vector>
 
 #include "peer/io/cli/parse.hpp"
-#include "sim/experiments/allocation_study.hpp"
-#include "sim/experiments/cli_support.hpp"
-#include "sim/experiments/coalloc_study.hpp"
-#include "sim/experiments/experiment_file.hpp"
-#include "sim/experiments/grid_experiment.hpp"
-#include "sim/experiments/grid_options.hpp"
-#include "sim/experiments/replay_study.hpp"
-#include "sim/experiments/run_identity.hpp"
-#include "sim/experiments/sweep.hpp"
+#include "sim/studies/allocation_study.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/coalloc_study.hpp"
+#include "sim/sweeps/experiment_file.hpp"
+#include "sim/studies/grid_experiment.hpp"
+#include "sim/studies/grid_options.hpp"
+#include "sim/studies/replay_study.hpp"
+#include "sim/studies/run_identity.hpp"
+#include "sim/sweeps/sweep.hpp"
 
 namespace py = pybind11;
 using namespace gridpeer::sim;  // NOLINT: the module's one namespace

@@ -45,9 +45,9 @@ struct Fixture {
   ClientService service{peer, [this](spdlog::level::level_enum, const std::string& text) { logged.push_back(text); }};
 };
 
-const std::optional<net::CertificateIdentity> kPlaintext;
-const std::optional<net::CertificateIdentity> kSubmitter = net::CertificateIdentity{"alice", net::Role::submitter};
-const std::optional<net::CertificateIdentity> kOperator = net::CertificateIdentity{"ops", net::Role::operator_role};
+const std::optional<transport::CertificateIdentity> kPlaintext;
+const std::optional<transport::CertificateIdentity> kSubmitter = transport::CertificateIdentity{"alice", transport::Role::submitter};
+const std::optional<transport::CertificateIdentity> kOperator = transport::CertificateIdentity{"ops", transport::Role::operator_role};
 
 Job one_job(int cpus) {
   Job job;

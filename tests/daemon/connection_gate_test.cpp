@@ -14,13 +14,13 @@
 
 using namespace gridpeer;
 using namespace gridpeer::daemon;
-namespace asio = net::asio;
+namespace asio = transport::asio;
 
 namespace {
 
 std::uint16_t free_port() {
   asio::io_context io;
-  net::tcp::acceptor probe(io, net::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  transport::tcp::acceptor probe(io, transport::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
   return probe.local_endpoint().port();
 }
 
@@ -51,7 +51,7 @@ struct Events final : GateEvents {
     note("message " + std::to_string(peer) + " " + protocol::message_name(message));
   }
   void peer_lost(ServerIndex peer, const std::string&, bool) override { note("lost " + std::to_string(peer)); }
-  void client_request(const std::shared_ptr<net::Connection>&, protocol::WireMessage message) override {
+  void client_request(const std::shared_ptr<transport::Connection>&, protocol::WireMessage message) override {
     note(std::string("client ") + protocol::message_name(message));
   }
   void epoch_adopted(const std::string& from) override { note("epoch from " + from); }
@@ -61,7 +61,7 @@ struct Gate {
   DaemonConfig config;
   asio::io_context io;
   PeerLinks links{3};
-  net::ScaledClock clock{1000, net::ScaledClock::unix_now_us()};
+  transport::ScaledClock clock{1000, transport::ScaledClock::unix_now_us()};
   Events events;
   std::vector<std::string> logged;
   std::mutex log_mutex;
@@ -98,8 +98,8 @@ struct Gate {
   std::vector<protocol::WireMessage> exchange(const std::vector<protocol::WireMessage>& messages,
                                               std::size_t wanted = 8) {
     asio::io_context client;
-    net::tcp::socket socket(client);
-    socket.connect(net::tcp::endpoint(asio::ip::address_v4::loopback(), port));
+    transport::tcp::socket socket(client);
+    socket.connect(transport::tcp::endpoint(asio::ip::address_v4::loopback(), port));
     for (const auto& message : messages) asio::write(socket, asio::buffer(protocol::encode(message)));
     const timeval limit{3, 0};
     setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);

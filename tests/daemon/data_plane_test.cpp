@@ -13,18 +13,18 @@
 
 using namespace gridpeer;
 using namespace gridpeer::daemon;
-namespace asio = net::asio;
+namespace asio = transport::asio;
 
 namespace {
 
 /// Two connected plaintext Connections, A's end first.
-std::pair<std::shared_ptr<net::Connection>, std::shared_ptr<net::Connection>> connected_pair(asio::io_context& io) {
-  net::tcp::acceptor acceptor(io, net::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
-  net::tcp::socket a(io);
+std::pair<std::shared_ptr<transport::Connection>, std::shared_ptr<transport::Connection>> connected_pair(asio::io_context& io) {
+  transport::tcp::acceptor acceptor(io, transport::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  transport::tcp::socket a(io);
   a.connect(acceptor.local_endpoint());
-  net::tcp::socket b = acceptor.accept();
-  return {std::make_shared<net::Connection>(std::move(a), net::ConnectionLimits{}),
-          std::make_shared<net::Connection>(std::move(b), net::ConnectionLimits{})};
+  transport::tcp::socket b = acceptor.accept();
+  return {std::make_shared<transport::Connection>(std::move(a), transport::ConnectionLimits{}),
+          std::make_shared<transport::Connection>(std::move(b), transport::ConnectionLimits{})};
 }
 
 std::shared_ptr<spdlog::logger> quiet() {
@@ -41,8 +41,8 @@ struct TwoPeers {
   DataPlane::Settings settings{1000, 256, 4096};
   std::unique_ptr<DataPlane> a;
   std::unique_ptr<DataPlane> b;
-  std::shared_ptr<net::Connection> a_end;
-  std::shared_ptr<net::Connection> b_end;
+  std::shared_ptr<transport::Connection> a_end;
+  std::shared_ptr<transport::Connection> b_end;
   std::string b_closed;
 
   explicit TwoPeers(std::size_t max_open = 4096) {

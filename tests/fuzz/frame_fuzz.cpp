@@ -1,4 +1,4 @@
-// libFuzzer: a byte stream read the way peer/net/Connection reads a socket:
+// libFuzzer: a byte stream read the way peer/transport/Connection reads a socket:
 // the frame header first (frame_size), then whole frames (decode). Neither
 // may crash, hang or overrun; and a frame that decodes re-encodes to a frame
 // that decodes to the same message.

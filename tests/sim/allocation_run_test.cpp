@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../workload/trace_dir.hpp"
-#include "sim/experiments/allocation_study.hpp"
+#include "sim/studies/allocation_study.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/experiments/bag_study.hpp"
+#include "sim/studies/bag_study.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

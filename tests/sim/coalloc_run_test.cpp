@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "sim/experiments/coalloc_study.hpp"
+#include "sim/studies/coalloc_study.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

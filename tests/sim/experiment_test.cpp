@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "peer/io/report/intervals.hpp"
-#include "sim/experiments/experiment_file.hpp"
-#include "sim/experiments/findings.hpp"
-#include "sim/experiments/run_identity.hpp"
-#include "sim/experiments/sweep_summary.hpp"
+#include "sim/sweeps/experiment_file.hpp"
+#include "sim/reports/findings.hpp"
+#include "sim/studies/run_identity.hpp"
+#include "sim/sweeps/sweep_summary.hpp"
 
 namespace fs = std::filesystem;
 using gridpeer::sim::ExperimentError;

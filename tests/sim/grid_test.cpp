@@ -11,7 +11,7 @@
 #include "peer/model/rng.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/run_audit.hpp"
-#include "sim/experiments/grid_experiment.hpp"
+#include "sim/studies/grid_experiment.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

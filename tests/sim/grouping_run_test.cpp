@@ -5,7 +5,7 @@
 
 #include "peer/network/network_model.hpp"
 #include "sim/driver/grouping_run.hpp"
-#include "sim/experiments/grouping_study.hpp"
+#include "sim/studies/grouping_study.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

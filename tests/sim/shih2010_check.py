@@ -22,7 +22,7 @@ if not os.path.exists(os.path.join(trace_dir, "SDSC-SP2-1998-4.2-cln.swf.gz")):
     sys.exit(77)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-text = open(os.path.join(source, "sim", "experiments", "files", "shih2010.toml")).read()
+text = open(os.path.join(source, "sim", "sweeps", "experiments", "shih2010.toml")).read()
 for full, small in (("[100, 75, 50, 25]", "[100, 50]"), ("[0, 0.06, 0.12, 0.18, 0.24]", "[0, 0.24]"),
                     ("[1, 1.5, 2, 2.5, 3, 3.5, 4]", "[1, 2, 3]"), ("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]", "[0, 1]")):
     assert full in text, f"shih2010.toml lost its axis {full}"
@@ -49,7 +49,7 @@ for figure in ("art_by_sl.png", "tnpir.png"):
 # The models (Table 12) and the threshold studies (Tables 10 and 15) on small
 # slices: 1,500 jobs per model, SH 0 and 0.24, two vectors.
 def slice_of(name, replacements, sets):
-    text = open(os.path.join(source, "sim", "experiments", "files", f"{name}.toml")).read()
+    text = open(os.path.join(source, "sim", "sweeps", "experiments", f"{name}.toml")).read()
     for full, small in replacements:
         assert full in text, f"{name}.toml lost {full}"
         text = text.replace(full, small)

@@ -11,8 +11,8 @@
 #include "peer/core/metrics.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
-#include "sim/experiments/local_replay.hpp"
-#include "sim/experiments/workloads.hpp"
+#include "sim/studies/local_replay.hpp"
+#include "sim/studies/workloads.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::sim;

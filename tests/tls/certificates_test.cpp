@@ -6,9 +6,9 @@
 #include <string>
 #include <variant>
 
-#include "peer/net/certificates.hpp"
+#include "peer/transport/certificates.hpp"
 
-using namespace gridpeer::net;
+using namespace gridpeer::transport;
 
 namespace {
 

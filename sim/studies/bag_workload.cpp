@@ -1,0 +1,110 @@
+#include "sim/studies/bag_workload.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "sim/studies/cli_support.hpp"
+
+namespace gridpeer::sim {
+
+void add_bag_workload_options(cxxopts::Options& options) {
+  options.add_options("workload")("jobs", "jobs in the measured bag (003 Figs. 3-4: the x axis)",
+                                  cxxopts::value<std::size_t>()->default_value("120"))(
+      "mi", "mean MI of a job", cxxopts::value<double>()->default_value("200"))(
+      "mi-spread", "a job's MI is mean x (1 + U(-s, s))", cxxopts::value<double>()->default_value("0.2"))(
+      "load", "the other users' jobs: light (10 each, 003 Figs. 3, 5) or heavy (30 each, Figs. 4, 6)",
+      cxxopts::value<std::string>()->default_value("light"))(
+      "other-jobs", "jobs of each other user instead of --load's", cxxopts::value<int>())(
+      "file-kb", "MIN,MAX: each job's input and output file, uniform in KB (003 gives none)",
+      cxxopts::value<std::string>()->default_value("10,100"));
+}
+
+BagWorkload bag_workload_from_options(const cxxopts::ParseResult& args) {
+  BagWorkload bag;
+  bag.jobs = args["jobs"].as<std::size_t>();
+  if (bag.jobs == 0) throw std::invalid_argument("--jobs: give 1 or more");
+  bag.mean_mi = args["mi"].as<double>();
+  if (!(bag.mean_mi > 0)) throw std::invalid_argument("--mi: give a number above 0");
+  bag.mi_spread = args["mi-spread"].as<double>();
+  if (!(bag.mi_spread >= 0 && bag.mi_spread < 1)) throw std::invalid_argument("--mi-spread: give 0 <= s < 1");
+  const std::string load = args["load"].as<std::string>();
+  if (load == "light") {
+    bag.other_jobs = 10;
+  } else if (load == "heavy") {
+    bag.other_jobs = 30;
+  } else {
+    throw std::invalid_argument("--load: '" + load + "' is not light or heavy");
+  }
+  if (args.count("other-jobs") != 0U) {
+    bag.other_jobs = args["other-jobs"].as<int>();
+    if (bag.other_jobs < 0) throw std::invalid_argument("--other-jobs: give 0 or more");
+  }
+  const std::vector<double> files =
+      parse_positive_list(args["file-kb"].as<std::string>(), "file-kb", "a size in KB", "MIN,MAX, e.g. 10,100");
+  if (files.size() != 2 || files[1] < files[0]) throw std::invalid_argument("--file-kb: give MIN,MAX with MIN <= MAX");
+  bag.min_file_kb = files[0];
+  bag.max_file_kb = files[1];
+  return bag;
+}
+
+void add_grouping_rule_options(cxxopts::Options& options) {
+  options.add_options("scheduler")(
+      "scheduler",
+      "ba (bandwidth-aware grouping, Ang et al.), blind (Muthuvelu et al. 2005's grouping, resources in their own "
+      "order) or none (each job alone)",
+      cxxopts::value<std::string>()->default_value("ba"))(
+      "granularity", "seconds of work per group: RMI = MIPS x granularity (003 Figs. 5-6: the x axis)",
+      cxxopts::value<double>()->default_value("10"))("total-mips",
+                                                     "RMI from a resource's total MIPS (GridSim's getMIPSRating) "
+                                                     "instead of one PE's");
+}
+
+GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args) {
+  GroupingRule rule;
+  rule.scheduler = parse_grouping_scheduler(args["scheduler"].as<std::string>());
+  rule.granularity_s = args["granularity"].as<double>();
+  if (!(rule.granularity_s > 0)) throw std::invalid_argument("--granularity: give a number of seconds above 0");
+  rule.total_mips = args.count("total-mips") != 0U;
+  return rule;
+}
+
+std::string to_string(GroupingScheduler scheduler) {
+  switch (scheduler) {
+    case GroupingScheduler::bandwidth_aware:
+      return "ba";
+    case GroupingScheduler::blind:
+      return "blind";
+    case GroupingScheduler::none:
+      return "none";
+  }
+  return "?";
+}
+
+GroupingScheduler parse_grouping_scheduler(const std::string& text) {
+  if (text == "ba" || text == "bandwidth-aware") return GroupingScheduler::bandwidth_aware;
+  if (text == "blind") return GroupingScheduler::blind;
+  if (text == "none") return GroupingScheduler::none;
+  throw std::invalid_argument("--scheduler: '" + text + "' is not ba, blind or none");
+}
+
+topology::Topology load_drawn_topology(const std::string& name, bool fixed_network, std::uint64_t seed) {
+  topology::TopologySelection selection;
+  if (!fixed_network) selection.routed_seed = seed;
+  return topology::load_topology(name, selection);
+}
+
+GroupingJob draw_bag_job(Rng& rng, const BagWorkload& bag) {
+  const double mi = bag.mean_mi * (1 + rng.uniform(-bag.mi_spread, bag.mi_spread));
+  const double in = rng.uniform(bag.min_file_kb, bag.max_file_kb) * 1e3;
+  const double out = rng.uniform(bag.min_file_kb, bag.max_file_kb) * 1e3;
+  return {mi, in, out};
+}
+
+std::string describe(const BagWorkload& bag) {
+  return fmt::format("a bag of {} jobs of {:g} MI +- {:g}%, files {:g}-{:g} KB, {} jobs per other user", bag.jobs,
+                     bag.mean_mi, bag.mi_spread * 100, bag.min_file_kb, bag.max_file_kb, bag.other_jobs);
+}
+
+}  // namespace gridpeer::sim

@@ -1,0 +1,530 @@
+#include "sim/studies/coalloc_study.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "peer/network/star.hpp"
+#include "peer/network/static_view.hpp"
+#include "sim/studies/cli_support.hpp"
+#include "sim/studies/run_identity.hpp"
+
+namespace gridpeer::sim {
+namespace {
+
+/// One number per cluster, or one for all (`clusters` copies): "200,100,100,50" or "100".
+std::vector<double> parse_per_cluster(const std::string& text, int clusters, const char* option, const char* what) {
+  std::vector<double> values = parse_positive_list(text, option, what, "a number above 0, or one per cluster: 200,100");
+  if (values.size() == 1) values.assign(static_cast<std::size_t>(clusters), values.front());
+  return values;
+}
+
+std::vector<int> parse_nodes(const std::string& text, int clusters) {
+  std::vector<int> nodes;
+  for (const double v : parse_per_cluster(text, clusters, "nodes", "a node count")) {
+    if (v != std::floor(v) || v > 1e6) throw std::invalid_argument(fmt::format("--nodes: {} is not a node count", v));
+    nodes.push_back(static_cast<int>(v));
+  }
+  if (nodes.size() < 2) throw std::invalid_argument("--clusters: co-allocation needs two clusters or more");
+  return nodes;
+}
+
+constexpr double kSecondsPerWeek = 7 * 24 * 3600.0;
+
+double percent(const cxxopts::ParseResult& args, const char* name, double low, double high) {
+  const double value = args[name].as<double>();
+  if (!(value > low && value <= high)) {
+    throw std::invalid_argument(fmt::format("--{}: {} is not a percentage in ({}, {}]", name, value, low, high));
+  }
+  return value / 100.0;
+}
+
+}  // namespace
+
+void add_coalloc_options(cxxopts::Options& options) {
+  options.add_options("grid")("clusters", "number of clusters (each with its own arrivals)",
+                              cxxopts::value<int>()->default_value("4"))(
+      "nodes",
+      "single-CPU nodes per cluster: one number, or one per cluster (200,100,100,50; a list sets the number of "
+      "clusters)",
+      cxxopts::value<std::string>()->default_value("100"))(
+      "link-mbps", "capacity of every cluster's link to the central switch (Mb/s)",
+      cxxopts::value<double>()->default_value("1000"));
+  options.add_options("workload")("jobs-per-cluster", "jobs arriving at each cluster",
+                                  cxxopts::value<std::size_t>()->default_value("400000"))(
+      "mean-gap", "mean inter-arrival time at each cluster, exponential (s)",
+      cxxopts::value<double>()->default_value("150"))(
+      "rates",
+      "arrival rate of each cluster in jobs per week per 100 nodes: one number, or one per cluster (001: "
+      "4000,4000,4000,570; 570 is a mean gap of 1061 s on 100 nodes); replaces --mean-gap and "
+      "--jobs-per-cluster: every stream then covers --weeks",
+      cxxopts::value<std::string>()->default_value(""))(
+      "weeks", "with --rates: the weeks of arrivals every cluster's stream covers",
+      cxxopts::value<double>()->default_value("52"))("mean-run", "mean run time T_E on one cluster, exponential (s)",
+                                                     cxxopts::value<double>()->default_value("450"))(
+      "min-nodes", "smallest job (nodes; sizes are uniform over [min, max])",
+      cxxopts::value<int>()->default_value("10"))("max-nodes", "largest job (nodes)",
+                                                  cxxopts::value<int>()->default_value("50"))(
+      "seed", "seed of the job streams (every method of a seed sees the same jobs)",
+      cxxopts::value<std::uint64_t>()->default_value("1"));
+  options.add_options("method")(
+      "method",
+      "how jobs no single cluster can start are placed: a1 (bandwidth-aware, eqs. 7-9), b1 (most free nodes "
+      "first), b2 (least saturated link first), b3 (b1 with a large first chunk, --chunk), b4 (round robin); "
+      "or a baseline: migration-only (never split), initial (b1 with no LSLT), ideal (split on links that never "
+      "saturate)",
+      cxxopts::value<std::string>()->default_value("a1"))(
+      "lslt",
+      "link saturation limit threshold (% of capacity): a1 keeps every link's demand within it, class B "
+      "uses only clusters whose link is within it",
+      cxxopts::value<double>()->default_value("100"))(
+      "bsbw", "bisection bandwidth of every job (Mb/s): what it demands on each link when split half and half",
+      cxxopts::value<double>()->default_value("500"))(
+      "chunk", "b3: the share of the job's nodes the first cluster must take (%)",
+      cxxopts::value<double>()->default_value("85"))(
+      "compute-fraction",
+      "K: the share of the run time that is computation; the rest is communication, slowed by the links",
+      cxxopts::value<double>()->default_value("0.7"))(
+      "allotment",
+      "how over-subscribed links are shared: bottleneck-filling (the most saturated link sets its jobs' share, "
+      "the rest is redistributed) or simple (each job at its worst link's ratio)",
+      cxxopts::value<std::string>()->default_value("bottleneck-filling"))(
+      "split-order", "order in which a1 tries the clusters: index or most-free",
+      cxxopts::value<std::string>()->default_value("index"))(
+      "bsbw-reading",
+      "what BSBW says of a job's per-process bandwidth PPBW: half-split (BSBW is eq. 1's demand at a half-and-half "
+      "split, PPBW = 4(n-1)BSBW/n^2) or half-processes (BSBW is what one half's n/2 processes send across, "
+      "PPBW = 2 BSBW/n)",
+      cxxopts::value<std::string>()->default_value("half-split"));
+  options.add_options("fairness (Jones & Ligon 2006)")(
+      "sharing",
+      "what a cluster shares with the grid: full (every free node, whoever waits: 000's schedulers, 001's ICS), "
+      "reservation-safe (jobs wait in their own cluster's queue under --local-policy; the grid places a job "
+      "only on nodes no local reservation needs during its run: 001's ICS+B), or none (every cluster alone "
+      "under --local-policy: 001's No Share)",
+      cxxopts::value<std::string>()->default_value("full"))(
+      "local-policy",
+      "with --sharing reservation-safe or none: each cluster's own queue, conservative (backfilling with "
+      "--reservation-depth reservations), easy or fcfs",
+      cxxopts::value<std::string>()->default_value("conservative"))(
+      "reservation-depth", "conservative: how many waiting jobs hold a reservation (001: 10; 0 = all)",
+      cxxopts::value<int>()->default_value("10"));
+}
+
+CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
+  CoallocSpec spec;
+  const int clusters = args["clusters"].as<int>();
+  if (clusters < 2 || clusters > 1000) throw std::invalid_argument("--clusters: give 2 to 1000 clusters");
+  spec.nodes = parse_nodes(args["nodes"].as<std::string>(), clusters);
+  spec.link_mbps = args["link-mbps"].as<double>();
+  if (!(spec.link_mbps > 0)) throw std::invalid_argument("--link-mbps: must be above 0");
+  spec.jobs_per_cluster = args["jobs-per-cluster"].as<std::size_t>();
+  if (spec.jobs_per_cluster == 0 || spec.jobs_per_cluster > 100'000'000) {
+    throw std::invalid_argument("--jobs-per-cluster: give 1 to 100,000,000 jobs");
+  }
+  spec.workload.mean_interarrival_seconds = args["mean-gap"].as<double>();
+  if (const std::string rates = args["rates"].as<std::string>(); !rates.empty()) {
+    spec.rates_per_week = parse_per_cluster(rates, static_cast<int>(spec.nodes.size()), "rates", "a rate");
+    if (spec.rates_per_week.size() != spec.nodes.size()) {
+      throw std::invalid_argument(fmt::format("--rates: {} rates for {} clusters (give one, or one per cluster)",
+                                              spec.rates_per_week.size(), spec.nodes.size()));
+    }
+    spec.weeks = args["weeks"].as<double>();
+    if (!(spec.weeks > 0 && spec.weeks <= 10'000)) throw std::invalid_argument("--weeks: give 0 to 10,000 weeks");
+  }
+  spec.workload.mean_service_seconds = args["mean-run"].as<double>();
+  spec.workload.min_cpus = args["min-nodes"].as<int>();
+  spec.workload.max_cpus = args["max-nodes"].as<int>();
+  if (!(spec.workload.mean_interarrival_seconds > 0)) throw std::invalid_argument("--mean-gap: must be above 0");
+  if (!(spec.workload.mean_service_seconds > 0)) throw std::invalid_argument("--mean-run: must be above 0");
+  if (spec.workload.min_cpus < 1 || spec.workload.min_cpus > spec.workload.max_cpus) {
+    throw std::invalid_argument("--min-nodes/--max-nodes: need 1 <= min <= max");
+  }
+  int total = 0;
+  for (const int n : spec.nodes) total += n;
+  if (spec.workload.max_cpus > total) {
+    throw std::invalid_argument(
+        fmt::format("--max-nodes: {} is more than the grid's {} nodes", spec.workload.max_cpus, total));
+  }
+  spec.seed = args["seed"].as<std::uint64_t>();
+  const std::string method = args["method"].as<std::string>();
+  const auto parsed = parse_coallocation_method(method);
+  if (!parsed) {
+    throw std::invalid_argument("--method: '" + method +
+                                "' is not one of a1, b1, b2, b3, b4, migration-only, initial, ideal");
+  }
+  spec.config.method = *parsed;
+  spec.config.lslt = percent(args, "lslt", 0, 10'000);
+  spec.config.chunk = percent(args, "chunk", 0, 100);
+  spec.config.traffic.bisection_mbps = args["bsbw"].as<double>();
+  if (!(spec.config.traffic.bisection_mbps >= 0)) throw std::invalid_argument("--bsbw: must not be negative");
+  spec.config.traffic.compute_fraction = args["compute-fraction"].as<double>();
+  if (!(spec.config.traffic.compute_fraction >= 0 && spec.config.traffic.compute_fraction <= 1)) {
+    throw std::invalid_argument("--compute-fraction: K must be within [0, 1]");
+  }
+  const std::string allotment = args["allotment"].as<std::string>();
+  if (allotment == "bottleneck-filling") {
+    spec.config.allotment = AllotmentRule::bottleneck_filling;
+  } else if (allotment == "simple") {
+    spec.config.allotment = AllotmentRule::simple;
+  } else {
+    throw std::invalid_argument("--allotment: '" + allotment + "' is not bottleneck-filling or simple");
+  }
+  const std::string reading = args["bsbw-reading"].as<std::string>();
+  if (reading == "half-split") {
+    spec.config.traffic.reading = BisectionReading::half_split;
+  } else if (reading == "half-processes") {
+    spec.config.traffic.reading = BisectionReading::half_of_processes;
+  } else {
+    throw std::invalid_argument("--bsbw-reading: '" + reading + "' is not half-split or half-processes");
+  }
+  const std::string sharing = args["sharing"].as<std::string>();
+  const auto parsed_sharing = parse_grid_sharing(sharing);
+  if (!parsed_sharing) {
+    throw std::invalid_argument("--sharing: '" + sharing + "' is not full, reservation-safe or none");
+  }
+  spec.config.sharing = *parsed_sharing;
+  const std::string policy = args["local-policy"].as<std::string>();
+  const auto parsed_policy = parse_local_policy(policy);
+  if (!parsed_policy) throw std::invalid_argument("--local-policy: '" + policy + "' is not conservative, easy or fcfs");
+  spec.config.local.policy = *parsed_policy;
+  spec.config.local.reservation_depth = args["reservation-depth"].as<int>();
+  if (spec.config.local.reservation_depth < 0) throw std::invalid_argument("--reservation-depth: must be 0 or more");
+  const std::string order = args["split-order"].as<std::string>();
+  if (order == "index") {
+    spec.config.split_order = SplitOrder::index;
+  } else if (order == "most-free") {
+    spec.config.split_order = SplitOrder::most_free_first;
+  } else {
+    throw std::invalid_argument("--split-order: '" + order + "' is not index or most-free");
+  }
+  return spec;
+}
+
+std::string coalloc_workload_key(const CoallocSpec& spec) {
+  const auto& w = spec.workload;
+  nlohmann::json key{{"clusters", spec.nodes.size()},
+                     {"jobs_per_cluster", spec.jobs_per_cluster},
+                     {"mean_gap_s", w.mean_interarrival_seconds},
+                     {"mean_run_s", w.mean_service_seconds},
+                     {"min_nodes", w.min_cpus},
+                     {"max_nodes", w.max_cpus},
+                     {"seed", spec.seed}};
+  if (!spec.rates_per_week.empty()) {
+    // Streams by rate over a span: the gaps follow from rates and sizes.
+    key.erase("jobs_per_cluster");
+    key.erase("mean_gap_s");
+    key["rates_per_week"] = spec.rates_per_week;
+    key["nodes"] = spec.nodes;
+    key["weeks"] = spec.weeks;
+  }
+  return key.dump();
+}
+
+nlohmann::json coalloc_identity(const CoallocSpec& spec) {
+  const CoallocationConfig& c = spec.config;
+  const nlohmann::json null = nullptr;
+  if (c.sharing == GridSharing::none) {
+    // Every cluster alone: no method, no links.
+    return {{"version", gridpeer_version()},
+            {"model", "coalloc"},
+            {"options",
+             {{"nodes", spec.nodes},
+              {"workload", nlohmann::json::parse(coalloc_workload_key(spec))},
+              {"sharing", to_string(c.sharing)},
+              {"local_policy", to_string(c.local.policy)},
+              {"reservation_depth",
+               c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth) : null}}}};
+  }
+  const bool splits = c.method != CoallocationMethod::migration_only;
+  nlohmann::json options = {
+      {"nodes", spec.nodes},
+      {"link_mbps", c.method == CoallocationMethod::ideal || !splits ? null : nlohmann::json(spec.link_mbps)},
+      {"workload", nlohmann::json::parse(coalloc_workload_key(spec))},
+      {"method", to_string(c.method)},
+      {"lslt", uses_lslt(c.method) ? nlohmann::json(c.lslt) : null},
+      {"bsbw", uses_bandwidth(c.method) ? nlohmann::json(c.traffic.bisection_mbps) : null},
+      {"k", uses_bandwidth(c.method) ? nlohmann::json(c.traffic.compute_fraction) : null},
+      {"chunk", c.method == CoallocationMethod::b3 ? nlohmann::json(c.chunk) : null},
+      {"allotment", uses_bandwidth(c.method) ? nlohmann::json(to_string(c.allotment)) : null},
+      {"bsbw_reading", uses_bandwidth(c.method) ? nlohmann::json(to_string(c.traffic.reading)) : null},
+      {"split_order", c.method == CoallocationMethod::a1 ? nlohmann::json(to_string(c.split_order)) : null},
+  };
+  if (c.sharing != GridSharing::full) {
+    options["sharing"] = to_string(c.sharing);
+    options["local_policy"] = to_string(c.local.policy);
+    options["reservation_depth"] =
+        c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth) : null;
+  }
+  return {{"version", gridpeer_version()}, {"model", "coalloc"}, {"options", options}};
+}
+
+double coalloc_mean_gap(const CoallocSpec& spec, std::size_t cluster) {
+  if (spec.rates_per_week.empty()) return spec.workload.mean_interarrival_seconds;
+  return kSecondsPerWeek / (spec.rates_per_week.at(cluster) * spec.nodes.at(cluster) / 100.0);
+}
+
+std::vector<Job> coalloc_workload(const CoallocSpec& spec) {
+  std::vector<Job> jobs;
+  const bool by_rate = !spec.rates_per_week.empty();
+  if (!by_rate) jobs.reserve(spec.nodes.size() * spec.jobs_per_cluster);
+  const TimePoint span_end = at_seconds(0) + seconds_ceil(spec.weeks * kSecondsPerWeek);
+  for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
+    Rng root(spec.seed);
+    Rng stream = root.fork(c);
+    workload::PoissonModelConfig config = spec.workload;
+    config.mean_interarrival_seconds = coalloc_mean_gap(spec, c);
+    std::vector<Job> own = by_rate ? workload::generate_poisson_jobs_until(config, span_end, stream)
+                                   : workload::generate_poisson_jobs(config, spec.jobs_per_cluster, stream);
+    for (Job& job : own) {
+      // By count, cluster c's jobs are c x count + 1 ...; by rate, counts
+      // differ and ids are given in submit order below.
+      job.id = static_cast<JobId>(c * spec.jobs_per_cluster + job.id + 1);
+      job.origin = static_cast<ServerIndex>(c);
+      jobs.push_back(job);
+    }
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  if (by_rate) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<JobId>(i + 1);
+  }
+  return jobs;
+}
+
+CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<ServerSpec> clusters;
+  int total_nodes = 0;
+  for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
+    clusters.push_back(ServerSpec{"C" + std::to_string(c + 1), spec.nodes[c], 1, 1000, static_cast<int>(c)});
+    total_nodes += spec.nodes[c];
+  }
+  if (spec.workload.max_cpus > total_nodes)
+    throw std::invalid_argument("jobs wider than the whole grid could never run");
+  const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
+  const network::StaticNetworkView network(network::star_graph(links));
+  const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);
+
+  CoallocResult result;
+  const double k = spec.config.traffic.compute_fraction;
+  double turnaround = 0;
+  double wait = 0;
+  double node_seconds = 0;
+  double slowdown_sum = 0;
+  double stretch_sum = 0;
+  std::size_t local = 0;
+  std::size_t migrated = 0;
+  std::size_t split = 0;
+  TimePoint last_end{};
+  const std::size_t clusters_n = spec.nodes.size();
+  std::vector<double> turnaround_by_origin(clusters_n, 0.0);
+  result.jobs_by_origin.assign(clusters_n, 0);
+  std::map<JobId, SplitRun> splitting;                 // split runs whose JobEnded has not come yet
+  std::vector<Duration> run_time_of(jobs.size() + 1);  // T_E by id (ids are 1..jobs)
+  for (const Job& job : jobs) {
+    if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
+    run_time_of[job.id] = job.run_time;
+  }
+  const auto take = [&] {
+    for (SplitRun& run : scheduler->take_split_runs()) splitting.emplace(run.id, std::move(run));
+    for (const SchedulerOutput& output : scheduler->take_outputs()) {
+      const auto* ended = std::get_if<JobEnded>(&output);
+      if (ended == nullptr || ended->outcome != JobOutcome::completed) {
+        throw std::logic_error("the co-allocating meta-scheduler gave up a job: " +
+                               (ended ? ended->reason : std::string("an output it should not make")));
+      }
+      const JobRecord& r = ended->record;
+      ++result.jobs;
+      turnaround += to_seconds(r.response());
+      turnaround_by_origin.at(r.origin) += to_seconds(r.response());
+      ++result.jobs_by_origin[r.origin];
+      wait += to_seconds(r.wait());
+      node_seconds += static_cast<double>(r.cpus) * to_seconds(r.run());
+      last_end = std::max(last_end, r.end);
+      const Duration te_run = run_time_of[r.id];
+      CoallocJobRow row{r, te_run, {}, 1.0};
+      const auto it = splitting.find(r.id);
+      if (it != splitting.end()) {
+        ++split;
+        const double te = to_seconds(te_run);
+        const double run = to_seconds(r.run());
+        stretch_sum += te > 0 ? run / te : 1.0;
+        const double comm = run - k * te;
+        slowdown_sum += comm > 0 && k < 1 ? std::min(1.0, (1 - k) * te / comm) : 1.0;
+        result.lowest_slowdown = std::min(result.lowest_slowdown, it->second.lowest_slowdown);
+        row.parts = std::move(it->second.parts);
+        row.lowest_slowdown = it->second.lowest_slowdown;
+        splitting.erase(it);
+      } else if (r.executed_on == r.origin) {
+        ++local;
+      } else {
+        ++migrated;
+      }
+      if (keep_rows) result.rows.push_back(std::move(row));
+    }
+  };
+  std::size_t reported = 0;
+  for (const Job& job : jobs) {
+    scheduler->submit(job, job.submit);
+    ++result.events;
+    take();
+    if (progress && result.jobs >= reported + 10'000) {
+      reported = result.jobs;
+      progress(reported, jobs.size());
+    }
+  }
+  for (TimePoint next = scheduler->next_deadline(); next != kNever; next = scheduler->next_deadline()) {
+    scheduler->advance(next);
+    ++result.events;
+    take();
+  }
+  if (result.jobs != jobs.size()) {
+    throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
+  }
+  if (progress) progress(jobs.size(), jobs.size());
+  const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
+  result.avg_turnaround_s = turnaround / n;
+  result.turnaround_by_origin_s.resize(clusters_n);
+  double others = 0;
+  std::size_t others_jobs = 0;
+  for (std::size_t c = 0; c < clusters_n; ++c) {
+    const std::size_t count = result.jobs_by_origin[c];
+    result.turnaround_by_origin_s[c] = count > 0 ? turnaround_by_origin[c] / static_cast<double>(count) : 0.0;
+    if (c + 1 < clusters_n) {
+      others += turnaround_by_origin[c];
+      others_jobs += count;
+    }
+  }
+  result.fixed_cluster_turnaround_s = result.turnaround_by_origin_s.back();
+  result.other_clusters_turnaround_s = others_jobs > 0 ? others / static_cast<double>(others_jobs) : 0.0;
+  result.avg_wait_s = wait / n;
+  result.fraction_local = static_cast<double>(local) / n;
+  result.fraction_migrated = static_cast<double>(migrated) / n;
+  result.fraction_coallocated = static_cast<double>(split) / n;
+  if (split > 0) {
+    result.mean_coalloc_slowdown = slowdown_sum / static_cast<double>(split);
+    result.mean_coalloc_stretch = stretch_sum / static_cast<double>(split);
+  }
+  const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
+  result.makespan_s = to_seconds(last_end - first);
+  if (const StarLinks* star = scheduler->links()) {
+    // Ideal's links are unlimited: its saturation is 0 by definition.
+    const auto mean = star->mean_saturation(last_end);
+    double sum = 0;
+    for (const double m : mean) sum += m;
+    result.mean_link_saturation = mean.empty() ? 0 : sum / static_cast<double>(mean.size());
+    result.peak_link_saturation = star->peak_saturation();
+    result.retimings = star->retimings();
+  }
+  if (result.makespan_s > 0) result.utilization = node_seconds / (total_nodes * result.makespan_s);
+  const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
+  double offered = 0;
+  for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
+    offered += mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, c);
+  }
+  result.offered_load = offered / total_nodes;
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result, bool include_timing) {
+  const CoallocationConfig& c = spec.config;
+  std::string grid = fmt::format("{} clusters ({} nodes), {} Mb/s links", spec.nodes.size(), fmt::join(spec.nodes, "/"),
+                                 spec.link_mbps);
+  const std::string arrivals =
+      spec.rates_per_week.empty()
+          ? fmt::format("{} jobs per cluster, mean gap {} s", spec.jobs_per_cluster,
+                        spec.workload.mean_interarrival_seconds)
+          : fmt::format("{} jobs/week per 100 nodes over {} weeks", fmt::join(spec.rates_per_week, "/"), spec.weeks);
+  std::vector<double> offered_by_cluster;
+  const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
+  for (std::size_t cl = 0; cl < spec.nodes.size(); ++cl) {
+    offered_by_cluster.push_back(mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, cl) /
+                                 spec.nodes[cl]);
+  }
+  return {
+      {"model", "coalloc"},
+      {"method", method_label(c)},
+      {"lslt_percent", c.lslt * 100},
+      {"bsbw_mbps", c.traffic.bisection_mbps},
+      {"k", c.traffic.compute_fraction},
+      {"allotment", to_string(c.allotment)},
+      {"bsbw_reading", to_string(c.traffic.reading)},
+      {"split_order", to_string(c.split_order)},
+      {"seed", spec.seed},
+      {"topology", grid},
+      {"workload", fmt::format("Poisson, {}, exponential T_E mean {} s, UNIF[{}, {}] nodes", arrivals,
+                               spec.workload.mean_service_seconds, spec.workload.min_cpus, spec.workload.max_cpus)},
+      {"sharing", to_string(c.sharing)},
+      {"local_policy",
+       c.sharing == GridSharing::full ? nlohmann::json(nullptr) : nlohmann::json(to_string(c.local.policy))},
+      {"reservation_depth", c.local.reservation_depth},
+      {"rates_per_week", spec.rates_per_week},
+      {"weeks", spec.rates_per_week.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.weeks)},
+      {"offered_load_by_cluster", offered_by_cluster},
+      {"jobs_by_origin", result.jobs_by_origin},
+      {"turnaround_by_origin_s", result.turnaround_by_origin_s},
+      {"fixed_cluster_turnaround_s", result.fixed_cluster_turnaround_s},
+      {"other_clusters_turnaround_s", result.other_clusters_turnaround_s},
+      {"jobs", result.jobs},
+      {"offered_load", result.offered_load},
+      {"avg_turnaround_s", result.avg_turnaround_s},
+      {"avg_wait_s", result.avg_wait_s},
+      {"fraction_local", result.fraction_local},
+      {"fraction_migrated", result.fraction_migrated},
+      {"fraction_coallocated", result.fraction_coallocated},
+      {"mean_link_saturation", result.mean_link_saturation},
+      {"peak_link_saturation", result.peak_link_saturation},
+      {"mean_coalloc_slowdown", result.mean_coalloc_slowdown},
+      {"mean_coalloc_stretch", result.mean_coalloc_stretch},
+      {"lowest_slowdown", result.lowest_slowdown},
+      {"utilization", result.utilization},
+      {"makespan_s", result.makespan_s},
+      {"events", result.events},
+      {"retimings", result.retimings},
+      {"unfinished_jobs", 0},
+      {"wall_seconds", include_timing ? result.wall_seconds : 0.0},
+  };
+}
+
+std::string coalloc_jobs_csv(const CoallocResult& result) {
+  std::string out =
+      "job_id,origin,submit_s,nodes,run_time_s,start_s,end_s,wait_s,turnaround_s,placement,executed_on,parts,"
+      "lowest_slowdown\n";
+  for (const CoallocJobRow& row : result.rows) {
+    const JobRecord& r = row.record;
+    std::string parts;
+    for (const SitePart& part : row.parts) {
+      if (!parts.empty()) parts += ' ';
+      parts += fmt::format("{}:{}", part.site, part.nodes);
+    }
+    const char* placement = !row.parts.empty() ? "split" : r.executed_on == r.origin ? "local" : "migrated";
+    out += fmt::format("{},{},{:.6f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{:.6g}\n", r.id, r.origin,
+                       to_seconds(r.submit), r.cpus, to_seconds(row.run_time), to_seconds(r.start), to_seconds(r.end),
+                       to_seconds(r.wait()), to_seconds(r.response()), placement, r.executed_on, parts,
+                       row.lowest_slowdown);
+  }
+  return out;
+}
+
+const std::vector<std::string>& coalloc_summary_metrics() {
+  static const std::vector<std::string> metrics = {"avg_turnaround_s",
+                                                   "avg_wait_s",
+                                                   "fraction_local",
+                                                   "fraction_migrated",
+                                                   "fraction_coallocated",
+                                                   "mean_link_saturation",
+                                                   "mean_coalloc_slowdown",
+                                                   "mean_coalloc_stretch",
+                                                   "utilization",
+                                                   "fixed_cluster_turnaround_s",
+                                                   "other_clusters_turnaround_s"};
+  return metrics;
+}
+
+}  // namespace gridpeer::sim
