@@ -1,5 +1,7 @@
 #include "sim/studies/allocation_study.hpp"
 
+#include "sim/driver/meta_run.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -257,9 +259,12 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
   double queue_area = 0;
   TimePoint last = jobs.empty() ? TimePoint{} : jobs.front().submit;
   TimePoint last_end{};
-  const auto observe = [&](TimePoint now) {
+  run_meta(*scheduler, jobs, [&](MetaStep& step) {
+    // The queue held queued_before jobs since the last input; after this one, it holds:
+    queue_area += static_cast<double>(step.queued_before) * to_seconds(step.at - last);
+    last = step.at;
     const auto queued = static_cast<double>(scheduler->undecided_jobs());
-    for (const SchedulerOutput& output : scheduler->take_outputs()) {
+    for (const SchedulerOutput& output : step.outputs) {
       const auto* ended = std::get_if<JobEnded>(&output);
       if (ended == nullptr || ended->outcome != JobOutcome::completed) {
         throw std::logic_error("the allocation meta-scheduler gave up a job");
@@ -270,30 +275,9 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
       wait += to_seconds(ended->record.wait());
       last_end = std::max(last_end, ended->record.end);
     }
-    queue_area += queued * to_seconds(now - last);
-    last = now;
     queue_events += queued;
     ++events;
-  };
-  for (const Job& job : jobs) {
-    // Finishes due by the submission come first (004: finishes before submits at one time).
-    for (TimePoint next = scheduler->next_deadline(); next <= job.submit; next = scheduler->next_deadline()) {
-      queue_area += static_cast<double>(scheduler->undecided_jobs()) * to_seconds(next - last);
-      last = next;
-      scheduler->advance(next);
-      observe(next);
-    }
-    queue_area += static_cast<double>(scheduler->undecided_jobs()) * to_seconds(job.submit - last);
-    last = job.submit;
-    scheduler->submit(job, job.submit);
-    observe(job.submit);
-  }
-  for (TimePoint next = scheduler->next_deadline(); next != kNever; next = scheduler->next_deadline()) {
-    queue_area += static_cast<double>(scheduler->undecided_jobs()) * to_seconds(next - last);
-    last = next;
-    scheduler->advance(next);
-    observe(next);
-  }
+  });
   if (result.jobs != jobs.size()) {
     throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
   }

@@ -1,5 +1,7 @@
 #include "sim/studies/coalloc_study.hpp"
 
+#include "sim/driver/meta_run.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -330,9 +332,11 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
     if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
     run_time_of[job.id] = job.run_time;
   }
-  const auto take = [&] {
+  std::size_t reported = 0;
+  run_meta(*scheduler, jobs, [&](MetaStep& step) {
+    ++result.events;
     for (SplitRun& run : scheduler->take_split_runs()) splitting.emplace(run.id, std::move(run));
-    for (const SchedulerOutput& output : scheduler->take_outputs()) {
+    for (const SchedulerOutput& output : step.outputs) {
       const auto* ended = std::get_if<JobEnded>(&output);
       if (ended == nullptr || ended->outcome != JobOutcome::completed) {
         throw std::logic_error("the co-allocating meta-scheduler gave up a job: " +
@@ -367,22 +371,11 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
       }
       if (keep_rows) result.rows.push_back(std::move(row));
     }
-  };
-  std::size_t reported = 0;
-  for (const Job& job : jobs) {
-    scheduler->submit(job, job.submit);
-    ++result.events;
-    take();
-    if (progress && result.jobs >= reported + 10'000) {
+    if (progress && step.submission && result.jobs >= reported + 10'000) {
       reported = result.jobs;
       progress(reported, jobs.size());
     }
-  }
-  for (TimePoint next = scheduler->next_deadline(); next != kNever; next = scheduler->next_deadline()) {
-    scheduler->advance(next);
-    ++result.events;
-    take();
-  }
+  });
   if (result.jobs != jobs.size()) {
     throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
   }

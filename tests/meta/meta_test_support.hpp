@@ -11,6 +11,7 @@
 
 #include "peer/core/meta/meta_scheduler.hpp"
 #include "peer/network/network_view.hpp"
+#include "sim/driver/meta_run.hpp"
 
 namespace gridpeer::testing {
 
@@ -41,13 +42,14 @@ struct Ended {
   ServerIndex site;
 };
 
-/// Runs `jobs` (in submit order) through `scheduler` to the end;
-/// `after_each` looks at the scheduler after every input.
+/// Runs `jobs` (in submit order) through `scheduler` to the end, by the one
+/// meta-scheduler run loop (sim/driver/meta_run.hpp); `after_each` looks at
+/// the scheduler after every input.
 inline std::map<JobId, Ended> run(MetaScheduler& scheduler, const std::vector<Job>& jobs,
                                   const std::function<void()>& after_each = {}) {
   std::map<JobId, Ended> ended;
-  const auto take = [&] {
-    for (const SchedulerOutput& output : scheduler.take_outputs()) {
+  sim::run_meta(scheduler, jobs, [&](sim::MetaStep& step) {
+    for (const SchedulerOutput& output : step.outputs) {
       const auto* done = std::get_if<JobEnded>(&output);
       BOOST_REQUIRE(done != nullptr);
       BOOST_REQUIRE(done->outcome == JobOutcome::completed);
@@ -56,15 +58,7 @@ inline std::map<JobId, Ended> run(MetaScheduler& scheduler, const std::vector<Jo
     }
     BOOST_CHECK_NO_THROW(scheduler.check_invariants());
     if (after_each) after_each();
-  };
-  for (const Job& j : jobs) {
-    scheduler.submit(j, j.submit);
-    take();
-  }
-  for (TimePoint next = scheduler.next_deadline(); next != kNever; next = scheduler.next_deadline()) {
-    scheduler.advance(next);
-    take();
-  }
+  });
   return ended;
 }
 
