@@ -22,11 +22,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       closed_(config_.parameters.handoff_memory),
       ran_here_(config_.parameters.handoff_memory),
       refusals_(config_.parameters.handoff_timeout, config_.parameters.handoff_timeout * kMaxRefusalBackoffFactor) {
-  if (config_.algorithm == GridAlgorithm::central && !config_.central_peer) {
-    throw std::invalid_argument(
-        "a peer runs Centralized only over messages, with a central peer; Shan et al.'s instant-knowledge reference is "
-        "the meta-scheduler's");
-  }
+  policy_ = make_migration_policy(config_, *this);
   if (config_.fair.enabled && config_.algorithm == GridAlgorithm::central) {
     throw std::invalid_argument("fair sharing applies to S-I, R-I, Sy-I and Local, not to Centralized");
   }
@@ -45,7 +41,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
   partners_.erase(std::unique(partners_.begin(), partners_.end()), partners_.end());
   partners_.erase(std::remove(partners_.begin(), partners_.end(), id_), partners_.end());
   live_partners_ = partners_;
-  periodic_ = config_.algorithm == GridAlgorithm::receiver || config_.algorithm == GridAlgorithm::symmetric;
+  periodic_ = policy_->periodic();
   if (periodic_) tick_ = timers_.arm(start + config_.parameters.sigma + period_phase, Timer{TimerKind::tick});
   checked();
 }
@@ -84,29 +80,12 @@ void GridPeer::submit(const Job& job, TimePoint now) {
 }
 
 void GridPeer::decide(const Job& job, TimePoint now) {
-  switch (config_.algorithm) {
-    case GridAlgorithm::local:
-      run_here(job, now);
-      return;
-    case GridAlgorithm::central:
-      if (config_.central_home_below_phi && starts_soon_here(job, now)) {
-        run_here(job, now);
-      } else {
-        ask_central(job, now);
-      }
-      return;
-    case GridAlgorithm::sender:
-    case GridAlgorithm::receiver:
-    case GridAlgorithm::symmetric:
-      break;
-  }
-  // 002 §3.1 steps 2-3: a job expected to start soon enough stays here.
-  if (starts_soon_here(job, now)) {
-    run_here(job, now);
-    return;
-  }
+  policy_->decide(job, now);
+}
+
+void GridPeer::wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) {
   grid_queue_.push_back({job, false, std::nullopt});
-  if (idle_stop_ && !periodic_ && config_.algorithm != GridAlgorithm::sender) {
+  if (idle_stop_ && !periodic_ && policy_->periodic()) {
     // A job came back (a hand-off failed) after the period was stopped: it
     // needs the period's re-checks to ever leave the grid queue (found by
     // gridsim fuzz once hand-offs could be dropped).
@@ -114,19 +93,24 @@ void GridPeer::decide(const Job& job, TimePoint now) {
     tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
   }
   Waiting& waiting = grid_queue_.back();
-  if (config_.algorithm == GridAlgorithm::sender) {
-    start_query(waiting, live_partners_, QueryKind::partners, now);
-  } else if (config_.algorithm == GridAlgorithm::symmetric) {
-    // Sy-I: use a volunteer if one is there, else switch to S-I at once.
-    const std::vector<ServerIndex> volunteers =
-        volunteer_available(now) ? recent_volunteers(now) : std::vector<ServerIndex>{};
-    if (!volunteers.empty() && !refusals_.allowed(job.id, volunteers, now).empty()) {
-      start_query(waiting, volunteers, QueryKind::volunteer, now);
-    } else {
+  switch (ask) {
+    case Ask::nobody:
+      return;
+    case Ask::partners:
       start_query(waiting, live_partners_, QueryKind::partners, now);
+      return;
+    case Ask::volunteers_or_partners: {
+      // A volunteer if one is there, else the partners at once.
+      const std::vector<ServerIndex> volunteers =
+          volunteer_available(now) ? recent_volunteers(now) : std::vector<ServerIndex>{};
+      if (!volunteers.empty() && !refusals_.allowed(job.id, volunteers, now).empty()) {
+        start_query(waiting, volunteers, QueryKind::volunteer, now);
+      } else {
+        start_query(waiting, live_partners_, QueryKind::partners, now);
+      }
+      return;
     }
   }
-  // R-I: the job waits for a volunteer, or for its local AWT to drop below phi.
 }
 
 void GridPeer::on_message(ServerIndex from, const protocol::Message& message, TimePoint now) {
@@ -377,9 +361,12 @@ void GridPeer::tick(TimePoint now) {
       ++counters_.volunteers_sent;
     }
   }
-  // Re-check the waiting jobs: run here once the local AWT is below phi;
-  // Sy-I also switches a job to S-I when no volunteer is there.
-  const bool switch_to_sender = config_.algorithm == GridAlgorithm::symmetric && !volunteer_available(now);
+  policy_->on_period(now);
+}
+
+void GridPeer::recheck_waiting(bool ask_partners, TimePoint now) {
+  // Each waiting job runs here once the local AWT is below phi; the others
+  // are asked about when the policy says so (Sy-I with no volunteer in sight).
   for (std::size_t i = 0; i < grid_queue_.size();) {
     Waiting& waiting = grid_queue_[i];
     if (waiting.negotiating) {
@@ -392,7 +379,7 @@ void GridPeer::tick(TimePoint now) {
       run_here(job, now);
       continue;
     }
-    if (switch_to_sender) {
+    if (ask_partners) {
       const JobId job = waiting.job.id;
       start_query(waiting, live_partners_, QueryKind::partners, now);
       // start_query may have run the job here (no partners) and removed it.

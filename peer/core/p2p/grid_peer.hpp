@@ -20,6 +20,7 @@
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/p2p/bag_rounds.hpp"
+#include "peer/core/p2p/migration_policy.hpp"
 #include "peer/core/p2p/refusal_backoff.hpp"
 #include "peer/core/policy/site_selection.hpp"
 #include "peer/core/scheduler.hpp"
@@ -32,7 +33,7 @@
 
 namespace gridpeer {
 
-class GridPeer final : public Scheduler {
+class GridPeer final : public Scheduler, private MigrationMoves {
  public:
   /// Peer `id` on `server`, asking `partners` (any order). Its R-I/Sy-I
   /// period starts `period_phase` after `start` plus sigma, as real peers
@@ -158,17 +159,20 @@ class GridPeer final : public Scheduler {
   void handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now);
   void handle(ServerIndex from, const protocol::AttReply& reply, TimePoint now);
   void handle(ServerIndex from, const protocol::Volunteer& volunteer, TimePoint now);
-  /// 002 §3.1 steps 2-3 and the algorithm's first move for a new or returned job.
+  /// A new or returned own job: the migration policy's move.
   void decide(const Job& job, TimePoint now);
+  // MigrationMoves: what the policy does with it.
+  void wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) override;
+  void recheck_waiting(bool ask_partners, TimePoint now) override;
   void start_query(Waiting& waiting, const std::vector<ServerIndex>& targets, QueryKind kind, TimePoint now);
   void conclude(protocol::QueryId id, TimePoint now);
   void tick(TimePoint now);
   void fire_timers(TimePoint now);
   void fire(const Timer& timer, TimePoint now);
   void set_reachable(ServerIndex partner, bool reachable);
-  /// 002 §3.1 steps 2-3: the local AWT is below phi.
-  bool starts_soon_here(const Job& job, TimePoint now);
-  [[nodiscard]] bool volunteer_available(TimePoint now) const;
+  /// Shan et al. §3.1 steps 2-3: the local AWT is below phi.
+  bool starts_soon_here(const Job& job, TimePoint now) override;
+  [[nodiscard]] bool volunteer_available(TimePoint now) const override;
   [[nodiscard]] std::vector<ServerIndex> recent_volunteers(TimePoint now) const;
   /// This server as a candidate for a job.
   SiteCandidate estimate_here(const protocol::JobRequirements& requirements, TimePoint now);
@@ -190,7 +194,7 @@ class GridPeer final : public Scheduler {
   void handle(ServerIndex from, const protocol::PlaceRequest& request, TimePoint now);
   void handle(ServerIndex from, const protocol::Placement& placement, TimePoint now);
   /// The origin asks the central peer (or, on the central, starts the placement at once).
-  void ask_central(const Job& job, TimePoint now);
+  void ask_central(const Job& job, TimePoint now) override;
   void start_placement(const protocol::JobRequirements& requirements, TimePoint now);
   void conclude_placement(Query& query, TimePoint now);
   void on_placement(JobId job, ServerIndex server, TimePoint now);
@@ -234,7 +238,7 @@ class GridPeer final : public Scheduler {
   void persist_accepted(const Job& job);
 
   // running jobs
-  void run_here(const Job& job, TimePoint now);
+  void run_here(const Job& job, TimePoint now) override;
   void pump_local();
   /// One of our own jobs has ended: the output, and its hand-off numbering forgotten.
   void end_own(const JobRecord& record, JobOutcome outcome, std::string reason);
@@ -249,6 +253,7 @@ class GridPeer final : public Scheduler {
 
   ServerIndex id_;
   GridConfig config_;
+  std::unique_ptr<MigrationPolicy> policy_;  // where own jobs go: one object per algorithm
   std::unique_ptr<SiteSelection> site_selection_;
   std::vector<int> queued_cpus_;            // scratch: the grid queue's CPUs for rules that read it
   std::vector<ServerIndex> partners_;       // sorted
