@@ -19,9 +19,8 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       network_(network),
       local_(std::move(server), effective_local_policy(config_), start),
       bags_(config_.bag_grouping),
-      closed_(config_.parameters.handoff_memory),
-      ran_here_(config_.parameters.handoff_memory),
-      refusals_(config_.parameters.handoff_timeout, config_.parameters.handoff_timeout * kMaxRefusalBackoffFactor) {
+      origin_(*this),
+      executor_(*this) {
   policy_ = make_migration_policy(config_, *this);
   if (config_.fair.enabled && config_.algorithm == GridAlgorithm::central) {
     throw std::invalid_argument("fair sharing applies to S-I, R-I, Sy-I and Local, not to Centralized");
@@ -42,7 +41,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
   partners_.erase(std::remove(partners_.begin(), partners_.end(), id_), partners_.end());
   live_partners_ = partners_;
   periodic_ = policy_->periodic();
-  if (periodic_) tick_ = timers_.arm(start + config_.parameters.sigma + period_phase, Timer{TimerKind::tick});
+  if (periodic_) tick_ = timers_.arm(start + config_.parameters.sigma + period_phase, PeerTimer{TimerKind::tick});
   checked();
 }
 
@@ -53,7 +52,7 @@ protocol::JobRequirements GridPeer::requirements(const Job& job) const {
 // ---- inputs -----------------------------------------------------------------
 
 bool GridPeer::knows(JobId job) const {
-  return hosted_.count(job) != 0U || offers_.count(job) != 0U || accepted_.count(job) != 0U || bags_.knows(job) ||
+  return hosted_.count(job) != 0U || origin_.holds(job) || executor_.taken(job) || bags_.knows(job) ||
          std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
 }
 
@@ -90,7 +89,7 @@ void GridPeer::wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) {
     // needs the period's re-checks to ever leave the grid queue (found by
     // gridsim fuzz once hand-offs could be dropped).
     periodic_ = true;
-    tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
+    tick_ = timers_.arm(now + config_.parameters.sigma, PeerTimer{TimerKind::tick});
   }
   Waiting& waiting = grid_queue_.back();
   switch (ask) {
@@ -103,7 +102,7 @@ void GridPeer::wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) {
       // A volunteer if one is there, else the partners at once.
       const std::vector<ServerIndex> volunteers =
           volunteer_available(now) ? recent_volunteers(now) : std::vector<ServerIndex>{};
-      if (!volunteers.empty() && !refusals_.allowed(job.id, volunteers, now).empty()) {
+      if (!volunteers.empty() && !origin_.refusals().allowed(job.id, volunteers, now).empty()) {
         start_query(waiting, volunteers, QueryKind::volunteer, now);
       } else {
         start_query(waiting, live_partners_, QueryKind::partners, now);
@@ -124,10 +123,10 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
   assert(transfer.to == id_);
   switch (transfer.kind) {
     case DataTransfer::Kind::input:
-      input_arrived(transfer, now);
+      executor_.on_input(transfer, now);
       break;
     case DataTransfer::Kind::output:
-      output_home(transfer, now);
+      origin_.output_home(transfer, now);
       break;
   }
   checked();
@@ -159,7 +158,7 @@ void GridPeer::advance(TimePoint now) {
   }
   local_.advance(now);
   pump_local();
-  prune_memory(now);
+  executor_.prune(now);
 }
 
 void GridPeer::quiesce(TimePoint /*now*/) {
@@ -233,8 +232,8 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all
   // Partners that refused this job lately are not asked about it (issue 18);
   // the common case, a job never refused, is asked as it is, without a copy.
   std::vector<ServerIndex> open;
-  if (refusals_.has_bars(waiting.job.id)) open = refusals_.allowed(waiting.job.id, all_targets, now);
-  const std::vector<ServerIndex>& targets = refusals_.has_bars(waiting.job.id) ? open : all_targets;
+  if (origin_.refusals().has_bars(waiting.job.id)) open = origin_.refusals().allowed(waiting.job.id, all_targets, now);
+  const std::vector<ServerIndex>& targets = origin_.refusals().has_bars(waiting.job.id) ? open : all_targets;
   if (targets.empty()) {
     if (kind == QueryKind::partners) {  // nobody to ask: run it here
       const Job job = waiting.job;
@@ -251,7 +250,7 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all
     outputs_.emplace_back(SendMessage{target, query});
     ++counters_.queries_sent;
   }
-  query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});
 }
 
 void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now) {
@@ -303,7 +302,7 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
   const auto chosen = choose(candidates, r);
   if (chosen && *chosen != 0) {
     remove_waiting(job.id);
-    offer(job, candidates[*chosen].server, now);
+    origin_.offer(job, candidates[*chosen].server, now);
   } else if (query.kind == QueryKind::partners) {
     remove_waiting(job.id);  // S-I: the best place is here
     run_here(job, now);
@@ -317,7 +316,7 @@ void GridPeer::handle(ServerIndex from, const protocol::Volunteer& /*volunteer*/
   // 002 §3.1.2: the first job waiting in the grid queue is offered to it
   // (the first it has not refused lately).
   for (Waiting& waiting : grid_queue_) {
-    if (!waiting.negotiating && !refusals_.barred(waiting.job.id, from, now)) {
+    if (!waiting.negotiating && !origin_.refusals().barred(waiting.job.id, from, now)) {
       start_query(waiting, {from}, QueryKind::volunteer, now);
       return;
     }
@@ -352,7 +351,7 @@ void GridPeer::tick(TimePoint now) {
     periodic_ = false;  // stopped again once nothing waits
     return;
   }
-  tick_ = timers_.arm(now + config_.parameters.sigma, Timer{TimerKind::tick});
+  tick_ = timers_.arm(now + config_.parameters.sigma, PeerTimer{TimerKind::tick});
   // Volunteer when under-used (002 §3.1.2).
   const double ru = volunteering_utilization();
   if (ru < config_.parameters.delta && !draining_) {
@@ -394,7 +393,7 @@ void GridPeer::fire_timers(TimePoint now) {
   while (const auto due = timers_.pop_due(now)) fire(due->second, now);
 }
 
-void GridPeer::fire(const Timer& timer, TimePoint now) {
+void GridPeer::fire(const PeerTimer& timer, TimePoint now) {
   // The timer has left the table: its owner forgets the handle first.
   switch (timer.kind) {
     case TimerKind::tick:
@@ -403,8 +402,10 @@ void GridPeer::fire(const Timer& timer, TimePoint now) {
       return;
     case TimerKind::offer_timeout:
     case TimerKind::commit_retry:
+      origin_.on_timer(timer, now);
+      return;
     case TimerKind::accepted_lapse:
-      handoff_timer(timer, now);
+      executor_.on_timer(timer, now);
       return;
     case TimerKind::placement_timeout: {
       Waiting* waiting = find_waiting(timer.job);
@@ -433,7 +434,7 @@ Duration GridPeer::limited(Duration actual, Duration planned) const {
 }
 
 void GridPeer::run_here(const Job& job, TimePoint now) {
-  refusals_.forget(job.id);
+  origin_.refusals().forget(job.id);
   hosted_[job.id] = Hosted{job, server().mhz, false, kNever, false};
   if (!local_.submit({job.id, job.cpus, job.requested_time, limited(job.run_time, job.requested_time)}, now)) {
     ++counters_.rejected;
@@ -467,12 +468,12 @@ void GridPeer::pump_local() {
           // the output goes home, and the origin closes the record. Kept in
           // the journal too: an origin that lost it in a crash asks again.
           const DataTransfer output = DataTransfer::output_of(hosted.job, id_, event.start, event.at);
-          ran_here_.put(event.id, output, event.at);
+          executor_.ran(event.id, output, event.at);
           DurableJob ran{DurableJob::Phase::ran, hosted.job};
           ran.start = event.start;
           ran.finish = event.at;
           persist(DurableRole::hosted, event.id, ran);
-          send_output(output);
+          outputs_.emplace_back(StartTransfer{output});
         } else {
           end_own(JobRecord::of(hosted.job, id_, event.start, event.at, event.at), JobOutcome::completed, {});
         }
@@ -484,8 +485,7 @@ void GridPeer::pump_local() {
 
 void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string reason) {
   assert(record.origin == id_);
-  attempts_.erase(record.id);
-  refusals_.forget(record.id);
+  origin_.forget(record.id);
   persist(DurableRole::own, record.id, std::nullopt);
   std::vector<JobRecord> members = bags_.members_of(record);
   if (members.empty()) {

@@ -20,7 +20,10 @@
 #include "peer/core/grid_config.hpp"
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/p2p/bag_rounds.hpp"
+#include "peer/core/p2p/executor_handoffs.hpp"
 #include "peer/core/p2p/migration_policy.hpp"
+#include "peer/core/p2p/origin_handoffs.hpp"
+#include "peer/core/p2p/peer_timers.hpp"
 #include "peer/core/p2p/refusal_backoff.hpp"
 #include "peer/core/policy/site_selection.hpp"
 #include "peer/core/scheduler.hpp"
@@ -33,7 +36,7 @@
 
 namespace gridpeer {
 
-class GridPeer final : public Scheduler, private MigrationMoves {
+class GridPeer final : public Scheduler, private MigrationMoves, private OriginPeer, private ExecutorPeer {
  public:
   /// Peer `id` on `server`, asking `partners` (any order). Its R-I/Sy-I
   /// period starts `period_phase` after `start` plus sigma, as real peers
@@ -57,7 +60,7 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   [[nodiscard]] ServerLoad load(ServerIndex server) const override;
   [[nodiscard]] const SchedulerCounters& counters(ServerIndex /*server*/) const override { return counters_; }
   [[nodiscard]] std::size_t undecided_jobs() const override { return grid_queue_.size() + bags_.waiting(); }
-  [[nodiscard]] std::size_t open_handoffs() const override { return offers_.size() + accepted_.size(); }
+  [[nodiscard]] std::size_t open_handoffs() const override { return origin_.open() + executor_.open(); }
   void check_invariants() const override;
 
   // ---- a peer's own ---------------------------------------------------------
@@ -89,27 +92,9 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   /// next deadline.
   void note_volunteer(ServerIndex from, TimePoint at) { volunteers_[from] = at; }
   /// Hand-offs over, still remembered as an executor (bounded by handoff_memory).
-  [[nodiscard]] std::size_t remembered_handoffs() const { return closed_.size() + ran_here_.size(); }
+  [[nodiscard]] std::size_t remembered_handoffs() const { return executor_.remembered(); }
 
  private:
-  enum class TimerKind : std::uint8_t {
-    query_timeout,      ///< decide without the replies still missing
-    placement_timeout,  ///< the central peer did not answer: run the job here
-    tick,               ///< R-I/Sy-I period: volunteer, re-check waiting jobs
-    offer_timeout,      ///< the offer was not accepted: take the job back
-    commit_retry,       ///< the commit is unconfirmed: send it again, or give up
-    accepted_lapse,     ///< an offer taken here was never committed: forget it
-  };
-  struct Timer {
-    TimerKind kind = TimerKind::tick;
-    protocol::QueryId query = 0;  ///< query_timeout
-    JobId job = 0;                ///< placement and hand-off timers
-    std::uint32_t attempt = 0;    ///< hand-off timers: the attempt they belong to
-  };
-  using Timers = TimerTable<Timer>;
-  /// Where an owner keeps the handle of its one live timer.
-  using TimerSlot = std::optional<Timers::Handle>;
-
   struct Waiting {
     Job job;
     bool negotiating = false;     ///< a query or placement about it is open
@@ -136,25 +121,6 @@ class GridPeer final : public Scheduler, private MigrationMoves {
     TimePoint start = kNever;
     bool input_here = false;  ///< remote jobs: the input has come
   };
-  /// Origin side of a hand-off (docs/fault-injection.md, first table).
-  struct Offer {
-    Job job;
-    ServerIndex to = 0;
-    std::uint32_t attempt = 0;
-    bool committed = false;  ///< from here on the executor owns the job
-    bool confirmed = false;  ///< the executor said it hosts it
-    int commit_sends = 0;
-    TimerSlot timer;            ///< offer_timeout, then commit_retry until confirmed
-    bool resend_input = false;  ///< asked again after a crash: the input may never have arrived
-  };
-  /// Executor side: an offer taken, not yet committed (second table).
-  struct Accepted {
-    Job job;
-    int origin_mhz = 0;
-    std::uint32_t attempt = 0;
-    TimerSlot lapse;
-  };
-
   // grid_peer.cpp: decisions
   void handle(ServerIndex from, const protocol::AttQuery& query, TimePoint now);
   void handle(ServerIndex from, const protocol::AttReply& reply, TimePoint now);
@@ -168,7 +134,7 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   void conclude(protocol::QueryId id, TimePoint now);
   void tick(TimePoint now);
   void fire_timers(TimePoint now);
-  void fire(const Timer& timer, TimePoint now);
+  void fire(const PeerTimer& timer, TimePoint now);
   void set_reachable(ServerIndex partner, bool reachable);
   /// Shan et al. §3.1 steps 2-3: the local AWT is below phi.
   bool starts_soon_here(const Job& job, TimePoint now) override;
@@ -205,33 +171,38 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   /// The round's replies are in (or its time is up): the bag's groups are placed.
   void conclude_bag(const Query& query, TimePoint now);
 
-  // grid_peer_handoff.cpp: the hand-off
-  void handle(ServerIndex from, const protocol::JobOffer& offer, TimePoint now);
-  void handle(ServerIndex from, const protocol::JobAccept& accept, TimePoint now);
-  void handle(ServerIndex from, const protocol::JobCommit& commit, TimePoint now);
-  void handle(ServerIndex from, const protocol::JobReject& reject, TimePoint now);
-  /// Origin: offer a job to `to` (offer, accept, commit; then its input is staged).
-  void offer(const Job& job, ServerIndex to, TimePoint now);
-  void handoff_timer(const Timer& timer, TimePoint now);
-  void send_commit(Offer& offer, TimePoint now);
-  /// Executor: the job is ours now; `input_here` when its input came first.
-  void host_remote(const Job& job, int origin_mhz, bool input_here, TimePoint now);
-  void input_arrived(const DataTransfer& transfer, TimePoint now);
-  void output_home(const DataTransfer& transfer, TimePoint now);
+  // the hand-off: its two sides, and what they ask of the peer (grid_peer_hosting.cpp)
+  void handle(ServerIndex from, const protocol::JobOffer& offer, TimePoint now) {
+    executor_.on_offer(from, offer, now);
+  }
+  void handle(ServerIndex from, const protocol::JobCommit& commit, TimePoint now) {
+    executor_.on_commit(from, commit, now);
+  }
+  void handle(ServerIndex from, const protocol::JobAccept& accept, TimePoint now) {
+    origin_.on_accept(from, accept, now);
+  }
+  void handle(ServerIndex from, const protocol::JobReject& reject, TimePoint now) {
+    origin_.on_reject(from, reject, now);
+  }
+  [[nodiscard]] ServerIndex self() const override { return id_; }
+  [[nodiscard]] const GridConfig& config() const override { return config_; }
+  void emit(SchedulerOutput output) override { outputs_.push_back(std::move(output)); }
+  void keep(DurableRole role, JobId job, std::optional<DurableJob> entry) override { persist(role, job, entry); }
+  SchedulerCounters& tally() override { return counters_; }
+  PeerTimers& timers() override { return timers_; }
+  [[nodiscard]] int mhz() const override { return server().mhz; }
+  [[nodiscard]] std::uint32_t recoveries_of(JobId job) const override;
   /// Origin: a hand-off did not happen; the job is decided anew, as if just submitted.
-  /// `was_committed`: the journal says committed, and must say ours again.
-  void take_back(const Job& job, TimePoint now, bool was_committed);
-  /// Offers to `partner` not yet committed come back; committed ones too if
-  /// it restarted empty, else they end as lost (gone), stay its own
-  /// (unreachable), or are asked about again (recovered from its journal).
+  void take_back(const Job& job, TimePoint now, bool was_committed) override;
+  [[nodiscard]] bool hosts_for(JobId job, ServerIndex origin) const override;
+  [[nodiscard]] bool hosts(JobId job) const override { return hosted_.count(job) != 0U; }
+  bool input_came(JobId job, TimePoint now) override;
+  /// Executor: the job is ours now; `input_here` when its input came first.
+  void host_remote(const Job& job, int origin_mhz, bool input_here, TimePoint now) override;
+  std::optional<protocol::RejectReason> cannot_take(const Job& job, int origin_mhz, TimePoint now) override;
+  /// Offers to `partner` not yet committed come back, and so on (OriginHandoffs::partner_changed); its
+  /// offers to us lapse unless it is only out of reach.
   void settle_offers_to(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now);
-  /// Its offers to us not yet committed lapse: it restarted, and will not commit them.
-  void forget_offers_from(ServerIndex partner, TimePoint now);
-  /// Executor: the output of a job run here goes (again) to its origin.
-  void send_output(const DataTransfer& output);
-  /// Executor: the highest attempt of a job's offers that is over here.
-  void close_attempt(JobId job, std::uint32_t attempt, TimePoint now);
-  void prune_memory(TimePoint now);
   /// Journaled peers: the entry for (role, job) becomes `entry` (erased when nullopt).
   void persist(DurableRole role, JobId job, std::optional<DurableJob> entry);
   /// Journaled peers: the own job is held here again (accepted, not committed elsewhere).
@@ -241,9 +212,9 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   void run_here(const Job& job, TimePoint now) override;
   void pump_local();
   /// One of our own jobs has ended: the output, and its hand-off numbering forgotten.
-  void end_own(const JobRecord& record, JobOutcome outcome, std::string reason);
+  void end_own(const JobRecord& record, JobOutcome outcome, std::string reason) override;
   /// The id is hosted here, waits in the grid queue, or is offered or taken.
-  [[nodiscard]] bool knows(JobId job) const;
+  [[nodiscard]] bool knows(JobId job) const override;
   Waiting* find_waiting(JobId job);
   void remove_waiting(JobId job);
   /// The peer's invariants, when the build checks them (kCheckInvariants).
@@ -263,18 +234,12 @@ class GridPeer final : public Scheduler, private MigrationMoves {
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
   BagRounds bags_;                   // own bags waiting for their round, and their groups until they end
   std::map<protocol::QueryId, Query> queries_;
-  Timers timers_;
+  PeerTimers timers_;
   TimerSlot tick_;
   std::map<JobId, Hosted> hosted_;             // jobs in the local scheduler
-  std::map<JobId, Offer> offers_;              // own jobs offered or committed elsewhere, until they end
-  std::map<JobId, std::uint32_t> attempts_;    // own jobs not ended: the last attempt offered
   std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
-  std::map<JobId, Accepted> accepted_;         // others' offers taken, awaiting the commit
-  // Executor memory of hand-offs that are over (GridParameters::handoff_memory):
-  Tombstones<JobId, std::uint32_t> closed_;  // offers let lapse or refused: the highest attempt
-  Tombstones<JobId, DataTransfer>
-      ran_here_;             // others' jobs run to the end here: answered, never rerun; output re-sent when asked
-  RefusalBackoff refusals_;  // partners that refused an own job's offer, barred from it for a while
+  OriginHandoffs origin_;                      // own jobs offered or committed elsewhere
+  ExecutorHandoffs executor_;                  // others' offers taken here, and the memory of hand-offs over
   bool draining_ = false;
   // Who volunteered, last time: a sorted vector, written once per Volunteer
   // received (a tree node per partner was 15% of an R-I run at 1,000 peers).

@@ -22,7 +22,7 @@ void GridPeer::collect_bag(const Job& job, TimePoint now) {
     outputs_.emplace_back(SendMessage{partner, ask});
     ++counters_.queries_sent;
   }
-  query.timeout = timers_.arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});
 }
 
 void GridPeer::conclude_bag(const Query& query, TimePoint now) {
@@ -45,7 +45,7 @@ void GridPeer::conclude_bag(const Query& query, TimePoint now) {
     if (placement.target == id_) {
       run_here(placement.group, now);
     } else {
-      offer(placement.group, placement.target, now);
+      origin_.offer(placement.group, placement.target, now);
     }
   }
 }

@@ -25,7 +25,7 @@ void GridPeer::ask_central(const Job& job, TimePoint now) {
   ++counters_.queries_sent;
   // The central answers within its own query time-out; allow that twice over.
   grid_queue_.back().placement_timeout =
-      timers_.arm(now + 2 * config_.parameters.query_timeout, Timer{TimerKind::placement_timeout, 0, job.id});
+      timers_.arm(now + 2 * config_.parameters.query_timeout, PeerTimer{TimerKind::placement_timeout, 0, job.id});
 }
 
 void GridPeer::handle(ServerIndex from, const protocol::PlaceRequest& request, TimePoint now) {
@@ -54,7 +54,7 @@ void GridPeer::start_placement(const protocol::JobRequirements& requirements, Ti
     outputs_.emplace_back(SendMessage{target, message});
     ++counters_.queries_sent;
   }
-  query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, Timer{TimerKind::query_timeout, id});
+  query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});
 }
 
 void GridPeer::conclude_placement(Query& query, TimePoint now) {
@@ -82,7 +82,7 @@ void GridPeer::on_placement(JobId job_id, ServerIndex server, TimePoint now) {
   if (server == id_ || !known) {
     run_here(job, now);
   } else {
-    offer(job, server, now);
+    origin_.offer(job, server, now);
   }
 }
 

@@ -32,13 +32,10 @@ void GridPeer::check_invariants() const {
   for (const Waiting& waiting : grid_queue_) {
     require(waiting.job.origin == id_, "only own jobs wait in the grid queue");
     require(seen.insert(waiting.job.id).second, "a job waits once");
-    require(hosted_.count(waiting.job.id) == 0U && offers_.count(waiting.job.id) == 0U,
+    require(hosted_.count(waiting.job.id) == 0U && !origin_.holds(waiting.job.id),
             "a waiting job is neither hosted nor offered");
     require(!waiting.placement_timeout || waiting.negotiating, "a placement wait negotiates");
     owns(waiting.placement_timeout);
-  }
-  for (const JobId barred : refusals_.jobs()) {
-    require(knows(barred), "a job barred from refusing partners is an own job not ended");
   }
   for (const auto& entry : queries_) {
     const Query& query = entry.second;
@@ -55,31 +52,17 @@ void GridPeer::check_invariants() const {
   }
   for (const auto& [id, hosted] : hosted_) {
     require(hosted.remote == (hosted.job.origin != id_), "remote means another origin");
-    require(offers_.count(id) == 0U && accepted_.count(id) == 0U, "a hosted job is not also offered or taken");
+    require(!origin_.holds(id), "a hosted job is not also offered");
   }
-  for (const auto& [id, offer] : offers_) {
-    require(offer.job.origin == id_ && offer.to != id_, "own jobs are offered to others");
-    const auto attempt = attempts_.find(id);
-    require(attempt != attempts_.end() && attempt->second == offer.attempt, "an offer is its job's last attempt");
-    require(offer.committed || !offer.confirmed, "confirmed only once committed");
-    require(offer.timer.has_value() == !offer.confirmed, "an unconfirmed offer has its one timer");
-    owns(offer.timer);
-  }
-  for (const auto& [id, taken] : accepted_) {
-    require(taken.job.origin != id_, "only others' offers are taken");
-    require(taken.lapse.has_value(), "a taken offer lapses");
-    owns(taken.lapse);
-  }
-  // Numbering is kept only for own jobs that have not ended (bounded state).
-  for (const auto& [id, attempt] : attempts_) {
-    const bool known = seen.count(id) != 0U || offers_.count(id) != 0U || hosted_.count(id) != 0U;
-    require(known && attempt > 0, "attempts are kept for live own jobs only");
-  }
+  // The hand-off's two sides, each with its timers.
+  origin_.check_invariants([&](JobId job) { return seen.count(job) != 0U || hosted_.count(job) != 0U; },
+                           [&](JobId job) { return knows(job); }, armed);
+  executor_.check_invariants(armed);
   // A group not ended is one job of ours: running or queued here, offered, or
   // waiting for a decision after its hand-off failed.
   bags_.check_invariants();
   for (JobId group : bags_.group_ids()) {
-    require(seen.count(group) != 0U || offers_.count(group) != 0U || hosted_.count(group) != 0U,
+    require(seen.count(group) != 0U || origin_.holds(group) || hosted_.count(group) != 0U,
             "a bag's group is waiting, hosted or offered");
   }
   require(periodic_ == tick_.has_value(), "the period runs exactly while its tick is armed");

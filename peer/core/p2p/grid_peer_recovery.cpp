@@ -1,4 +1,4 @@
-// A journaled peer taking up what it kept before a crash (issue 19;
+// A journaled peer taking up what it kept before a crash (
 // peer/core/durable.hpp says what is kept and why). What was in flight --
 // offers not committed, queries, inputs and outputs on the wire -- is gone,
 // and the partners' time-outs and the "recovered" hello cover it.
@@ -10,7 +10,7 @@ namespace gridpeer {
 Recovery GridPeer::restore(std::span<const std::pair<DurableKey, DurableJob>> entries, std::uint32_t incarnation,
                            TimePoint now) {
   invariant(config_.journaled, "GridPeer", "only a journaled peer is restored");
-  invariant(hosted_.empty() && offers_.empty() && grid_queue_.empty(), "GridPeer",
+  invariant(hosted_.empty() && origin_.open() == 0 && grid_queue_.empty(), "GridPeer",
             "a peer is restored before any other input");
   advance(now);
   // Attempts of this start lie above every attempt an earlier start sent
@@ -24,16 +24,13 @@ Recovery GridPeer::restore(std::span<const std::pair<DurableKey, DurableJob>> en
     switch (entry.phase) {
       case DurableJob::Phase::accepted:
         recoveries_[job.id] = entry.recoveries + 1;
-        attempts_[job.id] = attempt_base;
+        origin_.restore_attempts(job.id, attempt_base);
         requeue.push_back(job);
         ++recovery.requeued;
         break;
       case DurableJob::Phase::committed: {
-        // Its last attempt: a taken-back job went back to "accepted".
-        attempts_[job.id] = entry.attempt;
         if (entry.recoveries > 0) recoveries_[job.id] = entry.recoveries;
-        Offer& offer = offers_[job.id] = Offer{job, entry.peer, entry.attempt, true, false, 0, std::nullopt, true};
-        send_commit(offer, now);  // "hosting" from the executor, or "unknown" and the job is ours again
+        origin_.restore_committed(job, entry.peer, entry.attempt, now);
         ++recovery.committed;
         break;
       }
@@ -47,7 +44,7 @@ Recovery GridPeer::restore(std::span<const std::pair<DurableKey, DurableJob>> en
         ++recovery.hosted;
         break;
       case DurableJob::Phase::ran:
-        ran_here_.put(job.id, DataTransfer::output_of(job, id_, entry.start, entry.finish), now);
+        executor_.ran(job.id, DataTransfer::output_of(job, id_, entry.start, entry.finish), now);
         ++recovery.ran;
         break;
     }
