@@ -1,5 +1,7 @@
 #include "protocol/wire.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <type_traits>
 
 namespace gridpeer::protocol {
@@ -14,24 +16,21 @@ const char* message_name(const WireMessage& message) {
   return kNames[message.index()];
 }
 
+namespace {
+constexpr EnumNames<Error::Code, 7> kCodeNames{{{
+    {Error::Code::malformed, "malformed"},
+    {Error::Code::version_mismatch, "version mismatch"},
+    {Error::Code::unknown_message, "unknown message"},
+    {Error::Code::frame_too_large, "frame too large"},
+    {Error::Code::unknown_peer, "unknown peer"},
+    {Error::Code::config_mismatch, "configuration mismatch"},
+    {Error::Code::not_accepted, "not accepted"},
+}}};
+}  // namespace
+
 const char* to_string(Error::Code code) {
-  switch (code) {
-    case Error::Code::malformed:
-      return "malformed";
-    case Error::Code::version_mismatch:
-      return "version mismatch";
-    case Error::Code::unknown_message:
-      return "unknown message";
-    case Error::Code::frame_too_large:
-      return "frame too large";
-    case Error::Code::unknown_peer:
-      return "unknown peer";
-    case Error::Code::config_mismatch:
-      return "configuration mismatch";
-    case Error::Code::not_accepted:
-      return "not accepted";
-  }
-  return "error";
+  // The names are string literals: their views end in a NUL.
+  return kCodeNames.name(code).data();
 }
 
 }  // namespace gridpeer::protocol

@@ -1,31 +1,8 @@
 #include "peer/core/grid_config.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 namespace gridpeer {
-
-std::string_view to_string(GridAlgorithm algorithm) {
-  switch (algorithm) {
-    case GridAlgorithm::local:
-      return "local";
-    case GridAlgorithm::central:
-      return "central";
-    case GridAlgorithm::sender:
-      return "si";
-    case GridAlgorithm::receiver:
-      return "ri";
-    case GridAlgorithm::symmetric:
-      return "syi";
-  }
-  return "unknown";
-}
-
-std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
-  if (text == "local") return GridAlgorithm::local;
-  if (text == "central" || text == "centralized") return GridAlgorithm::central;
-  if (text == "si" || text == "sender") return GridAlgorithm::sender;
-  if (text == "ri" || text == "receiver") return GridAlgorithm::receiver;
-  if (text == "syi" || text == "symmetric") return GridAlgorithm::symmetric;
-  return std::nullopt;
-}
 
 LocalPolicyConfig effective_local_policy(const GridConfig& config) {
   if (config.fair.enabled) return {LocalPolicy::conservative, config.fair.reservation_depth};
@@ -46,6 +23,30 @@ std::string algorithm_label(const GridConfig& config) {
     label += "@" + std::to_string(*config.central_peer);
   }
   return label;
+}
+
+namespace {
+
+constexpr EnumNames<GridAlgorithm, 9> kAlgorithmNames{{{
+    {GridAlgorithm::local, "local"},
+    {GridAlgorithm::central, "central"},
+    {GridAlgorithm::central, "centralized"},
+    {GridAlgorithm::sender, "si"},
+    {GridAlgorithm::sender, "sender"},
+    {GridAlgorithm::receiver, "ri"},
+    {GridAlgorithm::receiver, "receiver"},
+    {GridAlgorithm::symmetric, "syi"},
+    {GridAlgorithm::symmetric, "symmetric"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(GridAlgorithm algorithm) {
+  return kAlgorithmNames.name(algorithm);
+}
+
+std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text) {
+  return kAlgorithmNames.parse(text);
 }
 
 }  // namespace gridpeer

@@ -1,5 +1,7 @@
 #include "peer/network/routes.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <queue>
@@ -14,22 +16,6 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 }  // namespace
-
-std::string_view to_string(RouteRule rule) {
-  switch (rule) {
-    case RouteRule::widest_shortest:
-      return "widest-shortest";
-    case RouteRule::shortest_latency:
-      return "shortest-latency";
-  }
-  return "?";
-}
-
-std::optional<RouteRule> parse_route_rule(std::string_view text) {
-  if (text == "widest-shortest") return RouteRule::widest_shortest;
-  if (text == "shortest-latency") return RouteRule::shortest_latency;
-  return std::nullopt;
-}
 
 RouteTable::RouteTable(const NetworkGraph& graph, RouteRule rule) : graph_(graph), rule_(rule) {
   graph_.check_hosts_placed();
@@ -167,6 +153,23 @@ Route RouteTable::links_of(NodeId from, NodeId to, const std::vector<std::uint32
   }
   if (const auto bus = graph_.node(from).bus) reversed.push_back(*bus);
   return {reversed.rbegin(), reversed.rend()};
+}
+
+namespace {
+
+constexpr EnumNames<RouteRule, 2> kRouteRuleNames{{{
+    {RouteRule::widest_shortest, "widest-shortest"},
+    {RouteRule::shortest_latency, "shortest-latency"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(RouteRule rule) {
+  return kRouteRuleNames.name(rule);
+}
+
+std::optional<RouteRule> parse_route_rule(std::string_view text) {
+  return kRouteRuleNames.parse(text);
 }
 
 }  // namespace gridpeer::network

@@ -1,7 +1,9 @@
 // The two sharing models of sharing_model.hpp.
 #include <algorithm>
+
 #include <cassert>
 #include <limits>
+#include "peer/model/enum_names.hpp"
 
 #include "peer/network/flow_network.hpp"
 #include "peer/network/sharing_model.hpp"
@@ -164,22 +166,6 @@ class MaxMin final : public SharingModel {
 
 }  // namespace
 
-std::string_view to_string(Sharing sharing) {
-  switch (sharing) {
-    case Sharing::equal_share:
-      return "equal-share";
-    case Sharing::max_min:
-      return "max-min";
-  }
-  return "?";
-}
-
-std::optional<Sharing> parse_sharing(std::string_view text) {
-  if (text == "equal-share") return Sharing::equal_share;
-  if (text == "max-min") return Sharing::max_min;
-  return std::nullopt;
-}
-
 std::unique_ptr<SharingModel> make_sharing_model(Sharing sharing) {
   switch (sharing) {
     case Sharing::equal_share:
@@ -188,6 +174,23 @@ std::unique_ptr<SharingModel> make_sharing_model(Sharing sharing) {
       return std::make_unique<MaxMin>();
   }
   return nullptr;
+}
+
+namespace {
+
+constexpr EnumNames<Sharing, 2> kSharingNames{{{
+    {Sharing::equal_share, "equal-share"},
+    {Sharing::max_min, "max-min"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(Sharing sharing) {
+  return kSharingNames.name(sharing);
+}
+
+std::optional<Sharing> parse_sharing(std::string_view text) {
+  return kSharingNames.parse(text);
 }
 
 }  // namespace gridpeer::network

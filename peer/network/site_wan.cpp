@@ -1,5 +1,7 @@
 #include "peer/network/site_wan.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -10,25 +12,6 @@ namespace {
 constexpr double kTapRate = 1e15;
 
 }  // namespace
-
-std::string_view to_string(WanShape shape) {
-  switch (shape) {
-    case WanShape::per_pair:
-      return "per-pair";
-    case WanShape::per_site:
-      return "per-site";
-    case WanShape::one:
-      return "one";
-  }
-  return "unknown";
-}
-
-std::optional<WanShape> parse_wan_shape(std::string_view text) {
-  for (const WanShape shape : {WanShape::per_pair, WanShape::per_site, WanShape::one}) {
-    if (text == to_string(shape)) return shape;
-  }
-  return std::nullopt;
-}
 
 NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, const SiteWanSetting& setting) {
   NetworkGraph graph;
@@ -78,6 +61,24 @@ NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, c
     graph.place_host(static_cast<ServerIndex>(host), static_cast<NodeId>(site));
   }
   return graph;
+}
+
+namespace {
+
+constexpr EnumNames<WanShape, 3> kWanShapeNames{{{
+    {WanShape::per_pair, "per-pair"},
+    {WanShape::per_site, "per-site"},
+    {WanShape::one, "one"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(WanShape shape) {
+  return kWanShapeNames.name(shape);
+}
+
+std::optional<WanShape> parse_wan_shape(std::string_view text) {
+  return kWanShapeNames.parse(text);
 }
 
 }  // namespace gridpeer::network

@@ -1,5 +1,7 @@
 #include "peer/transport/certificates.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -134,25 +136,6 @@ Cert new_cert(EVP_PKEY* key, int days, std::chrono::seconds offset) {
 
 }  // namespace
 
-std::string_view to_string(Role role) {
-  switch (role) {
-    case Role::peer:
-      return "peer";
-    case Role::operator_role:
-      return "operator";
-    case Role::submitter:
-      return "submitter";
-  }
-  return "?";
-}
-
-std::optional<Role> parse_role(std::string_view text) {
-  if (text == "peer") return Role::peer;
-  if (text == "operator") return Role::operator_role;
-  if (text == "submitter") return Role::submitter;
-  return std::nullopt;
-}
-
 Credentials create_ca(std::string_view grid_name, int days) {
   require_name(grid_name, "the grid's name");
   const Key key = new_key();
@@ -228,6 +211,24 @@ std::variant<CertificateIdentity, std::string> identity_of(const x509_st* certif
   if (!role) return "the certificate's role '" + std::string(field.data()) + "' is not peer, operator or submitter";
   identity.role = *role;
   return identity;
+}
+
+namespace {
+
+constexpr EnumNames<Role, 3> kRoleNames{{{
+    {Role::peer, "peer"},
+    {Role::operator_role, "operator"},
+    {Role::submitter, "submitter"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(Role role) {
+  return kRoleNames.name(role);
+}
+
+std::optional<Role> parse_role(std::string_view text) {
+  return kRoleNames.parse(text);
 }
 
 }  // namespace gridpeer::transport

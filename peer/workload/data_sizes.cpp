@@ -1,5 +1,7 @@
 #include "peer/workload/data_sizes.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <cmath>
 
 namespace gridpeer::workload {
@@ -16,28 +18,6 @@ double bytes_per_cpu_second(DataSize size) {
       return 10000.0;
   }
   return 0.0;
-}
-
-std::string_view to_string(DataSize size) {
-  switch (size) {
-    case DataSize::none:
-      return "none";
-    case DataSize::small:
-      return "small";
-    case DataSize::medium:
-      return "medium";
-    case DataSize::large:
-      return "large";
-  }
-  return "unknown";
-}
-
-std::optional<DataSize> parse_data_size(std::string_view text) {
-  if (text == "none") return DataSize::none;
-  if (text == "small") return DataSize::small;
-  if (text == "medium") return DataSize::medium;
-  if (text == "large") return DataSize::large;
-  return std::nullopt;
 }
 
 void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng, int cpus_per_unit) {
@@ -60,6 +40,25 @@ void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng, int cpus
 void assign_data_sizes(std::span<Job> jobs, DataSize size, Rng& rng) {
   const double b = bytes_per_cpu_second(size);
   for (Job& job : jobs) assign_data_sizes(job, b, rng);
+}
+
+namespace {
+
+constexpr EnumNames<DataSize, 4> kDataSizeNames{{{
+    {DataSize::none, "none"},
+    {DataSize::small, "small"},
+    {DataSize::medium, "medium"},
+    {DataSize::large, "large"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(DataSize size) {
+  return kDataSizeNames.name(size);
+}
+
+std::optional<DataSize> parse_data_size(std::string_view text) {
+  return kDataSizeNames.parse(text);
 }
 
 }  // namespace gridpeer::workload

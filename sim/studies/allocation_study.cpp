@@ -1,5 +1,7 @@
 #include "sim/studies/allocation_study.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include "sim/driver/meta_run.hpp"
 
 #include <fmt/format.h>
@@ -30,11 +32,11 @@ using workload::LublinConfig;
 constexpr double kLublinAarr = 10.2303;
 /// 004's models generate jobs of at most 128 processors.
 constexpr int kModelWidestJob = 128;
-constexpr std::array<std::pair<AllocationWorkload, std::string_view>, 3> kWorkloadNames{{
+constexpr EnumNames<AllocationWorkload, 3> kWorkloadNames{{{
     {AllocationWorkload::trace, "trace"},
     {AllocationWorkload::feitelson96, "feitelson96"},
     {AllocationWorkload::lublin99, "lublin99"},
-}};
+}}};
 /// The workload's stream of a seed, apart from the speed draws (0, 1, ...).
 constexpr std::uint64_t kWorkloadStream = 1'000'000;
 
@@ -102,12 +104,9 @@ AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args) {
     throw std::invalid_argument("--sh: drawing speeds needs three sites or more (or give --speeds)");
   }
   const std::string workload = args["workload"].as<std::string>();
-  const auto named = std::find_if(kWorkloadNames.begin(), kWorkloadNames.end(),
-                                  [&](const auto& entry) { return entry.second == workload; });
-  if (named == kWorkloadNames.end()) {
-    throw std::invalid_argument("--workload: '" + workload + "' is not trace, feitelson96 or lublin99");
-  }
-  spec.workload = named->first;
+  const auto named = kWorkloadNames.parse(workload);
+  if (!named) throw std::invalid_argument("--workload: '" + workload + "' is not " + kWorkloadNames.list());
+  spec.workload = *named;
   spec.arrival = default_allocation_arrival(spec.workload);
   for (const auto& [option, model] :
        {std::pair{"arr-factor", AllocationWorkload::feitelson96}, std::pair{"aarr", AllocationWorkload::lublin99}}) {
@@ -167,10 +166,7 @@ std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec) {
 }
 
 std::string_view to_string(AllocationWorkload workload) {
-  for (const auto& [kind, name] : kWorkloadNames) {
-    if (kind == workload) return name;
-  }
-  return "?";
+  return kWorkloadNames.name(workload);
 }
 
 double default_allocation_arrival(AllocationWorkload workload) {

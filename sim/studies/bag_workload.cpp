@@ -1,5 +1,7 @@
 #include "sim/studies/bag_workload.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -70,25 +72,6 @@ GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args) {
   return rule;
 }
 
-std::string to_string(GroupingScheduler scheduler) {
-  switch (scheduler) {
-    case GroupingScheduler::bandwidth_aware:
-      return "ba";
-    case GroupingScheduler::blind:
-      return "blind";
-    case GroupingScheduler::none:
-      return "none";
-  }
-  return "?";
-}
-
-GroupingScheduler parse_grouping_scheduler(const std::string& text) {
-  if (text == "ba" || text == "bandwidth-aware") return GroupingScheduler::bandwidth_aware;
-  if (text == "blind") return GroupingScheduler::blind;
-  if (text == "none") return GroupingScheduler::none;
-  throw std::invalid_argument("--scheduler: '" + text + "' is not ba, blind or none");
-}
-
 topology::Topology load_drawn_topology(const std::string& name, bool fixed_network, std::uint64_t seed) {
   topology::TopologySelection selection;
   if (!fixed_network) selection.routed_seed = seed;
@@ -105,6 +88,26 @@ GroupingJob draw_bag_job(Rng& rng, const BagWorkload& bag) {
 std::string describe(const BagWorkload& bag) {
   return fmt::format("a bag of {} jobs of {:g} MI +- {:g}%, files {:g}-{:g} KB, {} jobs per other user", bag.jobs,
                      bag.mean_mi, bag.mi_spread * 100, bag.min_file_kb, bag.max_file_kb, bag.other_jobs);
+}
+
+namespace {
+
+constexpr EnumNames<GroupingScheduler, 4> kSchedulerNames{{{
+    {GroupingScheduler::bandwidth_aware, "ba"},
+    {GroupingScheduler::bandwidth_aware, "bandwidth-aware"},
+    {GroupingScheduler::blind, "blind"},
+    {GroupingScheduler::none, "none"},
+}}};
+
+}  // namespace
+
+std::string to_string(GroupingScheduler scheduler) {
+  return std::string(kSchedulerNames.name(scheduler));
+}
+
+GroupingScheduler parse_grouping_scheduler(const std::string& text) {
+  if (const auto scheduler = kSchedulerNames.parse(text)) return *scheduler;
+  throw std::invalid_argument("--scheduler: '" + text + "' is not " + kSchedulerNames.list());
 }
 
 }  // namespace gridpeer::sim

@@ -1,25 +1,8 @@
 #include "peer/core/local/local_policy.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 namespace gridpeer {
-
-std::string_view to_string(LocalPolicy policy) {
-  switch (policy) {
-    case LocalPolicy::fcfs:
-      return "fcfs";
-    case LocalPolicy::easy:
-      return "easy";
-    case LocalPolicy::conservative:
-      return "conservative";
-  }
-  return "unknown";
-}
-
-std::optional<LocalPolicy> parse_local_policy(std::string_view text) {
-  if (text == "fcfs") return LocalPolicy::fcfs;
-  if (text == "easy") return LocalPolicy::easy;
-  if (text == "conservative" || text == "cons") return LocalPolicy::conservative;
-  return std::nullopt;
-}
 
 int reservation_limit(const LocalPolicyConfig& config) {
   switch (config.policy) {
@@ -31,6 +14,25 @@ int reservation_limit(const LocalPolicyConfig& config) {
       return config.reservation_depth;
   }
   return 0;
+}
+
+namespace {
+
+constexpr EnumNames<LocalPolicy, 4> kPolicyNames{{{
+    {LocalPolicy::fcfs, "fcfs"},
+    {LocalPolicy::easy, "easy"},
+    {LocalPolicy::conservative, "conservative"},
+    {LocalPolicy::conservative, "cons"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(LocalPolicy policy) {
+  return kPolicyNames.name(policy);
+}
+
+std::optional<LocalPolicy> parse_local_policy(std::string_view text) {
+  return kPolicyNames.parse(text);
 }
 
 }  // namespace gridpeer

@@ -1,5 +1,7 @@
 #include "peer/core/meta/coallocation.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -9,7 +11,7 @@
 namespace gridpeer {
 namespace {
 
-constexpr std::array<std::pair<CoallocationMethod, std::string_view>, 8> kNames{{
+constexpr EnumNames<CoallocationMethod, 8> kNames{{{
     {CoallocationMethod::migration_only, "migration-only"},
     {CoallocationMethod::ideal, "ideal"},
     {CoallocationMethod::initial, "initial"},
@@ -18,42 +20,30 @@ constexpr std::array<std::pair<CoallocationMethod, std::string_view>, 8> kNames{
     {CoallocationMethod::b2, "b2"},
     {CoallocationMethod::b3, "b3"},
     {CoallocationMethod::b4, "b4"},
-}};
+}}};
 
-constexpr std::array<std::pair<GridSharing, std::string_view>, 3> kSharingNames{{
+constexpr EnumNames<GridSharing, 3> kSharingNames{{{
     {GridSharing::full, "full"},
     {GridSharing::reservation_safe, "reservation-safe"},
     {GridSharing::none, "none"},
-}};
+}}};
 
 }  // namespace
 
 std::string_view to_string(GridSharing sharing) {
-  for (const auto& [s, name] : kSharingNames) {
-    if (s == sharing) return name;
-  }
-  return "?";
+  return kSharingNames.name(sharing);
 }
 
 std::optional<GridSharing> parse_grid_sharing(std::string_view text) {
-  for (const auto& [s, name] : kSharingNames) {
-    if (name == text) return s;
-  }
-  return std::nullopt;
+  return kSharingNames.parse(text);
 }
 
 std::string_view to_string(CoallocationMethod method) {
-  for (const auto& [m, name] : kNames) {
-    if (m == method) return name;
-  }
-  return "?";
+  return kNames.name(method);
 }
 
 std::optional<CoallocationMethod> parse_coallocation_method(std::string_view text) {
-  for (const auto& [m, name] : kNames) {
-    if (name == text) return m;
-  }
-  return std::nullopt;
+  return kNames.parse(text);
 }
 
 std::string method_label(const CoallocationConfig& config) {

@@ -1,5 +1,7 @@
 #include "peer/core/meta/coallocation_modules.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -13,16 +15,6 @@ namespace {
 constexpr double kEpsilon = 1e-9;
 
 }  // namespace
-
-std::string_view to_string(SplitOrder order) {
-  switch (order) {
-    case SplitOrder::index:
-      return "index";
-    case SplitOrder::most_free_first:
-      return "most-free";
-  }
-  return "?";
-}
 
 std::optional<JobPlacement> LocalFirst::place(const Job& job, const SiteView& sites) {
   if (sites.free_nodes(job.origin) >= job.cpus) return JobPlacement::on(job.origin, job.cpus);
@@ -253,6 +245,19 @@ std::optional<JobPlacement> RoundRobinSplit::split(int total, std::vector<Eligib
     if (taken[k] > 0) placement.parts.push_back({eligible[k].site, taken[k]});
   }
   return placement;
+}
+
+namespace {
+
+constexpr EnumNames<SplitOrder, 2> kSplitOrderNames{{{
+    {SplitOrder::index, "index"},
+    {SplitOrder::most_free_first, "most-free"},
+}}};
+
+}  // namespace
+
+std::string_view to_string(SplitOrder order) {
+  return kSplitOrderNames.name(order);
 }
 
 }  // namespace gridpeer

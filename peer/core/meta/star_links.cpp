@@ -1,5 +1,7 @@
 #include "peer/core/meta/star_links.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -17,24 +19,26 @@ constexpr double kSameSlowdown = 1e-12;
 
 }  // namespace
 
+namespace {
+constexpr EnumNames<AllotmentRule, 2> kAllotmentNames{{{
+    {AllotmentRule::bottleneck_filling, "bottleneck-filling"},
+    {AllotmentRule::simple, "simple"},
+}}};
+}  // namespace
+
 std::string_view to_string(AllotmentRule rule) {
-  switch (rule) {
-    case AllotmentRule::bottleneck_filling:
-      return "bottleneck-filling";
-    case AllotmentRule::simple:
-      return "simple";
-  }
-  return "?";
+  return kAllotmentNames.name(rule);
 }
 
+namespace {
+constexpr EnumNames<BisectionReading, 2> kBisectionNames{{{
+    {BisectionReading::half_split, "half-split"},
+    {BisectionReading::half_of_processes, "half-processes"},
+}}};
+}  // namespace
+
 std::string_view to_string(BisectionReading reading) {
-  switch (reading) {
-    case BisectionReading::half_split:
-      return "half-split";
-    case BisectionReading::half_of_processes:
-      return "half-processes";
-  }
-  return "?";
+  return kBisectionNames.name(reading);
 }
 
 double CommunicationModel::per_process_mbps(int total) const {

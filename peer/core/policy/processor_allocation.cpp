@@ -1,5 +1,7 @@
 #include "peer/core/policy/processor_allocation.hpp"
 
+#include "peer/model/enum_names.hpp"
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -72,7 +74,7 @@ std::size_t reachable_jobs(std::span<const AllocationSite> sites) {
 
 namespace {
 
-constexpr std::array<std::pair<AllocationRuleKind, std::string_view>, 8> kRuleNames{{
+constexpr EnumNames<AllocationRuleKind, 8> kRuleNames{{{
     {AllocationRuleKind::bf, "bf"},
     {AllocationRuleKind::ff, "ff"},
     {AllocationRuleKind::si, "si"},
@@ -81,7 +83,7 @@ constexpr std::array<std::pair<AllocationRuleKind, std::string_view>, 8> kRuleNa
     {AllocationRuleKind::ai2, "ai2"},
     {AllocationRuleKind::tai, "tai"},
     {AllocationRuleKind::tai2, "tai2"},
-}};
+}}};
 
 /// BF's and FF's sites for the head (both set, or neither: it fits nowhere).
 struct Candidates {
@@ -204,17 +206,11 @@ AllocationRuleConfig default_allocation_rule(AllocationRuleKind kind) {
 }
 
 std::string_view to_string(AllocationRuleKind kind) {
-  for (const auto& [k, name] : kRuleNames) {
-    if (k == kind) return name;
-  }
-  return "?";
+  return kRuleNames.name(kind);
 }
 
 std::optional<AllocationRuleKind> parse_allocation_rule(std::string_view text) {
-  for (const auto& [k, name] : kRuleNames) {
-    if (name == text) return k;
-  }
-  return std::nullopt;
+  return kRuleNames.parse(text);
 }
 
 std::unique_ptr<AllocationRule> make_allocation_rule(const AllocationRuleConfig& config) {
