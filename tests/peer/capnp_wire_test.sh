@@ -20,7 +20,7 @@ grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C
     --tls-dir "$WORK/tls" 2>"$WORK/peer.log" &
 # B and C are not running: status exits 1 for them, and A's line says A is up.
 for _ in $(seq 50); do
-  grep -q "^A " <<<"$("$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true)" &&
+  answers A <<<"$("$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true)" &&
     break
   sleep 0.1
 done

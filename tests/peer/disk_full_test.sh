@@ -33,7 +33,7 @@ start_a() {
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --base-port "$PORT" --tls-dir "$WORK/tls" --id A \
       --state-dir "$DISK/state-a" --time-scale 10000 --log-level info 2>>a.log &
   A=$!
-  for _ in $(seq 200); do grep -q "^A " <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
+  for _ in $(seq 200); do answers A <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
   cat a.log; fail "A did not start"
 }
 start_a

@@ -1,4 +1,4 @@
-# Sourced by the multi-process tests (TLS is the peers' default, issue 18):
+# Sourced by the multi-process tests (TLS is the peers' default):
 #   grid_tls GRIDCTL DIR NAME...
 # makes a grid CA in DIR with a peer certificate for each NAME (the
 # topology's server names), an operator "ops" and a submitter "alice", and
@@ -14,3 +14,6 @@ grid_tls() {
   "$gridctl" ca issue alice --role submitter --ca "$dir" >/dev/null
   export GRIDCTL_TLS_DIR=$dir GRIDCTL_CERT=ops
 }
+# answers NAME: succeeds when the `gridctl status` text on stdin has a live
+# row for NAME (an unreachable peer has a row too, saying so).
+answers() { awk -v name="$1" '$1 == name && $2 != "unreachable:" { up = 1 } END { exit !up }'; }

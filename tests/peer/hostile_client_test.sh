@@ -27,12 +27,12 @@ PEER=$!
 # B and C are not running: gridctl status reports them unreachable and exits 1.
 status_of_a() { "$BIN/peer/client/gridctl" status --topology "$TOPOLOGY" --base-port "$PORT" 2>/dev/null || true; }
 for _ in $(seq 50); do
-  grep -q "^A " <<<"$(status_of_a)" && break
+  answers A <<<"$(status_of_a)" && break
   sleep 0.1
 done
 encode() { printf '%s\n' "$@" | capnp encode "$SCHEMA" Envelope; }
 alive() {
-  grep -q "^A " <<<"$(status_of_a)" ||
+  answers A <<<"$(status_of_a)" ||
     { echo "FAIL: the peer stopped serving after: $1"; tail -20 "$WORK/peer.log"; exit 1; }
   kill -0 "$PEER" || { echo "FAIL: the peer died after: $1"; exit 1; }
 }

@@ -20,7 +20,7 @@ ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$POR
 start_a() {
   "${gridpeer[@]}" --id A --state-dir "$WORK/state-a" --time-scale 100 --log-level info 2>>a.log &
   A=$!
-  for _ in $(seq 100); do grep -q "^A " <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
+  for _ in $(seq 100); do answers A <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
   echo "FAIL: A did not start"; cat a.log; exit 1
 }
 start_a

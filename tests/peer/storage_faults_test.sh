@@ -36,7 +36,7 @@ refused() {
 start_a() {
   "${gridpeer[@]}" --id A --state-dir "$WORK/state-a" --time-scale 100 --log-level info 2>>a.log &
   A=$!
-  for _ in $(seq 100); do grep -q "^A " <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
+  for _ in $(seq 100); do answers A <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
   cat a.log; fail "A did not start"
 }
 sql() { python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()' "$@"; }
@@ -108,7 +108,7 @@ refused "a 0-byte journal" empty.log "is empty (0 bytes), so it is not a journal
 start_a_new() {
   "${gridpeer[@]}" --id A --state-dir "$WORK/state-a" --time-scale 100 --init-state 2>init.log &
   A=$!
-  for _ in $(seq 100); do grep -q "^A " <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
+  for _ in $(seq 100); do answers A <<<"$(ctl status 2>/dev/null || true)" && return; sleep 0.1; done
   cat init.log; fail "A did not start with --init-state"
 }
 start_a_new
