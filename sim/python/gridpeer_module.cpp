@@ -1,5 +1,6 @@
 // The compiled half of `import gridpeer` (sim/python/gridpeer/__init__.py is
-// the other): gridsim's run, compare, replay and sweep in-process. Options
+// the other): gridsim's run, compare, replay, sweep and the studies (coalloc, allocate,
+// group, bag) in-process. Options
 // come as the command line would carry them, so Python and the CLI share one
 // parser, one validation and one set of defaults; results come back as the
 // CLI's JSON and CSV text, which the Python half turns into dicts and pandas
@@ -17,14 +18,13 @@
 #include <vector>
 
 #include "peer/io/cli/parse.hpp"
-#include "sim/studies/allocation_study.hpp"
 #include "sim/studies/cli_support.hpp"
-#include "sim/studies/coalloc_study.hpp"
-#include "sim/sweeps/experiment_file.hpp"
 #include "sim/studies/grid_experiment.hpp"
 #include "sim/studies/grid_options.hpp"
 #include "sim/studies/replay_study.hpp"
 #include "sim/studies/run_identity.hpp"
+#include "sim/studies/study_definitions.hpp"
+#include "sim/sweeps/experiment_file.hpp"
 #include "sim/sweeps/sweep.hpp"
 
 namespace py = pybind11;
@@ -104,28 +104,24 @@ std::vector<RunTexts> replay(const std::vector<std::string>& arguments, bool ver
   return results;
 }
 
-/// (result JSON, jobs CSV) of one co-allocation run (gridsim coalloc).
-std::tuple<std::string, std::string> coalloc(const std::vector<std::string>& arguments) {
-  cxxopts::Options options("gridpeer.coalloc");
-  add_coalloc_options(options);
-  const auto args = parse(options, "gridpeer.coalloc", arguments);
-  const CoallocSpec spec = coalloc_spec_from_options(args);
+/// (result JSON, per-row CSV) of one run of a study, as its gridsim command
+/// (coalloc, allocate, group, bag) gives them with --out and its CSV option.
+template <Study S>
+std::tuple<std::string, std::string> study(const std::vector<std::string>& arguments) {
+  const std::string name = "gridpeer." + std::string(S::command.substr(S::command.find(' ') + 1));
+  cxxopts::Options options(name);
+  S::add_options(options);
+  const auto args = parse(options, name, arguments);
+  const typename S::Spec spec = S::spec_from(args);
+  FileHashes hashes;
+  nlohmann::json identity = S::identity(spec, args, hashes);
   const py::gil_scoped_release unlocked;
-  const CoallocResult result = run_coalloc(spec, coalloc_workload(spec), true);
-  nlohmann::json json = coalloc_json(spec, result, true);
-  json["identity"] = coalloc_identity(spec);
-  return {json.dump(), coalloc_jobs_csv(result)};
-}
-
-/// (result JSON, jobs CSV) of one processor-allocation run (gridsim allocate).
-std::tuple<std::string, std::string> allocate(const std::vector<std::string>& arguments) {
-  cxxopts::Options options("gridpeer.allocate");
-  add_allocation_options(options);
-  const auto args = parse(options, "gridpeer.allocate", arguments);
-  const AllocationSpec spec = allocation_spec_from_options(args);
-  const py::gil_scoped_release unlocked;
-  const AllocationResult result = run_allocation(spec, allocation_jobs(spec), true);
-  return {allocation_json(spec, result, true).dump(), allocation_jobs_csv(result)};
+  RunHooks hooks;
+  hooks.keep_rows = true;
+  const typename S::Result result = S::run(spec, S::load(spec), hooks);
+  nlohmann::json json = S::json(spec, result, true);
+  json["identity"] = std::move(identity);
+  return {json.dump(), S::rows_csv(result)};
 }
 
 int sweep(const std::string& experiment, const std::string& out, const std::vector<std::string>& sets,
@@ -152,8 +148,10 @@ PYBIND11_MODULE(_gridpeer, module) {
   module.def("builtin_experiments", &builtin_experiments);
   module.def("run", &run, py::arg("arguments"));
   module.def("compare", &compare, py::arg("arguments"), py::arg("data_blind"), py::arg("threads"));
-  module.def("coalloc", &coalloc, py::arg("arguments"));
-  module.def("allocate", &allocate, py::arg("arguments"));
+  module.def("coalloc", &study<CoallocStudy>, py::arg("arguments"));
+  module.def("allocate", &study<AllocationStudy>, py::arg("arguments"));
+  module.def("group", &study<GroupingStudy>, py::arg("arguments"));
+  module.def("bag", &study<BagStudy>, py::arg("arguments"));
   module.def("replay", &replay, py::arg("arguments"), py::arg("verbose"));
   module.def("sweep", &sweep, py::arg("experiment"), py::arg("out"), py::arg("sets"), py::arg("seeds"),
              py::arg("threads"), py::arg("force"), py::arg("overwrite"), py::arg("verbose"));

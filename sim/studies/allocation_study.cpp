@@ -28,9 +28,9 @@ namespace {
 using workload::Feitelson96Config;
 using workload::LublinConfig;
 
-/// Lublin99's AARR as the model publishes it (whole sample): 004's knob.
+/// Lublin99's AARR as the model publishes it (whole sample): Shih, Huang & Chung's knob.
 constexpr double kLublinAarr = 10.2303;
-/// 004's models generate jobs of at most 128 processors.
+/// Shih, Huang & Chung's models generate jobs of at most 128 processors.
 constexpr int kModelWidestJob = 128;
 constexpr EnumNames<AllocationWorkload, 3> kWorkloadNames{{{
     {AllocationWorkload::trace, "trace"},
@@ -198,7 +198,7 @@ std::vector<Job> allocation_jobs(const AllocationSpec& spec) {
     config.arrival_shape_factor = spec.arrival / kLublinAarr;
     jobs = workload::LublinGenerator(config, stream).generate(spec.model_jobs);
   }
-  // 004 runs jobs of a positive run time; the generators round to seconds.
+  // Shih, Huang & Chung 2010 runs jobs of a positive run time; the generators round to seconds.
   for (Job& job : jobs) job.run_time = std::max(job.run_time, seconds(1));
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     jobs[i].id = static_cast<JobId>(i + 1);
@@ -246,7 +246,7 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
           fmt::format("job of {} processors fits no site (the widest has {})", job.cpus, widest));
     }
   }
-  const network::StaticNetworkView network(network::NetworkGraph{});  // 004 moves no data
+  const network::StaticNetworkView network(network::NetworkGraph{});  // Shih, Huang & Chung 2010 moves no data
   const auto scheduler = make_allocation_scheduler(sites, spec.rule, network);
   double response = 0;
   double wait = 0;

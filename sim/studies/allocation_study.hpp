@@ -1,6 +1,6 @@
 #pragma once
 // One run of Shih, Huang & Chung's processor allocation ("gridsim allocate",
-// seed 004): a log's jobs on sites of different speeds under one global
+// Shih, Huang & Chung 2010): a log's jobs on sites of different speeds under one global
 // strict-FCFS queue, placed by one of the eight rules
 // (peer/core/policy/processor_allocation.hpp). The run's knobs are the
 // paper's axes: SH (speeds drawn by eqs. 18-19), SL (run times x SL) and RC
@@ -31,8 +31,8 @@ struct AllocationSpec {
   std::optional<std::string> trace_dir;
   /// The models: how many jobs (the paper: 30,000), at most 128 processors
   /// each, and the arrival knob -- Feitelson96's ARR_FACTOR (the mean
-  /// inter-arrival in seconds; 004: 600..300) or Lublin99's AARR (the shape of
-  /// the log inter-arrival gamma, the model's own 10.23; 004: 10.5..8.5).
+  /// inter-arrival in seconds; Shih, Huang & Chung 2010: 600..300) or Lublin99's AARR (the shape of
+  /// the log inter-arrival gamma, the model's own 10.23; Shih, Huang & Chung 2010: 10.5..8.5).
   std::size_t model_jobs = 30'000;
   double arrival = 0;
   /// Feitelson96 only: our generator's mean inter-arrival is ARR_FACTOR x
@@ -55,7 +55,7 @@ void add_allocation_options(cxxopts::Options& options);
 /// Throws std::invalid_argument naming the option and what it accepts.
 AllocationSpec allocation_spec_from_options(const cxxopts::ParseResult& args);
 
-/// The log's jobs as 004 reads them: kept when run time (field 4) > 0 and
+/// The log's jobs as Shih, Huang & Chung 2010 reads them: kept when run time (field 4) > 0 and
 /// processors (field 5) > 0, whatever the status; submit order (stable), ids 1..N.
 std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec);
 /// The run's jobs as logged or generated (SL and RC not applied): the trace,
@@ -66,7 +66,7 @@ std::vector<Job> allocation_jobs(const AllocationSpec& spec);
 std::string_view to_string(AllocationWorkload workload);
 /// The arrival knob's default for a model (Feitelson96 400, Lublin99 10.2303).
 double default_allocation_arrival(AllocationWorkload workload);
-/// Feitelson96's inter-arrival scale fitted to 004's queue lengths at SH 0 under BF.
+/// Feitelson96's inter-arrival scale fitted to Shih, Huang & Chung's queue lengths at SH 0 under BF.
 inline constexpr double kFeitelson96ArrivalScale = 0.44;
 /// The run's speeds: given, or drawn for SH from the seed's stream speed_draw.
 std::vector<double> allocation_speeds(const AllocationSpec& spec);

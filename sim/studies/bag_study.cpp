@@ -31,7 +31,9 @@ Job job_of(JobId id, ServerIndex origin, const ServerSpec& server, const Groupin
              static_cast<std::uint64_t>(std::llround(drawn.output_bytes))};
 }
 
-GridConfig config_of(const BagStudySpec& spec) {
+}  // namespace
+
+GridConfig bag_grid_config(const BagStudySpec& spec) {
   GridConfig config;
   config.algorithm = spec.algorithm;
   config.parameters.phi = spec.phi;
@@ -41,8 +43,6 @@ GridConfig config_of(const BagStudySpec& spec) {
   }
   return config;
 }
-
-}  // namespace
 
 void add_bag_options(cxxopts::Options& options) {
   options.add_options("grid")("topology",
@@ -114,7 +114,7 @@ BagStudyResult run_bag_study(const BagStudySpec& spec) {
     }
   }
   GridRunOptions options;
-  options.config = config_of(spec);
+  options.config = bag_grid_config(spec);
   options.sharing = grid.routed ? network::Sharing::max_min : network::Sharing::equal_share;
   result.run = run_grid(grid, jobs, options);
   result.wall_seconds = seconds_since(started);
@@ -144,38 +144,44 @@ nlohmann::json bag_identity(const BagStudySpec& spec, const std::string& topolog
           {"inputs", {{"topology", topology_hash}}}};
 }
 
-nlohmann::json bag_json(const BagStudySpec& spec, const BagStudyResult& result, bool include_timing) {
-  const GridRunResult& run = result.run;
-  double makespan = 0;
+BagFigures bag_figures(const BagStudyResult& result) {
+  BagFigures f;
   double response_sum = 0;
   double others_sum = 0;
-  std::size_t bag_ended = 0;
   std::size_t others_ended = 0;
-  std::size_t moved = 0;
   double moved_bytes = 0;
-  std::map<std::string, std::size_t> where;
-  for (const JobRecord& r : run.records) {
+  for (const JobRecord& r : result.run.records) {
     const double response = to_seconds(r.response());
     if (r.id > result.bag_jobs) {
       others_sum += response;
       ++others_ended;
       continue;
     }
-    ++bag_ended;
-    makespan = std::max(makespan, to_seconds(r.end));
+    ++f.ended;
+    f.makespan_s = std::max(f.makespan_s, to_seconds(r.end));
     response_sum += response;
-    ++where[result.servers.at(r.executed_on)];
+    ++f.by_server[result.servers.at(r.executed_on)];
     if (r.transferred()) {
-      ++moved;
+      ++f.moved;
       moved_bytes += static_cast<double>(r.input_bytes + r.output_bytes);
     }
   }
-  const SchedulerCounters& origin = run.counters.at(result.origin);
   const auto mean = [](double sum, std::size_t n) { return n > 0 ? sum / static_cast<double>(n) : 0.0; };
+  f.mean_response_s = mean(response_sum, f.ended);
+  f.moved_fraction = mean(static_cast<double>(f.moved), f.ended);
+  f.moved_mb = moved_bytes / 1e6;
+  f.others_mean_response_s = mean(others_sum, others_ended);
+  return f;
+}
+
+nlohmann::json bag_json(const BagStudySpec& spec, const BagStudyResult& result, bool include_timing) {
+  const GridRunResult& run = result.run;
+  const BagFigures f = bag_figures(result);
+  const SchedulerCounters& origin = run.counters.at(result.origin);
   return {{"model", "bag"},
           {"topology", spec.topology},
           {"workload", describe(spec.bag)},
-          {"algorithm", algorithm_label(config_of(spec))},
+          {"algorithm", algorithm_label(bag_grid_config(spec))},
           {"scheduler", to_string(spec.rule.scheduler)},
           {"origin", spec.origin},
           {"jobs", spec.bag.jobs},
@@ -183,19 +189,19 @@ nlohmann::json bag_json(const BagStudySpec& spec, const BagStudyResult& result, 
           {"other_jobs_per_peer", spec.bag.other_jobs},
           {"phi_s", to_seconds(spec.phi)},
           {"seed", spec.seed},
-          {"bag_ended", bag_ended},
-          {"bag_makespan_s", makespan},
-          {"bag_mean_response_s", mean(response_sum, bag_ended)},
-          {"bag_moved", moved},
-          {"bag_moved_fraction", mean(static_cast<double>(moved), bag_ended)},
-          {"bag_moved_mb", moved_bytes / 1e6},
-          {"bag_by_server", where},
+          {"bag_ended", f.ended},
+          {"bag_makespan_s", f.makespan_s},
+          {"bag_mean_response_s", f.mean_response_s},
+          {"bag_moved", f.moved},
+          {"bag_moved_fraction", f.moved_fraction},
+          {"bag_moved_mb", f.moved_mb},
+          {"bag_by_server", f.by_server},
           {"groups", origin.bag_groups},
           {"handoffs", origin.jobs_sent},
           {"origin_queries", origin.queries_sent},
           {"messages", run.messages},
           {"message_bytes", run.message_bytes},
-          {"others_mean_response_s", mean(others_sum, others_ended)},
+          {"others_mean_response_s", f.others_mean_response_s},
           {"rejected", run.rejected},
           {"lost", run.lost.size()},
           {"unfinished_jobs", run.unfinished},

@@ -1,14 +1,13 @@
 #pragma once
-// Ang et al.'s grouping carried into the P2P grid (seed 003, issue 17;
-// "gridpeer bag"): the servers of a topology are peers running S-I (or R-I,
-// Sy-I); one of them, the origin, is given a bag of fine-grained jobs, the
-// other peers jobs of their own. With a grouping scheduler the origin asks
-// its partners once for the whole bag, groups it over them and itself
-// (peer/core/p2p/bag_rounds.hpp) and hands each group off as one 1-CPU job;
-// with "none" every job of the bag is decided alone by the algorithm, as 002
-// would. The same seed gives every scheduler the same bag, jobs and network.
+// Ang et al.'s grouping carried into the P2P grid (Ang et al. 2007; // "gridpeer bag"): the servers of a topology are
+// peers running S-I (or R-I, Sy-I); one of them, the origin, is given a bag of fine-grained jobs, the other peers jobs
+// of their own. With a grouping scheduler the origin asks its partners once for the whole bag, groups it over them and
+// itself (peer/core/p2p/bag_rounds.hpp) and hands each group off as one 1-CPU job; with "none" every job of the bag is
+// decided alone by the algorithm, as Shan et al. 2004 would. The same seed gives every scheduler the same bag, jobs and
+// network.
 #include <cstdint>
 #include <cxxopts.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,7 +24,7 @@ struct BagStudySpec {
   BagWorkload bag;
   GroupingRule rule;  ///< scheduler none: the bag's jobs are decided one by one
   GridAlgorithm algorithm = GridAlgorithm::sender;
-  Duration phi = seconds(60);  ///< 002's: a job whose local AWT is below it stays
+  Duration phi = seconds(60);  ///< Shan et al.'s: a job whose local AWT is below it stays
   bool fixed_network = false;  ///< keep the file's capacity draws instead of re-drawing them per seed
   std::uint64_t seed = 1;
 };
@@ -45,8 +44,22 @@ struct BagStudyResult {
 /// Builds the grid, draws the bag and the other peers' jobs from the seed
 /// (streams of their own, as gridsim group does) and runs it.
 BagStudyResult run_bag_study(const BagStudySpec& spec);
+/// The peers' configuration of a run: the algorithm, phi and the grouping rule.
+GridConfig bag_grid_config(const BagStudySpec& spec);
 
 nlohmann::json bag_identity(const BagStudySpec& spec, const std::string& topology_hash);
+/// The bag's figures, computed once for the JSON and the command's table.
+struct BagFigures {
+  std::size_t ended = 0;
+  double makespan_s = 0;
+  double mean_response_s = 0;
+  std::size_t moved = 0;  ///< jobs of the bag that ran away from the origin
+  double moved_fraction = 0;
+  double moved_mb = 0;  ///< their input and output
+  std::map<std::string, std::size_t> by_server;
+  double others_mean_response_s = 0;  ///< the other peers' own jobs
+};
+BagFigures bag_figures(const BagStudyResult& result);
 nlohmann::json bag_json(const BagStudySpec& spec, const BagStudyResult& result, bool include_timing);
 /// One line per job of the bag: where it ran, its times.
 std::string bag_jobs_csv(const BagStudyResult& result);

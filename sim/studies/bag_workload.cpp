@@ -12,14 +12,14 @@
 namespace gridpeer::sim {
 
 void add_bag_workload_options(cxxopts::Options& options) {
-  options.add_options("workload")("jobs", "jobs in the measured bag (003 Figs. 3-4: the x axis)",
+  options.add_options("workload")("jobs", "jobs in the measured bag (Ang et al. 2007, Figs. 3-4: the x axis)",
                                   cxxopts::value<std::size_t>()->default_value("120"))(
       "mi", "mean MI of a job", cxxopts::value<double>()->default_value("200"))(
       "mi-spread", "a job's MI is mean x (1 + U(-s, s))", cxxopts::value<double>()->default_value("0.2"))(
-      "load", "the other users' jobs: light (10 each, 003 Figs. 3, 5) or heavy (30 each, Figs. 4, 6)",
+      "load", "the other users' jobs: light (10 each, Ang et al. 2007, Figs. 3, 5) or heavy (30 each, Figs. 4, 6)",
       cxxopts::value<std::string>()->default_value("light"))(
       "other-jobs", "jobs of each other user instead of --load's", cxxopts::value<int>())(
-      "file-kb", "MIN,MAX: each job's input and output file, uniform in KB (003 gives none)",
+      "file-kb", "MIN,MAX: each job's input and output file, uniform in KB (Ang et al. 2007 gives none)",
       cxxopts::value<std::string>()->default_value("10,100"));
 }
 
@@ -57,7 +57,7 @@ void add_grouping_rule_options(cxxopts::Options& options) {
       "ba (bandwidth-aware grouping, Ang et al.), blind (Muthuvelu et al. 2005's grouping, resources in their own "
       "order) or none (each job alone)",
       cxxopts::value<std::string>()->default_value("ba"))(
-      "granularity", "seconds of work per group: RMI = MIPS x granularity (003 Figs. 5-6: the x axis)",
+      "granularity", "seconds of work per group: RMI = MIPS x granularity (Ang et al. 2007, Figs. 5-6: the x axis)",
       cxxopts::value<double>()->default_value("10"))("total-mips",
                                                      "RMI from a resource's total MIPS (GridSim's getMIPSRating) "
                                                      "instead of one PE's");

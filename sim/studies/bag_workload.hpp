@@ -1,5 +1,5 @@
 #pragma once
-// The bag of fine-grained jobs of Ang et al.'s experiment (seed 003) and the
+// The bag of fine-grained jobs of Ang et al.'s experiment (Ang et al. 2007) and the
 // grouping rule applied to it, as both of its runs read them: the routed
 // grid of users and resources (gridsim group) and the P2P grid of peers
 // (gridsim bag). One description, one draw, one set of options, so that the

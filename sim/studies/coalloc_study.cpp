@@ -61,7 +61,8 @@ void add_coalloc_options(cxxopts::Options& options) {
       "mean-gap", "mean inter-arrival time at each cluster, exponential (s)",
       cxxopts::value<double>()->default_value("150"))(
       "rates",
-      "arrival rate of each cluster in jobs per week per 100 nodes: one number, or one per cluster (001: "
+      "arrival rate of each cluster in jobs per week per 100 nodes: one number, or one per cluster (Jones & Ligon "
+      "2006: "
       "4000,4000,4000,570; 570 is a mean gap of 1061 s on 100 nodes); replaces --mean-gap and "
       "--jobs-per-cluster: every stream then covers --weeks",
       cxxopts::value<std::string>()->default_value(""))(
@@ -104,16 +105,17 @@ void add_coalloc_options(cxxopts::Options& options) {
       cxxopts::value<std::string>()->default_value("half-split"));
   options.add_options("fairness (Jones & Ligon 2006)")(
       "sharing",
-      "what a cluster shares with the grid: full (every free node, whoever waits: 000's schedulers, 001's ICS), "
+      "what a cluster shares with the grid: full (every free node, whoever waits: Jones et al.'s schedulers, Jones & "
+      "Ligon's ICS), "
       "reservation-safe (jobs wait in their own cluster's queue under --local-policy; the grid places a job "
-      "only on nodes no local reservation needs during its run: 001's ICS+B), or none (every cluster alone "
-      "under --local-policy: 001's No Share)",
+      "only on nodes no local reservation needs during its run: Jones & Ligon's ICS+B), or none (every cluster alone "
+      "under --local-policy: Jones & Ligon's No Share)",
       cxxopts::value<std::string>()->default_value("full"))(
       "local-policy",
       "with --sharing reservation-safe or none: each cluster's own queue, conservative (backfilling with "
       "--reservation-depth reservations), easy or fcfs",
       cxxopts::value<std::string>()->default_value("conservative"))(
-      "reservation-depth", "conservative: how many waiting jobs hold a reservation (001: 10; 0 = all)",
+      "reservation-depth", "conservative: how many waiting jobs hold a reservation (Jones & Ligon 2006: 10; 0 = all)",
       cxxopts::value<int>()->default_value("10"));
 }
 

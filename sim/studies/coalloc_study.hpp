@@ -24,11 +24,11 @@ struct CoallocSpec {
   std::vector<int> nodes{100, 100, 100, 100};  ///< nodes per cluster
   double link_mbps = 1000;                     ///< every cluster's link to the central switch
   std::size_t jobs_per_cluster = 400'000;
-  workload::PoissonModelConfig workload;  ///< 000: gap 150 s, run 450 s, UNIF[10, 50] nodes
-  /// 001: each cluster's arrival rate, in jobs per week per 100 nodes (its
+  workload::PoissonModelConfig workload;  ///< Jones et al. 2004: gap 150 s, run 450 s, UNIF[10, 50] nodes
+  /// Jones & Ligon 2006: each cluster's arrival rate, in jobs per week per 100 nodes (its
   /// mean gap is a week / (rate x nodes / 100)); every stream then covers
   /// `weeks` instead of a job count. Empty: every cluster has the workload's
-  /// mean gap and jobs_per_cluster jobs (000).
+  /// mean gap and jobs_per_cluster jobs (Jones et al. 2004).
   std::vector<double> rates_per_week;
   double weeks = 52;
   std::uint64_t seed = 1;
@@ -84,10 +84,10 @@ struct CoallocResult {
   std::uint64_t retimings = 0;
   double wall_seconds = 0;
   std::vector<CoallocJobRow> rows;  ///< with keep_rows, in the order jobs ended
-  /// Per origin cluster (001's fairness): jobs and their mean turnaround.
+  /// Per origin cluster (Jones & Ligon's fairness): jobs and their mean turnaround.
   std::vector<std::size_t> jobs_by_origin;
   std::vector<double> turnaround_by_origin_s;
-  /// 001's curves: the last cluster is the fixed cluster FC; the others
+  /// Jones & Ligon's curves: the last cluster is the fixed cluster FC; the others
   /// (OC) pooled over their jobs.
   double fixed_cluster_turnaround_s = 0;
   double other_clusters_turnaround_s = 0;

@@ -146,4 +146,18 @@ std::string experiment_time_series(const ExperimentResult& result, const GridWor
   return report::time_series_csv(experiment_rows(result, workload), server_specs(result.grid));
 }
 
+const std::vector<std::string>& grid_summary_metrics() {
+  static const std::vector<std::string> metrics = {"avg_response_s",
+                                                   "avg_wait_s",
+                                                   "avg_bounded_slowdown",
+                                                   "weighted_utilization",
+                                                   "weighted_utilization_arrivals",
+                                                   "fraction_transferred",
+                                                   "fraction_in_origin_site",
+                                                   "data_volume_mb_per_job",
+                                                   "messages",
+                                                   "unfinished_jobs"};
+  return metrics;
+}
+
 }  // namespace gridpeer::sim

@@ -59,4 +59,7 @@ std::string experiment_time_series(const ExperimentResult& result, const GridWor
 /// `include_timing` false, wall_seconds is 0 so equal seeds give equal bytes.
 nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResult& result, bool include_timing);
 
+/// The metrics a sweep of grid runs summarizes (mean and interval over seeds).
+const std::vector<std::string>& grid_summary_metrics();
+
 }  // namespace gridpeer::sim

@@ -23,7 +23,8 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "network", "network setting of the topology (shan2004: fast = 800/40 Mb/s, slow = 80/4)",
       cxxopts::value<std::string>())(
       "wan",
-      "how the sites are joined, instead of as the topology says: per-pair (002: a WAN link per pair of sites), "
+      "how the sites are joined, instead of as the topology says: per-pair (Shan et al. 2004: a WAN link per pair of "
+      "sites), "
       "per-site (each site's own WAN access link, shared by all its transfers to other sites) or one (a single "
       "WAN every transfer between sites shares)",
       cxxopts::value<std::string>())(
@@ -35,11 +36,11 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       cxxopts::value<std::string>()->default_value("queue"))("jobs", "jobs per server of a synthetic workload",
                                                              cxxopts::value<std::size_t>()->default_value("1000"))(
       "limit-days", "only the first N days of each trace window (0 = all)",
-      cxxopts::value<double>()->default_value("0"))(
-      "data-work",
-      "what the data size multiplies: cpus (CPU-seconds, 002's words) or nodes (node-seconds of the origin server, "
-      "what 002's Table 2 shows for Blue Horizon)",
-      cxxopts::value<std::string>()->default_value("cpus"))(
+      cxxopts::value<double>()->default_value("0"))("data-work",
+                                                    "what the data size multiplies: cpus (CPU-seconds, Shan et al.'s "
+                                                    "words) or nodes (node-seconds of the origin server, "
+                                                    "what Shan et al.'s Table 2 shows for Blue Horizon)",
+                                                    cxxopts::value<std::string>()->default_value("cpus"))(
       "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
@@ -129,7 +130,7 @@ void add_run_options(cxxopts::Options& options) {
       cxxopts::value<std::string>())(
       "central-phi",
       "with --algorithm central: keep a job at its origin when its AWT there is below --phi, as S-I does, and "
-      "place only the others centrally (002's Centralized has no such rule; labelled central-phi)")(
+      "place only the others centrally (Shan et al.'s Centralized has no such rule; labelled central-phi)")(
       "stagger-periods",
       "start each peer's R-I/Sy-I volunteering period at a random phase (from the seed), as real peers do, "
       "instead of all at t = 0")("data-blind", "decide without the data-transfer (ADT) terms");

@@ -177,21 +177,32 @@ nlohmann::json grouping_identity(const GroupingStudySpec& spec, const std::strin
           {"inputs", {{"topology", topology_hash}}}};
 }
 
-nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyResult& result, bool include_timing) {
-  double groups_mi = 0;
+GroupingFigures grouping_figures(const GroupingStudySpec& spec, const GroupingStudyResult& result) {
+  GroupingFigures f;
   double utilisation_sum = 0;
-  double peak = 0;
-  std::size_t saturated = 0;
-  nlohmann::json links = nlohmann::json::array();
   for (const LinkUse& link : result.links) {
     utilisation_sum += link.utilisation;
-    peak = std::max(peak, link.utilisation);
-    if (link.utilisation >= 0.9) ++saturated;
+    f.peak_link_utilisation = std::max(f.peak_link_utilisation, link.utilisation);
+    if (link.utilisation >= 0.9) ++f.saturated_links;
+  }
+  f.mean_link_utilisation = result.links.empty() ? 0.0 : utilisation_sum / static_cast<double>(result.links.size());
+  for (const GroupRecord& g : result.run.groups) f.bag_mi += g.mi;
+  const auto group_count = static_cast<double>(result.run.groups.size());
+  f.mean_group_jobs = group_count > 0 ? static_cast<double>(spec.bag.jobs) / group_count : 0.0;
+  for (std::size_t r = 0; r < result.resources.size(); ++r) {
+    f.path_mbps[result.resources[r]] = result.run.bandwidths.at(r) * 8 / 1e6;
+  }
+  return f;
+}
+
+nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyResult& result, bool include_timing) {
+  const GroupingFigures f = grouping_figures(spec, result);
+  nlohmann::json links = nlohmann::json::array();
+  for (const LinkUse& link : result.links) {
     links.push_back({{"link", link.name}, {"mbps", link.mbps}, {"utilisation", link.utilisation}});
   }
   nlohmann::json groups = nlohmann::json::array();
   for (const GroupRecord& g : result.run.groups) {
-    groups_mi += g.mi;
     groups.push_back({{"resource", result.resources.at(g.site)},
                       {"jobs", g.jobs},
                       {"mi", g.mi},
@@ -201,11 +212,6 @@ nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyR
                       {"finished_s", to_seconds(g.finished)},
                       {"returned_s", to_seconds(g.returned)}});
   }
-  nlohmann::json bandwidths = nlohmann::json::object();
-  for (std::size_t r = 0; r < result.resources.size(); ++r) {
-    bandwidths[result.resources[r]] = result.run.bandwidths.at(r) * 8 / 1e6;
-  }
-  const auto group_count = static_cast<double>(result.run.groups.size());
   return {{"model", "grouping"},
           {"topology", spec.topology},
           {"workload",
@@ -223,17 +229,17 @@ nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyR
           {"seed", spec.seed},
           {"total_s", to_seconds(result.run.total)},
           {"groups", result.run.groups.size()},
-          {"mean_group_jobs", group_count > 0 ? static_cast<double>(spec.bag.jobs) / group_count : 0.0},
-          {"bag_mi", groups_mi},
-          {"path_mbps", bandwidths},
+          {"mean_group_jobs", f.mean_group_jobs},
+          {"bag_mi", f.bag_mi},
+          {"path_mbps", f.path_mbps},
           {"other_jobs", result.other_jobs},
           {"other_jobs_done", result.other_jobs_done},
           {"background_flows", result.background_flows},
           {"background_dropped", result.background_dropped},
           {"peak_flows", result.run.peak_flows},
-          {"mean_link_utilisation", links.empty() ? 0.0 : utilisation_sum / static_cast<double>(links.size())},
-          {"peak_link_utilisation", peak},
-          {"saturated_links", saturated},
+          {"mean_link_utilisation", f.mean_link_utilisation},
+          {"peak_link_utilisation", f.peak_link_utilisation},
+          {"saturated_links", f.saturated_links},
           {"links", links},
           {"group_list", groups},
           {"wall_seconds", include_timing ? result.wall_seconds : 0.0}};

@@ -1,13 +1,14 @@
 #pragma once
-// One run of Ang et al.'s grouping experiment (seed 003, "gridsim group"):
+// One run of Ang et al.'s grouping experiment (Ang et al. 2007, "gridsim group"):
 // a routed grid (default topologies/ang2007-badg.toml), one measured user
 // with a bag of fine-grained jobs, the other users' jobs competing at the
 // resources, and every user's background bursts on the max-min network.
 // Shared by the command, the sweep model and the tests. Every [choice] of
-// spec 003 is an option here, its default the one docs/reproducing-003.md
+// our reading of Ang et al. 2007 is an option here, its default the one docs/reproducing-003.md
 // argues for.
 #include <cstdint>
 #include <cxxopts.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -60,6 +61,16 @@ GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec);
 
 /// What identifies a run: every value it reads, and the version.
 nlohmann::json grouping_identity(const GroupingStudySpec& spec, const std::string& topology_hash);
+/// A run's figures, computed once for the JSON and the command's table.
+struct GroupingFigures {
+  double bag_mi = 0;  ///< the groups' MI in all
+  double mean_group_jobs = 0;
+  std::map<std::string, double> path_mbps;  ///< the user's path bandwidth to each resource
+  double mean_link_utilisation = 0;
+  double peak_link_utilisation = 0;
+  std::size_t saturated_links = 0;  ///< at 90% or more
+};
+GroupingFigures grouping_figures(const GroupingStudySpec& spec, const GroupingStudyResult& result);
 nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyResult& result, bool include_timing);
 /// One line per group: dispatch order, resource, jobs, MI, its times.
 std::string grouping_groups_csv(const GroupingStudyResult& result);

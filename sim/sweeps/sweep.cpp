@@ -8,9 +8,9 @@
 #include <mutex>
 #include <set>
 
+#include "sim/reports/plot_script.hpp"
 #include "sim/studies/cli_support.hpp"
 #include "sim/studies/grid_options.hpp"
-#include "sim/reports/plot_script.hpp"
 #include "sim/studies/run_identity.hpp"
 #include "sim/sweeps/sweep_model.hpp"
 #include "sim/sweeps/sweep_summary.hpp"
@@ -187,16 +187,16 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
       if (names.empty()) distinct.push_back(run->hash);
       names.push_back(run);
     }
-    std::map<std::string, std::shared_ptr<const void>> workloads;  // by workload key
-    std::set<std::string> warned;                                  // each once, whatever the key
-    std::vector<const void*> workload_of(distinct.size());
+    std::map<std::string, std::shared_ptr<const SweepWorkload>> workloads;  // by workload key
+    std::set<std::string> warned;                                           // each once, whatever the key
+    std::vector<const SweepWorkload*> workload_of(distinct.size());
     for (std::size_t i = 0; i < distinct.size(); ++i) {
       const SweepRun& run = *same[distinct[i]].front()->run;
       const std::string key = run.workload_key();
       auto it = workloads.find(key);
       if (it == workloads.end()) {
         it = workloads.emplace(key, run.load_workload()).first;
-        for (const std::string& warning : run.workload_warnings(it->second.get())) {
+        for (const std::string& warning : run.workload_warnings(*it->second)) {
           if (warned.insert(warning).second) logger.warn("{}", warning);
         }
       }
@@ -215,7 +215,7 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
           [&](std::size_t i) {
             const auto& named = same.at(distinct[i]);
             const auto run_started = std::chrono::steady_clock::now();
-            const nlohmann::json result = named.front()->run->run(workload_of[i]);
+            const nlohmann::json result = named.front()->run->run(*workload_of[i]);
             const double wall = seconds_since(run_started);
             for (const ResolvedRun* run : named) {
               nlohmann::json json = result;

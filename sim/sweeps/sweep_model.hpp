@@ -1,9 +1,9 @@
 #pragma once
 // What a sweep needs of a kind of run: the options a run is described by (an
 // experiment file's [fixed] and axes), what identifies a run, the workload
-// runs share, running one, and the metrics its summary gives. Two models:
-// "grid" (gridsim run: Shan et al.'s peers) and "coalloc" (gridsim coalloc:
-// Jones et al.'s clusters).
+// runs share, running one, and the metrics its summary gives. One model per
+// kind of study (sim/studies/study_definitions.hpp): grid, coalloc,
+// allocation, grouping, bag.
 #include <cxxopts.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,6 +16,12 @@
 
 namespace gridpeer::sim {
 
+/// A workload loaded once and shared by the runs of one workload key.
+class SweepWorkload {
+ public:
+  virtual ~SweepWorkload() = default;
+};
+
 /// One run of a sweep, its options parsed.
 class SweepRun {
  public:
@@ -24,13 +30,13 @@ class SweepRun {
   [[nodiscard]] virtual const nlohmann::json& identity() const = 0;
   /// Runs with equal keys share one workload, loaded once.
   [[nodiscard]] virtual std::string workload_key() const = 0;
-  [[nodiscard]] virtual std::shared_ptr<const void> load_workload() const = 0;
+  [[nodiscard]] virtual std::shared_ptr<const SweepWorkload> load_workload() const = 0;
   /// What a loaded workload's sources do not say (a trace without waits, a
   /// truncated window), to print once.
-  [[nodiscard]] virtual std::vector<std::string> workload_warnings(const void* /*workload*/) const { return {}; }
+  [[nodiscard]] virtual std::vector<std::string> workload_warnings(const SweepWorkload& workload) const = 0;
   /// Runs on a workload load_workload() of an equal key made; returns the
   /// result's JSON (metrics named as the model's metrics()).
-  [[nodiscard]] virtual nlohmann::json run(const void* workload) const = 0;
+  [[nodiscard]] virtual nlohmann::json run(const SweepWorkload& workload) const = 0;
 };
 
 class SweepModel {
@@ -47,7 +53,8 @@ class SweepModel {
   [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> report_columns() const = 0;
 };
 
-/// "grid" or "coalloc"; throws std::invalid_argument otherwise.
+/// "grid", "coalloc", "allocation", "grouping" or "bag"; throws
+/// std::invalid_argument otherwise.
 std::unique_ptr<SweepModel> make_sweep_model(const std::string& name);
 
 }  // namespace gridpeer::sim

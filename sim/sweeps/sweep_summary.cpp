@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "peer/io/report/intervals.hpp"
-#include "sim/studies/cli_support.hpp"
 #include "sim/reports/findings.hpp"
 #include "sim/reports/shan2004_report.hpp"
+#include "sim/studies/cli_support.hpp"
 
 namespace gridpeer::sim {
 namespace {
@@ -38,20 +38,6 @@ std::string with_interval(const nlohmann::json& stat) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& summary_metrics() {
-  static const std::vector<std::string> metrics = {"avg_response_s",
-                                                   "avg_wait_s",
-                                                   "avg_bounded_slowdown",
-                                                   "weighted_utilization",
-                                                   "weighted_utilization_arrivals",
-                                                   "fraction_transferred",
-                                                   "fraction_in_origin_site",
-                                                   "data_volume_mb_per_job",
-                                                   "messages",
-                                                   "unfinished_jobs"};
-  return metrics;
-}
 
 nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
                               const std::vector<std::string>& metrics) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/studies/grid_experiment.hpp"
 #include "sim/sweeps/experiment_file.hpp"
 
 namespace gridpeer::sim {
@@ -22,14 +23,11 @@ struct SweepMeta {
   std::vector<std::pair<std::string, std::string>> columns;  ///< shown in report.md: (metric, title)
 };
 
-/// The metrics a summary of grid runs (gridsim run) gives, as experiment_json names them.
-const std::vector<std::string>& summary_metrics();
-
 /// Groups runs by their axes (every seed of a point together), in the order
 /// the runs come: [{"axes": {...}, "n", "seeds": [...], "<metric>": {"mean",
 /// "ci95", "min", "max"}}]. ci95 is null with one seed.
 nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
-                              const std::vector<std::string>& metrics = summary_metrics());
+                              const std::vector<std::string>& metrics = grid_summary_metrics());
 
 std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes,
                         const std::vector<std::string>& metrics);

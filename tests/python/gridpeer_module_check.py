@@ -86,7 +86,7 @@ try:
 except ValueError as error:
     check("--method" in str(error), f"the refusal names the option: {error}")
 
-# 5. Shih et al.'s allocation on a synthetic model: the same numbers as `gridsim allocate --out`,
+# 5. Shih, Huang & Chung's allocation on a synthetic model: the same numbers as `gridsim allocate --out`,
 # and a jobs table whose starts keep strict FCFS order and whose responses give the ART.
 placed = gridpeer.allocate(workload="lublin99", jobs=3000, aarr=9, rule="tai2", sh=0.12, speed_draw=2, seed=4)
 out = os.path.join(workdir, "allocate.json")
@@ -106,6 +106,28 @@ try:
     check(False, "a bad rule is refused")
 except ValueError as error:
     check("--rule" in str(error), f"the refusal names the option: {error}")
+
+# 6. Ang et al.'s grouping, on a routed grid and in the P2P grid: the same numbers as the
+# commands' --out, one row per group (their jobs add up to the bag) and per job of the bag.
+def same_as_cli(result, command, arguments, metrics):
+    out = os.path.join(workdir, command + ".json")
+    subprocess.run([gridsim, command, *arguments, "--out", out], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    cli = json.load(open(out))
+    for metric in metrics:
+        check(result.summary[metric] == cli[metric], f"{command} {metric}: {result.summary[metric]} != {cli[metric]}")
+    check(result.summary["identity"] == cli["identity"], f"{command}: another identity than the command's")
+
+
+grouped = gridpeer.group(scheduler="ba", jobs=60, seed=5)
+same_as_cli(grouped, "group", ["--scheduler", "ba", "--jobs", "60", "--seed", "5"], ("total_s", "groups", "bag_mi"))
+check(len(grouped.jobs) == grouped.summary["groups"], f"group table: {len(grouped.jobs)} rows")
+check(sum(grouped.jobs.jobs) == 60, f"the groups hold {sum(grouped.jobs.jobs)} of 60 jobs")
+bag = gridpeer.bag(scheduler="ba", seed=5)
+same_as_cli(bag, "bag", ["--scheduler", "ba", "--seed", "5"], ("bag_makespan_s", "bag_ended", "handoffs", "messages"))
+check(len(bag.jobs) == bag.summary["bag_ended"], f"bag table: {len(bag.jobs)} rows")
+check(abs(bag.jobs.end_s.max() - bag.summary["bag_makespan_s"]) < 1e-3 * bag.summary["bag_makespan_s"] + 1e-3,
+      "bag: the last job's end is not the makespan")
 
 print("gridpeer_module_check:", "FAILED" if failures else "ok")
 sys.exit(1 if failures else 0)

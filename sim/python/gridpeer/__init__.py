@@ -1,4 +1,4 @@
-"""gridpeer's simulator from Python: run, compare, coalloc, allocate, replay and sweep in-process.
+"""gridpeer's simulator from Python: run, compare, coalloc, allocate, group, bag, replay and sweep in-process.
 
 Options are gridsim's (``gridsim run --help``), written as keyword arguments
 with ``_`` for ``-``: ``gridpeer.run(topology="tiny-3server", workload="lublin",
@@ -19,7 +19,7 @@ import os
 
 from . import _gridpeer
 
-__all__ = ["Run", "run", "compare", "coalloc", "allocate", "replay", "sweep", "version", "builtin_experiments"]
+__all__ = ["Run", "run", "compare", "coalloc", "allocate", "group", "bag", "replay", "sweep", "version", "builtin_experiments"]
 
 ExperimentError = _gridpeer.ExperimentError
 
@@ -97,6 +97,22 @@ def allocate(**options):
     sl, rc, workload, ...). Returns a Run: summary, and jobs (each job's site,
     speed, start and end; docs/processor-allocation.md); series is None."""
     return Run(_gridpeer.allocate(_arguments(options)))
+
+
+def group(**options):
+    """One run of Ang et al. 2007's job grouping on a routed grid, as ``gridsim
+    group`` (options of ``gridsim group --help``: scheduler, jobs, user,
+    granularity, ...). Returns a Run: summary, and jobs (one row per group:
+    resource, jobs, MI and its times)."""
+    return Run(_gridpeer.group(_arguments(options)))
+
+
+def bag(**options):
+    """One peer's bag grouped over its partners in the P2P grid, as ``gridsim
+    bag`` (options of ``gridsim bag --help``: scheduler, algorithm, origin,
+    ...). Returns a Run: summary, and jobs (each job of the bag: where it ran
+    and its times)."""
+    return Run(_gridpeer.bag(_arguments(options)))
 
 
 def replay(verbose=False, **options):
