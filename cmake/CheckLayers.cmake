@@ -1,7 +1,7 @@
 # Enforces the layers of docs/architecture.md at configure time (CMakeLists.txt)
 # and as the CTest test `layer_rules` (cmake -DSOURCE_DIR=... -P this file):
 #
-#  1. sans-I/O (DESIGN.md §2): the model, the network model, the core, the
+#  1. sans-I/O (docs/architecture.md, "Layers"): the model, the network model, the core, the
 #     workloads and protocol/ may not include networking, Asio, threads, file
 #     streams, C stdio or <random>, nor name a wall clock or a global random
 #     source;

@@ -188,7 +188,7 @@ struct Submit {
 }
 # A bag of 1-CPU jobs in one frame, answered by one submitAck per job in
 # order: the peer takes them all before it reads anything else, so a peer run
-# with --bag-grouping groups the whole bag in one round (seed 003).
+# with --bag-grouping groups the whole bag in one round (Ang et al. 2007).
 struct SubmitBag {
   bag @0 :UInt32;           # the user's number for the bag, > 0
   jobs @1 :List(Job);       # ids 0: the peer assigns them

@@ -1,6 +1,6 @@
 #pragma once
-// The messages grid schedulers exchange (002 §3), as plain structs. The sans-I/O
-// core speaks these; the Cap'n Proto schema and codec (issue 4) encode them.
+// The messages grid schedulers exchange (Shan et al. 2004, §3), as plain structs. The sans-I/O
+// core speaks these; the Cap'n Proto schema and codec encode them.
 #include <cstddef>
 #include <cstdint>
 #include <variant>

@@ -30,7 +30,7 @@ struct Hello {
   std::int64_t epoch_unix_us = 0;
   std::string algorithm;
   std::uint64_t boot_id = 0;  ///< peers: new at every start, so that partners can tell a restart from a partition
-  bool journaled = false;     ///< peers: a restart keeps what it had promised (--state-dir, issue 19)
+  bool journaled = false;     ///< peers: a restart keeps what it had promised (--state-dir)
 };
 
 // Hand-off: JobOffer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
@@ -132,7 +132,7 @@ constexpr std::size_t kMaxResultsPerReply = 10'000;
 constexpr std::size_t kMaxPeers = 100'000;
 constexpr std::size_t kMaxBagJobs = 100'000;
 
-/// Value bounds a decoder enforces (issue 18): with them no sum or product
+/// Value bounds a decoder enforces: with them no sum or product
 /// the core forms from wire values overflows int64 microseconds -- a run
 /// time at the fastest origin on the slowest executor (10 years x 10,000
 /// MHz = 3.2e18 us) plus any time below (3.2e17 us) -- and no assertion of

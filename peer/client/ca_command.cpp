@@ -1,4 +1,4 @@
-// gridctl ca: what a grid needs for mutual TLS (issue 18). `ca init DIR`
+// gridctl ca: what a grid needs for mutual TLS. `ca init DIR`
 // makes the grid's CA; `ca issue NAME --role ROLE --ca DIR` a certificate it
 // signs: one per peer (NAME = its server name in the topology) and one per
 // gridctl user (operator or submitter). Keys are written readable by their

@@ -64,7 +64,7 @@ int submit_command(int argc, char** argv) {
       "count", "submit this many such jobs (one id per line)", cxxopts::value<std::size_t>()->default_value("1"))(
       "bag",
       "submit them as bag N (N > 0) of 1-CPU jobs: a peer run with --bag-grouping groups a bag over its partners "
-      "(Ang et al., docs/reproducing-003.md)",
+      "(Ang et al. 2007, docs/reproducing-003.md)",
       cxxopts::value<std::uint32_t>()->default_value("0"));
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -242,7 +242,7 @@ int replay_command(int argc, char** argv) {
   if (args.count("manifest") != 0U) {
     const std::string path = args["manifest"].as<std::string>();
     // A second replay with the same manifest overwrote the first one's
-    // account silently (issue 19).
+    // account silently.
     if (std::filesystem::exists(path) && args.count("overwrite-manifest") == 0U) {
       throw std::invalid_argument("the manifest " + path +
                                   " exists: it accounts for an earlier replay; give another path, or "

@@ -13,7 +13,7 @@
 namespace gridpeer::client {
 
 /// How long a reply may stay silent by default: a stopped peer keeps its
-/// socket open, and gridctl status waited for it for ever (issue 18).
+/// socket open, and gridctl status waited for it for ever.
 inline constexpr std::chrono::seconds kPeerReplyTimeout{30};
 
 /// Mutual TLS (gridctl --tls-dir), or plaintext when `tls` is null; with TLS

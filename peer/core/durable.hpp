@@ -1,5 +1,5 @@
 #pragma once
-// What a peer must find again after a crash (issue 19), stated by the core
+// What a peer must find again after a crash, stated by the core
 // and kept by its driver: the daemon's SQLite journal under --state-dir,
 // gridsim's map per peer. The core never writes anything itself; it emits a
 // Persist output *before* the message whose promise it records, and a driver

@@ -1,5 +1,5 @@
 #pragma once
-// The grid algorithms of 002 §3 and their parameters.
+// The grid algorithms of Shan et al. 2004, §3 and their parameters.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,7 +23,7 @@ std::string_view to_string(GridAlgorithm algorithm);
 /// "local", "central", "si", "ri", "syi" (and the long names).
 std::optional<GridAlgorithm> parse_grid_algorithm(std::string_view text);
 
-/// 002 gives no values for these; ours are argued in docs/grid-algorithms.md.
+/// Shan et al. 2004 gives no values for these; ours are argued in docs/grid-algorithms.md.
 struct GridParameters {
   Duration phi = seconds(60);               ///< AWT below this: run locally, no migration
   Duration sigma = seconds(60);             ///< R-I/Sy-I period: volunteer, re-check waiting jobs
@@ -47,12 +47,12 @@ struct GridParameters {
 /// nodes its reservations leave free (docs/fairness.md).
 struct FairSharing {
   bool enabled = false;
-  /// Reservations of the conservative local policy (001: 10).
+  /// Reservations of the conservative local policy (Jones & Ligon 2006: 10).
   int reservation_depth = 10;
 };
 
-/// Ang et al.'s bandwidth-aware grouping carried into the P2P grid (seed 003,
-/// issue 17): an origin holding a bag asks its partners once, groups the bag
+/// Ang et al.'s bandwidth-aware grouping carried into the P2P grid (Ang et al.
+/// 2007): an origin holding a bag asks its partners once, groups the bag
 /// over the repliers and itself by RMI = MIPS x granularity, and sends each
 /// group as one 1-CPU job (docs/reproducing-003.md, "In the P2P grid").
 struct BagGrouping {
@@ -72,19 +72,19 @@ struct GridConfig {
   /// fair.reservation_depth reservations, whatever this says.
   LocalPolicyConfig local_policy;
   FairSharing fair;
-  /// How a job's server is chosen among the candidates (002: turnaround cost).
+  /// How a job's server is chosen among the candidates (Shan et al. 2004: turnaround cost).
   SiteSelectionConfig site_selection;
   /// Centralized over messages (real peers): this peer places every job,
   /// from its ATT queries. Unset, one meta-scheduler with instant knowledge
-  /// of every server places them, as 002's reference does (gridsim).
+  /// of every server places them, as Shan et al.'s reference does (gridsim).
   std::optional<ServerIndex> central_peer;
-  /// Centralized with S-I's φ rule and locality (not 002's reference, which
+  /// Centralized with S-I's φ rule and locality (not Shan et al.'s reference, which
   /// has neither): a job whose origin's AWT is below φ runs there; only the
   /// others are placed by the central. Labelled "central-phi".
   bool central_home_below_phi = false;
   /// S-I, R-I, Sy-I: bags are grouped at their origin (off: each job of a bag is decided alone).
   BagGrouping bag_grouping;
-  /// The driver keeps a journal (issue 19): the peer emits Persist outputs
+  /// The driver keeps a journal: the peer emits Persist outputs
   /// before the messages whose promises they record, and can be restored.
   bool journaled = false;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The metrics of 002 §4.3 plus bounded slowdown and per-server breakdowns.
+// The metrics of Shan et al. 2004, §4.3 plus bounded slowdown and per-server breakdowns.
 #include <cstddef>
 #include <span>
 #include <string>

@@ -21,7 +21,7 @@ using namespace gridpeer;
 int run(int argc, char** argv) {
   cxxopts::Options options(
       "gridpeer",
-      "One grid-scheduler peer (Shan et al.'s S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
+      "One grid-scheduler peer (Shan et al. 2004's S-I, R-I, Sy-I, Local or Centralized) with its local-scheduler "
       "emulator, on a real network. Peers and their servers come from a topology file.");
   options.add_options()("topology", "topology file (servers, sites, network)", cxxopts::value<std::string>())(
       "sites", "site split of the topology", cxxopts::value<std::string>())(
@@ -72,7 +72,7 @@ int run(int argc, char** argv) {
       "shutdown-grace", "real seconds to finish held work on SIGINT/SIGTERM or gridctl shutdown",
       cxxopts::value<double>()->default_value("30"))(
       "bag-grouping",
-      "off, ba or blind: group each bag submitted here (gridctl submit --bag) over the partners by Ang et al.'s "
+      "off, ba or blind: group each bag submitted here (gridctl submit --bag) over the partners by Ang et al. 2007's "
       "rule, widest path first (ba) or in their own order (blind); every peer of a grid must agree",
       cxxopts::value<std::string>()->default_value("off"))(
       "granularity", "with --bag-grouping: seconds of work per group (RMI = MIPS x granularity)",

@@ -23,7 +23,7 @@ constexpr JobId job_id_of(ServerIndex origin, std::uint64_t sequence) {
 /// its journal under --state-dir) in the top 16 of the 40 bits, then a
 /// counter, so that a restarted peer never numbers a job as an earlier run
 /// of it did -- an executor that remembered the old job by its id answered
-/// the new one "hosting" and never ran it (issue 19). 16,777,215 jobs per
+/// the new one "hosting" and never ran it. 16,777,215 jobs per
 /// start; incarnations wrap after 65,536 starts.
 inline constexpr int kIncarnationBits = 16;
 inline constexpr int kJobCounterBits = kJobSequenceBits - kIncarnationBits;

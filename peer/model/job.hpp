@@ -1,5 +1,5 @@
 #pragma once
-// A grid job as the papers define it (002 §2, §4.2).
+// A grid job as the papers define it (Shan et al. 2004, §2, §4.2).
 #include <cstdint>
 
 #include "peer/model/ids.hpp"
@@ -17,7 +17,7 @@ struct Job {
   std::uint64_t input_bytes = 0;
   std::uint64_t output_bytes = 0;
   /// Jobs of one bag (a user's fine-grained jobs submitted together to one
-  /// origin, seed 003) share a non-zero number; 0: not in a bag. Only an
+  /// origin, Ang et al. 2007) share a non-zero number; 0: not in a bag. Only an
   /// origin that groups bags reads it (GridConfig::bag_grouping).
   std::uint32_t bag = 0;
 

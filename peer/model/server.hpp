@@ -1,5 +1,5 @@
 #pragma once
-// A compute server of 002 Table 1: nodes x CPUs/node at a clock speed, in a site.
+// A compute server of Shan et al. 2004, Table 1: nodes x CPUs/node at a clock speed, in a site.
 // Space-shared with whole-node allocation.
 #include <cstdint>
 #include <string>
@@ -26,7 +26,7 @@ struct ServerSpec {
 /// Throws std::invalid_argument naming the offending field.
 void validate(const ServerSpec& server);
 
-/// ERT (002 §3.1.1): run time scales inversely with clock speed, rounded up to
+/// ERT (Shan et al. 2004, §3.1.1): run time scales inversely with clock speed, rounded up to
 /// the microsecond so a faster machine never finishes a job "early" by rounding.
 Duration expected_run_time(Duration on_origin, int origin_mhz, int exec_mhz);
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the scheduling core may know of the network. Everything else enters the
 // core as an input with `now`; this is the one thing it reads instead: ADT
-// (002 §3.1.1) needs "the bandwidth the path would give now", which only the
+// (Shan et al. 2004, §3.1.1) needs "the bandwidth the path would give now", which only the
 // driver's network knows, and asking for it changes nothing. The simulator
 // answers from its flow network (NetworkModel: the rate a new flow would get
 // among the flows now moving); a real peer from the topology's static

@@ -4,7 +4,7 @@
 // one rate) and counts, per link, the flows crossing it; a sharing model says
 // which groups' rates a change can touch, what those rates become, and what
 // a new flow would get. Two models (sharing_models.cpp):
-//  - equal share (002 §4.1): each link's capacity is split equally among the
+//  - equal share (Shan et al. 2004, §4.1): each link's capacity is split equally among the
 //    flows crossing it, and a flow gets the smallest of its links' shares
 //    (capacity a flow cannot use is not handed to others);
 //  - max-min: progressive filling (SimGrid-style fluid max-min fairness), on

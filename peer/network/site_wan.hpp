@@ -1,10 +1,10 @@
 #pragma once
-// 002 §4.1's network as a graph: one shared network per site (a node whose
+// Shan et al. 2004, §4.1's network as a graph: one shared network per site (a node whose
 // bus link every transfer into or out of the site crosses) and one
 // point-to-point WAN link per pair of sites. The route rule then gives a
 // transfer within a site the site network only, and one across sites the
 // sender's site network, the WAN link and the receiver's site network.
-// Two other readings of "the WAN" are offered for issue 20's site-count
+// Two other readings of "the WAN" are offered for the site-count
 // experiment: one access link per site (shared by every transfer into or out
 // of it), and one WAN shared by every transfer between sites.
 #include <optional>
@@ -17,7 +17,7 @@ namespace gridpeer::network {
 
 /// How the sites are joined.
 enum class WanShape {
-  per_pair,  ///< 002's reading: a point-to-point link of wan_mbps per pair of sites
+  per_pair,  ///< Shan et al.'s reading: a point-to-point link of wan_mbps per pair of sites
   per_site,  ///< each site's access link of wan_mbps to a core; a transfer crosses two
   one,       ///< one WAN of wan_mbps that every transfer between sites shares
 };

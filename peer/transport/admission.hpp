@@ -1,6 +1,6 @@
 #pragma once
 // How many connections a peer holds at once, in all and from one IP address
-// (issue 18): every accepted socket takes a lease, from before its TLS
+//: every accepted socket takes a lease, from before its TLS
 // handshake until it closes; one beyond a cap is closed at once. Leases are
 // counted by weak references, so a connection that ends however it ends
 // gives its place back without a callback into the daemon.

@@ -1,5 +1,5 @@
 #pragma once
-// What a grid needs for mutual TLS (issue 18), made with OpenSSL's API as
+// What a grid needs for mutual TLS, made with OpenSSL's API as
 // `consul tls` and `nomad tls` make theirs: a grid CA, and certificates it
 // signs for peers (the name is the server's name in the topology) and for
 // gridctl users (with a role). The role is the certificate subject's OU;

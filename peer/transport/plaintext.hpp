@@ -1,5 +1,5 @@
 #pragma once
-// Plaintext is for experiments on one machine (issue 18): mutual TLS is the
+// Plaintext is for experiments on one machine: mutual TLS is the
 // default, and a program asked for plaintext by name (--plaintext) refuses
 // every address that is not loopback, so no one on a network can reach a
 // peer that does not check who is speaking.

@@ -1,5 +1,5 @@
 #pragma once
-// What an operator reads about refused connections and frames (issue 18):
+// What an operator reads about refused connections and frames:
 // one line per refusal naming the address, the name it claimed, the name its
 // certificate carries and the reason -- but at most one line per address and
 // kind of refusal per interval, the next one saying how many were held back.

@@ -23,7 +23,7 @@ class ScaledClock {
   /// Monotonic: never earlier than a time it returned before.
   TimePoint now() {
     // Clamped before the conversion: a double beyond int64 is undefined
-    // behaviour, and an epoch far off froze clocks that way (issue 18).
+    // behaviour, and an epoch far off froze clocks that way.
     const double virtual_us = std::clamp(static_cast<double>(unix_now_us() - epoch_unix_us_) * scale_, 0.0, kLatestUs);
     last_ = std::max(last_, TimePoint{Duration{static_cast<std::int64_t>(virtual_us)}});
     return last_;

@@ -1,5 +1,5 @@
 #pragma once
-// Mutual TLS for peer and gridctl connections (issue 18), on Boost.Asio's SSL
+// Mutual TLS for peer and gridctl connections, on Boost.Asio's SSL
 // streams over OpenSSL: every side presents a certificate of the grid's CA
 // (gridctl ca), and each learns the other's name and role from it.
 #include <memory>

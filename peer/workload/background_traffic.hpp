@@ -1,5 +1,5 @@
 #pragma once
-// Background traffic as Ang et al. (seed 003) generate it with GridSim's
+// Background traffic as Ang et al. 2007 generate it with GridSim's
 // TrafficGenerator: each user sends bursts at exponential inter-arrival
 // times (mean 16 s, the sample rounded to whole seconds), each burst N ~
 // U{50..100} packets of 1500 B, the same N to every destination. This

@@ -1,6 +1,6 @@
 #pragma once
 // A Feitelson96-style rigid workload (Feitelson, "Packing schemes for gang
-// scheduling", JSSPP 1996), as used by seed 004: sizes from a harmonic
+// scheduling", JSSPP 1996), as used by Shih, Huang & Chung 2010: sizes from a harmonic
 // distribution of order 1.5 with extra weight on powers of two; run times
 // hyper-exponential with the long branch more likely for larger jobs; each job
 // re-run a Zipf-distributed number of times; Poisson arrivals whose mean is
@@ -17,9 +17,9 @@
 namespace gridpeer::workload {
 
 struct Feitelson96Config {
-  int max_nodes = 128;                     ///< 004: 128 processors
-  double max_run_seconds = 64800;          ///< 004: 18 h
-  double mean_interarrival_seconds = 400;  ///< ARR_FACTOR; 004 sweeps 300..600
+  int max_nodes = 128;                     ///< Shih, Huang & Chung 2010: 128 processors
+  double max_run_seconds = 64800;          ///< Shih, Huang & Chung 2010: 18 h
+  double mean_interarrival_seconds = 400;  ///< ARR_FACTOR; Shih, Huang & Chung 2010 sweeps 300..600
   double size_exponent = 1.5;              ///< harmonic order
   double power_of_two_weight = 4.0;        ///< weight multiplier of sizes 2^k
   double short_run_mean_seconds = 300;

@@ -1,5 +1,5 @@
 #pragma once
-// The workload side of 004 (Shih, Huang & Chung): site speeds drawn for a
+// The workload side of Shih, Huang & Chung 2010 (Shih, Huang & Chung): site speeds drawn for a
 // given speed heterogeneity SH (eqs. 18-19), and rigid jobs cut to a
 // resource cap RC (eq. 20). Seeded, sans-I/O.
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// The synthetic model of seeds 000 and 001: Poisson arrivals, exponential
+// The synthetic model of Jones et al. 2004 and Jones & Ligon 2006: Poisson arrivals, exponential
 // service times, job sizes uniform over [min, max] nodes.
 #include <cstddef>
 #include <vector>
@@ -10,15 +10,15 @@
 namespace gridpeer::workload {
 
 struct PoissonModelConfig {
-  double mean_interarrival_seconds = 150;  ///< 000: 150 s
-  double mean_service_seconds = 450;       ///< 000: 450 s
-  int min_cpus = 10;                       ///< 000: UNIF[10, 50]
+  double mean_interarrival_seconds = 150;  ///< Jones et al. 2004: 150 s
+  double mean_service_seconds = 450;       ///< Jones et al. 2004: 450 s
+  int min_cpus = 10;                       ///< Jones et al. 2004: UNIF[10, 50]
   int max_cpus = 50;
 };
 
 /// `count` jobs in submit order; estimates equal run times (the model has none).
 std::vector<Job> generate_poisson_jobs(const PoissonModelConfig& config, std::size_t count, Rng& rng);
-/// The jobs that arrive before `end` (001: streams of different rates over
+/// The jobs that arrive before `end` (Jones & Ligon 2006: streams of different rates over
 /// one span); the same draws as generate_poisson_jobs, cut by time.
 std::vector<Job> generate_poisson_jobs_until(const PoissonModelConfig& config, TimePoint end, Rng& rng);
 

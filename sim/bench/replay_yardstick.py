@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The yardstick of `gridsim bench` (issue 22): one SWF log replayed on one
+"""The yardstick of `gridsim bench`: one SWF log replayed on one
 machine by a plain Python event loop -- a heap of finishes, a queue, a list
 profile -- under FCFS, EASY or conservative backfilling, with the rules of
 gridpeer's local scheduler (docs/local-scheduler.md), so that the mean wait it

@@ -1,4 +1,4 @@
-// gridsim bench's cases (issue 7's speed figures, issue 22's targets).
+// gridsim bench's cases (the speed figures and their targets).
 #include "sim/commands/bench_cases.hpp"
 
 #include <chrono>

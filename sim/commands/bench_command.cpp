@@ -1,6 +1,6 @@
-// gridsim bench: the speed figures of issues 7 and 22, each case in a process
+// gridsim bench: the speed figures, each case in a process
 // of its own so that its peak memory is its own (getrusage of the child), and
-// issue 22's targets checked against them.
+// the speed targets checked against them.
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -202,11 +202,11 @@ int run_bench_command(int argc, char** argv) {
       "Speed benchmarks, each case in a process of its own: the SDSC-SP2 single-cluster replay beside a plain Python\n"
       "event loop of the same policy (the yardstick; same mean wait) and beside zcat | awk (the parsing floor);\n"
       "Shan et al.'s 12-server grid per algorithm; 10,000 concurrent flows; growth in peers (12 to 100,000, S-I)\n"
-      "and of R-I and Sy-I; growth in jobs per peer; Jones et al.'s co-allocation; and the whole 002 sweep (at\n"
+      "and of R-I and Sy-I; growth in jobs per peer; Jones et al.'s co-allocation; and the whole shan2004 sweep (at\n"
       "three times the load too, when named in --cases: hours). Reports wall seconds (loading included),\n"
-      "simulation seconds, jobs/s, events/s, microseconds per job and peak RSS, then issue 22's targets, each\n"
+      "simulation seconds, jobs/s, events/s, microseconds per job and peak RSS, then the speed targets, each\n"
       "met, not met or not run.\n"
-      "The whole bench takes about 9 minutes on 2 cores (the 002 sweep 4 of them); --quick about 35 s.");
+      "The whole bench takes about 9 minutes on 2 cores (the shan2004 sweep 4 of them); --quick about 35 s.");
   options.add_options()("quick",
                         "leave out the slow cases (10,000 and 100,000 peers, the sweep, the conservative "
                         "yardstick) and use 30-day windows: about 35 s")(
@@ -315,7 +315,7 @@ int run_bench_command(int argc, char** argv) {
     peers = nlohmann::json::parse(in);
   }
   const std::vector<bench::TargetCheck> targets = bench::check_targets(out, peers);
-  std::cout << "\nissue 22's targets\n";
+  std::cout << "\nthe speed targets\n";
   nlohmann::json target_rows = nlohmann::json::array();
   for (const auto& t : targets) {
     std::cout << fmt::format("  {:<8} {}: {}\n", t.verdict, t.target, t.measured);

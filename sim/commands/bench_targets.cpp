@@ -109,14 +109,15 @@ std::vector<TargetCheck> check_targets(const nlohmann::json& cases, const nlohma
   ratio_at_most(out, cases, "R-I within 3x of S-I per job (1,000 peers)", "ri-1000", "peers-1000", "us_per_job", 3);
   ratio_at_most(out, cases, "Sy-I within 3x of S-I per job (1,000 peers)", "syi-1000", "peers-1000", "us_per_job", 3);
   // 4. No pathological run.
-  check(out, cases, "every run of the 002 matrix under 10 s (one core each)", {"sweep-002"},
+  check(out, cases, "every run of Shan et al.'s matrix under 10 s (one core each)", {"sweep-002"},
         [](const std::vector<nlohmann::json>& r) {
           const double slowest = number(r[0], "slowest_run_s");
           return std::pair{slowest < 10,
                            fmt::format("slowest {:.1f} s ({})", slowest, r[0].value("slowest_run", std::string{}))};
         });
-  at_most(out, cases, "the whole 002 sweep under 60 s on 2 cores", "sweep-002", "wall_seconds", 60, "s");
-  at_most(out, cases, "the 002 sweep at three times the load under 60 s", "sweep-002-heavy", "wall_seconds", 60, "s");
+  at_most(out, cases, "the whole shan2004 sweep under 60 s on 2 cores", "sweep-002", "wall_seconds", 60, "s");
+  at_most(out, cases, "the shan2004 sweep at three times the load under 60 s", "sweep-002-heavy", "wall_seconds", 60,
+          "s");
   // 5. Real peers: measured by scripts/bench-peers (gridsim does not host the daemon).
   const std::string plain_target = "gridpeer ATT round trip p50 <= 25 us, >= 100,000 queries/s (loopback, no TLS)";
   const std::string tls_target = "gridpeer ATT round trip p50 <= 50 us over mutual TLS";
@@ -190,7 +191,7 @@ These are the mechanisms; the figures are in the tables above.
   every partner each period): all are still sent and counted. Parking the Volunteers that cannot act took
   events down 7x; what remains is each period's tick and each message's delay, which decide *when* a
   Volunteer arrives, so they cannot be skipped without changing results.
-- **The data-blind 002 runs.** On the slow WAN, data-blind S-I and Sy-I stage thousands of inputs at once;
+- **The data-blind Shan et al. 2004 runs.** On the slow WAN, data-blind S-I and Sy-I stage thousands of inputs at once;
   control messages then queue behind them (a message gets a new flow's share), offers time out, jobs
   return undecided, and volunteering goes on for ten simulated years. The run's events are the model's.
 - **Real peers.** Profiled (perf on the daemon under `gridctl bench-att`): about half of its time is in the
@@ -214,7 +215,7 @@ std::string cell(const std::string& text) {
 std::string performance_markdown(const nlohmann::json& cases, const std::vector<TargetCheck>& targets,
                                  const std::string& version, bool quick) {
   std::string md;
-  md += "# Performance: measured figures, issue 22's targets, and what bounds each hot path\n\n";
+  md += "# Performance: measured figures, the speed targets, and what bounds each hot path\n\n";
   md += fmt::format(
       "Generated, not written: `gridsim bench{} --out bench.json`, `scripts/bench-peers` (writes "
       "bench-peers.json), then `gridsim bench --from bench.json --peers bench-peers.json --markdown "

@@ -1,5 +1,5 @@
 #pragma once
-// Issue 22's targets, checked against one bench run's figures, and the
+// the speed targets, checked against one bench run's figures, and the
 // markdown page (docs/performance.md) written from them.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -87,7 +87,7 @@ int run_fuzz_command(int argc, char** argv) {
       cxxopts::value<double>()->default_value("1"))("max-down", "seconds a crashed peer stays down, at most",
                                                     cxxopts::value<double>()->default_value("3600"))(
       "durable-crashes",
-      "a crashed peer keeps its journal, as a killed process keeps its disk, and restarts from it (issue 19); "
+      "a crashed peer keeps its journal, as a killed process keeps its disk, and restarts from it; "
       "then no job a peer accepted may be lost")("max-clock-offset",
                                                  "seconds: each peer's clock starts up to this far ahead of true time",
                                                  cxxopts::value<double>()->default_value("5"))(

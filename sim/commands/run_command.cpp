@@ -1,4 +1,4 @@
-// gridsim run: one grid simulation (002 §3) and its metrics.
+// gridsim run: one grid simulation (Shan et al. 2004, §3) and its metrics.
 #include <fmt/format.h>
 #include <cxxopts.hpp>
 #include <iostream>

@@ -1,5 +1,5 @@
 #pragma once
-// Seeded faults for gridsim fuzz (issue 6): messages dropped, duplicated and
+// Seeded faults for gridsim fuzz: messages dropped, duplicated and
 // delayed (hence reordered), and site pairs partitioned for a while. Every
 // decision comes from the run's seed, in message order, so a seed replays
 // the same faults bit for bit.
@@ -23,8 +23,8 @@ struct PeerCrash {
   ServerIndex peer = 0;
   TimePoint at{};
   Duration down{};
-  /// The peer restarts from its journal (a process killed, its disk kept:
-  /// issue 19), not empty (the disk lost too).
+  /// The peer restarts from its journal (a process killed, its disk
+  /// kept), not empty (the disk lost too).
   bool durable = false;
 };
 

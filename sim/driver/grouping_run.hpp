@@ -1,10 +1,10 @@
 #pragma once
-// Ang et al.'s job grouping (seed 003) in virtual time: a user's bag of
+// Ang et al.'s job grouping (Ang et al. 2007) in virtual time: a user's bag of
 // fine-grained jobs grouped by a scheduler of peer/core/policy/job_grouping,
 // each group's input staged from the user over the routed max-min network,
 // run on one PE of its resource (space-shared, FIFO), its output sent back;
 // the total is the time from the start of scheduling (grouping takes no
-// simulated time) to the last result home (spec 003's measure).
+// simulated time) to the last result home (spec Ang et al.'s measure).
 // The user's port puts one transfer on its first link after another by
 // default, each at that link's capacity (GridSim's output port is a FIFO of
 // packets; with fair sharing, largest-first dispatch would mean nothing);
@@ -70,7 +70,7 @@ struct GroupingRunResult {
   std::uint64_t events = 0;         ///< times the run moved on (flow, run, port or burst events)
 };
 
-/// Another user's jobs competing for the resources (003's other users):
+/// Another user's jobs competing for the resources (Ang et al.'s other users):
 /// each job is sent alone to its resource over that user's own uplink (one
 /// after another, as the measured user's), queued FIFO with everyone else's
 /// at the resource, and its output sent back.
@@ -82,7 +82,7 @@ struct OtherUserJobs {
 /// What else the network and resources carry while the bag runs.
 struct GroupingLoad {
   /// Bursts injected as they fall due: one flow to every destination but
-  /// its sender (003: users send to every other user and every resource).
+  /// its sender (Ang et al. 2007: users send to every other user and every resource).
   workload::BackgroundTraffic* traffic = nullptr;
   std::vector<ServerIndex> destinations;
   std::vector<OtherUserJobs> others;  ///< all sent from `start`

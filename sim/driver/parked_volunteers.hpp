@@ -1,8 +1,8 @@
 #pragma once
-// R-I and Sy-I peers volunteer to every partner at every period (002 §3.1.2),
+// R-I and Sy-I peers volunteer to every partner at every period (Shan et al. 2004, §3.1.2),
 // and most of those messages reach a peer with nothing waiting, where all they
 // do is note who offered. Sent through the event queue they were 95% of an
-// R-I run's events (issue 22). The driver parks them here instead, by
+// R-I run's events. The driver parks them here instead, by
 // receiver, and hands them over just before the receiver's next input -- or
 // puts them back in the queue, keeping their order, once the receiver has a
 // job waiting and a volunteer could act. Every one is still sent and counted.

@@ -1,4 +1,4 @@
-"""Ang et al.'s (seed 003) figures and reductions, from a `gridsim sweep`
+"""Ang et al. 2007's figures and reductions, from a `gridsim sweep`
 folder of the ang2007 family:
 
 - ang2007 (axis jobs): total processing time against the number of jobs,
@@ -24,7 +24,7 @@ import ang2007_p2p_figures
 from paper_support import claim_rows, number, write_markdown
 
 SCHEDULERS = [("ba", "bandwidth-aware (BA)"), ("blind", "grouping, bandwidth-blind"), ("none", "no grouping")]
-# Published reductions of BA (%), min and max over the figure's points (003 §5).
+# Published reductions of BA (%), min and max over the figure's points (Ang et al. 2007, §5).
 PUBLISHED = {("jobs", "light"): {"blind": (7, 81), "none": (9, 77)},
              ("jobs", "heavy"): {"blind": (4, 82), "none": (6, 78)}}
 LOADS = {10: "light", 30: "heavy"}
@@ -89,7 +89,7 @@ def figures(axis, times, out, save):
         ax.set_ylabel("total processing time (s)")
         ax.set_yscale("log")
         ax.set_title(f"{load_name} load, mean over seeds, band: seeds' range "
-                     f"(after 003 {FIGURE.get((axis, load_name), '')})", fontsize="medium")
+                     f"(after Ang et al. 2007 {FIGURE.get((axis, load_name), '')})", fontsize="medium")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize="small")
         save(figure, out, f"total_time_{axis}_{load_name}.png")
@@ -110,7 +110,7 @@ def figures(axis, times, out, save):
 
 
 def report(axis, times, folder):
-    lines = [f"# Ang et al. (003) reproduced: total processing time against the {axis}", "",
+    lines = [f"# Ang et al. 2007 reproduced: total processing time against the {axis}", "",
              "Made by `gridsim plot ang2007` from this sweep. Times are means over seeds with the seeds' range; "
              "reductions are (T_other - T_BA) / T_other per seed, then averaged. docs/reproducing-003.md "
              "explains every choice.", ""]

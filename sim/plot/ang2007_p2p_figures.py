@@ -1,4 +1,4 @@
-"""Ang et al.'s grouping at a peer of the P2P grid (seed 003, issue 17), from
+"""Ang et al.'s grouping at a peer of the P2P grid (Ang et al. 2007), from
 a `gridsim sweep ang2007-p2p` folder (model bag): the bag's makespan against
 its size for each scheduler, one panel per load and phi, the messages it
 cost, and reproduction.md with the paired change of grouping against S-I job
@@ -73,7 +73,7 @@ def figures(points, out, save):
 
 
 def report(points, folder):
-    lines = ["# Ang et al.'s grouping in the P2P grid (003, issue 17)", "",
+    lines = ["# Ang et al. 2007's grouping in the P2P grid", "",
              "Made by `gridsim plot ang2007` from an ang2007-p2p sweep. Makespan: the bag's submission to its "
              "last job's end at the origin; mean over seeds [seeds' range]. Change: (T_none - T_BA) / T_none per "
              "seed, averaged: above 0 grouping is faster. docs/reproducing-003.md explains the set-up.", ""]

@@ -259,7 +259,7 @@ def main():
     for paper_name, paper_help in (("fairness-sweep", "who gains, who pays, from a sweep of the grid's algorithms"),
                                    ("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
                                    ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep"),
-                                   ("shih2010", "Shih et al.'s TNPIR tables and figures from a shih2010 sweep"),
+                                   ("shih2010", "Shih, Huang & Chung's TNPIR tables and figures from a shih2010 sweep"),
                                    ("ang2007", "Ang et al.'s grouping figures and reductions from an ang2007 sweep")):
         paper = commands.add_parser(paper_name, help=paper_help)
         paper.add_argument("folder")

@@ -1,4 +1,4 @@
-"""Shih, Huang & Chung's (seed 004) tables and figures, from any `gridsim sweep`
+"""Shih, Huang & Chung 2010's tables and figures, from any `gridsim sweep`
 folder of the shih2010 family:
 
 - shih2010 (the trace, axis rc) and shih2010-models (axis load: "f600" is

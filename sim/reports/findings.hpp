@@ -1,5 +1,5 @@
 #pragma once
-// A paper's findings beside ours, with intervals and a verdict (issue 20).
+// A paper's findings beside ours, with intervals and a verdict.
 // Each finding is computed once per seed (a gap between two runs of the same
 // seed is paired: the seed's data sizes cancel), then reported as the mean
 // and the half-width of its 95% Student-t interval over the seeds. The

@@ -134,9 +134,10 @@ std::vector<Finding> shan2004_findings(const nlohmann::json& results) {
     rows.push_back(
         {"S-I response vs Local (" + net + ")", "-47%", -47, Claim::direction, gap(r("local", net), r("si", net)), ""});
     rows.push_back({"S-I response vs Centralized (" + net + ")", "+0.4%", 0.4, Claim::negligible,
-                    gap(r("central", net), r("si", net)), "002: 'only 0.4% worse': read as within a point"});
+                    gap(r("central", net), r("si", net)),
+                    "Shan et al. 2004: 'only 0.4% worse': read as within a point"});
   }
-  // Utilization: the same for every algorithm (002: 53% each). Ours: the spread in points.
+  // Utilization: the same for every algorithm (Shan et al. 2004: 53% each). Ours: the spread in points.
   const auto spread = [m](int seed) {
     double low = 1e9, high = -1e9;
     for (const char* algorithm : {"local", "central", "si", "ri", "syi"}) {
@@ -154,8 +155,8 @@ std::vector<Finding> shan2004_findings(const nlohmann::json& results) {
   };
   rows.push_back({"WAN / 10: data moved per job (S-I, R-I, Sy-I)", "-46%", -46, Claim::direction,
                   gap(migrating("data_volume_mb_per_job", "fast"), migrating("data_volume_mb_per_job", "slow")), ""});
-  rows.push_back({"WAN / 10: jobs run in their origin's site (S-I, R-I, Sy-I; 002's words, read literally)", "+88%", 88,
-                  Claim::direction,
+  rows.push_back({"WAN / 10: jobs run in their origin's site (S-I, R-I, Sy-I; Shan et al.'s words, read literally)",
+                  "+88%", 88, Claim::direction,
                   gap(migrating("fraction_in_origin_site", "fast"), migrating("fraction_in_origin_site", "slow")),
                   "counts the jobs that never moved"});
   rows.push_back(
@@ -166,9 +167,10 @@ std::vector<Finding> shan2004_findings(const nlohmann::json& results) {
   rows.push_back({"slow network: S-I response, medium -> large data (3 sites)", "+15%", 15, Claim::direction,
                   gap(r("si", "slow", "medium", "3"), r("si", "slow", "large", "3")),
                   "the row above again: fast/large = slow/medium"});
-  rows.push_back({"WAN / 10: S-I response, medium data (3 sites)", "+2%", 2, Claim::direction,
-                  gap(r("si", "fast", "medium", "3"), r("si", "slow", "medium", "3")),
-                  "= slow: small -> medium, the inverse of 002's medium -> small (-2%): fast/medium = slow/small"});
+  rows.push_back(
+      {"WAN / 10: S-I response, medium data (3 sites)", "+2%", 2, Claim::direction,
+       gap(r("si", "fast", "medium", "3"), r("si", "slow", "medium", "3")),
+       "= slow: small -> medium, the inverse of Shan et al.'s medium -> small (-2%): fast/medium = slow/small"});
   rows.push_back({"WAN / 10: S-I response, small data (3 sites)", "~0", 0, Claim::negligible,
                   gap(r("si", "fast", "small", "3"), r("si", "slow", "small", "3")), ""});
   rows.push_back({"sites 3 -> 6 (S-I, large data, slow)", "-0.2%", -0.2, Claim::negligible,
@@ -219,7 +221,7 @@ std::string shan2004_report(const nlohmann::json& results, bool with_figures) {
       "their response times differ by at most {:.4f}% here (S-I, R-I, Sy-I, Centralized, every split), so the "
       "matrix's six network x data cases hold four distinct ones.\n\n",
       worst);
-  out << "### Algorithms\n\nMeans over every data size, split and seed. Utilization over the span (002's "
+  out << "### Algorithms\n\nMeans over every data size, split and seed. Utilization over the span (Shan et al.'s "
          "definition) and over the arrival window; unfinished jobs (still moving data ten simulated years on) are not "
          "in the means beside them.\n\n| algorithm | network | avg response (s) | avg wait (s) | bounded slowdown | "
          "weighted util. | (arrivals) | transferred | in origin site | data (MB/job) | messages | unfinished |\n"

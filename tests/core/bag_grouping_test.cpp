@@ -1,4 +1,4 @@
-// Bag grouping at an origin peer (seed 003 in the P2P grid), by hand: one
+// Bag grouping at an origin peer (Ang et al. 2007 in the P2P grid), by hand: one
 // ATT round for the whole bag, Fig. 1's groups over the repliers and the
 // origin, largest first through the ordinary hand-off, members' records
 // split back out of each group's, and a refused group decided anew as a

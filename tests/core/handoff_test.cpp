@@ -289,7 +289,7 @@ BOOST_AUTO_TEST_CASE(a_peer_refuses_hand_offs_it_cannot_trust) {
   BOOST_TEST(answers == expected, boost::test_tools::per_element());
 }
 
-// Issue 18: a draining peer that still answered ATT queries with its real
+// A draining peer that still answered ATT queries with its real
 // turnaround drew offer after offer it then refused -- 94,000 offers for 4
 // jobs. It now answers that it cannot take the job, and never volunteers.
 BOOST_AUTO_TEST_CASE(a_draining_peer_answers_it_cannot_take_work_and_never_volunteers) {
@@ -322,7 +322,7 @@ BOOST_AUTO_TEST_CASE(a_draining_peer_answers_it_cannot_take_work_and_never_volun
 
 BOOST_AUTO_TEST_CASE(a_partner_that_refused_a_job_is_not_asked_about_it_again_for_a_while) {
   // A (4 CPUs) with partners 1 and 2. J1 runs at home; J2 (4 CPUs, 100 s)
-  // would wait 100 s >= phi, so both partners are asked. Before issue 18 a
+  // would wait 100 s >= phi, so both partners are asked. Before this rule a
   // refusing partner was asked again at once, and offered again, for ever.
   const testing::FixedNetwork network;
   GridPeer origin{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1, 2}, network};
@@ -393,7 +393,7 @@ BOOST_AUTO_TEST_CASE(the_bar_doubles_with_each_refusal_up_to_its_cap) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// Issue 19: what a journaled peer asks its driver to keep, in which order
+// What a journaled peer asks its driver to keep, in which order
 // against the messages it guards, and how it takes it up again.
 BOOST_AUTO_TEST_SUITE(durability)
 

@@ -1,4 +1,4 @@
-// Ang et al.'s bandwidth-aware job grouping (seed 003, Fig. 1) on the
+// Ang et al.'s bandwidth-aware job grouping (Ang et al. 2007, Fig. 1) on the
 // spec's hand-computed cases 1-3: one round, several rounds with the
 // boundaries, and the routing case that separates widest-shortest from the
 // widest path.

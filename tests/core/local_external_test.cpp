@@ -1,5 +1,5 @@
 // Work whose timing is set from outside the local scheduler (parts of
-// co-allocated jobs, 000/001): starts pinned to a time shared with other
+// co-allocated jobs, Jones et al. 2004, Jones & Ligon 2006): starts pinned to a time shared with other
 // sites, and ends supplied and moved while a job runs. Schedules worked out
 // by hand; every event checked, and the invariants after every step.
 #include <boost/test/unit_test.hpp>

@@ -1,5 +1,5 @@
-// Shih, Huang & Chung's eight site-selection rules (seed 004) on states worked
-// by hand (spec 004, case 1 and the rules' edges).
+// Shih, Huang & Chung's eight site-selection rules (Shih, Huang & Chung 2010) on states worked
+// by hand (our reading of Shih, Huang & Chung 2010, case 1 and the rules' edges).
 #include <boost/test/unit_test.hpp>
 #include <vector>
 

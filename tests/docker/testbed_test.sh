@@ -8,7 +8,7 @@
 #     across the WAN (gridsim predicts 2.23 against 0.088 MB per job).
 #  3. Fault: "spare" is killed (SIGKILL) mid-replay; the others carry on and the
 #     results account for every job.
-#  4. Durability (issue 19): "spare" is killed the same way and its container
+#  4. Durability: "spare" is killed the same way and its container
 #     started again 2 s later on its journal (a volume of its own): every job a
 #     peer acknowledged completes, exactly once, none lost.
 # Needs root (it starts dockerd --storage-driver=vfs when no engine answers);

@@ -2,7 +2,7 @@
 // sequence of inputs: its own submissions, decoded frames from its partners,
 // time passing, transfers landing, hand-offs taken back, and -- for a
 // journaled peer -- crashes after which a new peer is restored from what the
-// old one asked to keep (issue 19). The core must not crash, must never run
+// old one asked to keep. The core must not crash, must never run
 // more CPUs than its server has, and must end each of its own jobs at most
 // once, across restores too -- and across a journal that refuses a batch's
 // commit (the daemon then exits before carrying any of it out).

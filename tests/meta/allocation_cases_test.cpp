@@ -1,6 +1,6 @@
-// 004's model through the meta-scheduler, worked by hand (spec 004, case 2):
-// strict FCFS with no backfilling, run times scaled by the site's speed over
-// the reference, and BF against FF on a three-job trace.
+// Shih, Huang & Chung's model through the meta-scheduler, worked by hand (our reading of Shih, Huang & Chung 2010, case
+// 2): strict FCFS with no backfilling, run times scaled by the site's speed over the reference, and BF against FF on a
+// three-job trace.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(case_2_fastest_fit_and_no_overtaking) {
 
 BOOST_AUTO_TEST_CASE(whole_runs_keep_strict_fcfs_capacity_and_speeds) {
   // 2,000 Lublin jobs (at most 128 processors, arrivals squeezed to load the
-  // grid) on 004's sites 8/128/128/128/50 with speeds drawn at SH 0.18, under
+  // grid) on Shih, Huang & Chung's sites 8/128/128/128/50 with speeds drawn at SH 0.18, under
   // every rule: each job ends once; starts follow queue order (no job starts
   // before one ahead of it: no backfilling); no site ever runs more
   // processors than it has; each run lasts its logged time x reference / speed.

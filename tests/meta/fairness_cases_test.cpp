@@ -1,4 +1,4 @@
-// Jones & Ligon 2006's fairness ("001") worked by hand: the reservation-safe
+// Jones & Ligon 2006's fairness ("Jones & Ligon 2006") worked by hand: the reservation-safe
 // free nodes F_c of a local backfill schedule, the spec's case T6 under ICS
 // and ICS+B to the microsecond, No Share as clusters alone, and a whole-run
 // invariant: under ICS+B no job that waits at home starts later than the

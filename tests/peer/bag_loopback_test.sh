@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ang et al.'s grouping between real peers (seed 003, issue 17): three
+# Ang et al.'s grouping between real peers (Ang et al. 2007): three
 # gridpeer processes of tiny-3server run S-I with --bag-grouping ba; a bag of
 # 40 one-second jobs goes to A in one submitBag frame. A asks B and C once,
 # groups the bag by RMI = MIPS x 10 s over itself (500 MHz: 10 jobs), B (500:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gridctl ca (issue 18): a grid's CA and its certificates, checked by the
+# gridctl ca: a grid's CA and its certificates, checked by the
 # openssl tool as an independent verifier -- the chain, the names, the roles,
 # the keys readable by their owner only, nothing overwritten by accident.
 set -euo pipefail

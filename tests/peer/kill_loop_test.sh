@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kill loop (issue 19): four journaled gridpeer processes (--state-dir,
+# The kill loop: four journaled gridpeer processes (--state-dir,
 # over TLS, topologies/loopback-4server.toml) take a replayed day of real
 # traces while peers are killed with SIGKILL at random moments and started
 # again at once, KILLS times in all (default 20, over about two minutes).
@@ -7,8 +7,8 @@
 # none run to two records, none left in progress. A submission whose
 # acknowledgement the kill cut off is written to the manifest as
 # unacknowledged (it may or may not have been accepted); records of jobs the
-# manifest does not list may only be as many as those. Prints the figures the
-# closing note of issue 19 quotes. Exit 77 (skipped) without the traces.
+# manifest does not list may only be as many as those. Prints the figures
+# docs/durability.md quotes. Exit 77 (skipped) without the traces.
 # Bounded: the kills ~2 min, the drain at most 4 min.
 set -euo pipefail
 source "$(dirname "$0")/grid_tls.sh"

@@ -67,8 +67,7 @@ mean_wait = sum(float(row["waiting_time"]) for row in rows) / 36
 assert abs(mean_wait - r["avg_wait_s"]) < 1e-3, (mean_wait, r["avg_wait_s"])
 print("jobs csv: 36 rows joined with the manifest")
 PY
-# The manifest is kept: a second replay onto it is refused unless told (issue
-# 19), and a last line cut short by a killed replay is left out, said so.
+# The manifest is kept: a second replay onto it is refused unless told , and a last line cut short by a killed replay is left out, said so.
 if ctl replay --workload synthetic --jobs 1 --manifest manifest-$ALGORITHM.jsonl 2>replay-again.err; then
   echo "FAIL: a second replay overwrote the manifest"; exit 1
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A peer's journal (issue 19): with --state-dir, a peer counts its
+# A peer's journal: with --state-dir, a peer counts its
 # incarnation up at every start, synced before it numbers a job, so that a
 # peer killed with kill -9 and started again never gives a job an id an
 # earlier run gave (an executor remembering the old job answered the new one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutual TLS between three gridpeer processes and gridctl (issue 18): a grid CA
+# Mutual TLS between three gridpeer processes and gridctl: a grid CA
 # from gridctl ca, a certificate per peer and per user; the peers connect and
 # run jobs; a submitter may submit but not drain, undrain or shut down, an
 # operator may; a plaintext client, another grid's certificate, an expired

@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(bad_frames_are_errors_that_say_why) {
   }
 }
 
-// Issue 18: frames a hostile process sent that aborted or froze peers. Each
+// Frames a hostile process sent that aborted or froze peers. Each
 // is refused at decode, naming the field, before any value reaches the core.
 BOOST_AUTO_TEST_CASE(values_that_would_abort_or_freeze_a_peer_are_refused_by_name) {
   const auto refused = [](const WireMessage& message, const std::string& field) {

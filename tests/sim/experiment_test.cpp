@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "peer/io/report/intervals.hpp"
-#include "sim/sweeps/experiment_file.hpp"
 #include "sim/reports/findings.hpp"
 #include "sim/studies/run_identity.hpp"
+#include "sim/sweeps/experiment_file.hpp"
 #include "sim/sweeps/sweep_summary.hpp"
 
 namespace fs = std::filesystem;
@@ -185,14 +185,14 @@ BOOST_AUTO_TEST_CASE(mean_and_interval_match_the_hand_computed_values) {
 BOOST_AUTO_TEST_CASE(verdicts_read_the_interval_the_way_the_claim_asks) {
   using gridpeer::sim::Claim;
   using gridpeer::sim::verdict;
-  // A direction (002: S-I 5.5% below R-I): the interval must exclude 0 on that side.
+  // A direction (Shan et al. 2004: S-I 5.5% below R-I): the interval must exclude 0 on that side.
   BOOST_TEST(verdict(Claim::direction, -5.5, -3.0, 1.0) == "holds");
   BOOST_TEST(verdict(Claim::direction, -5.5, -0.5, 1.0) == "tie");
   BOOST_TEST(verdict(Claim::direction, -5.5, -0.5, 0.1) == "tie (under a point)");
   BOOST_TEST(verdict(Claim::direction, -5.5, -1.6, 0.1) == "holds, weaker");
   BOOST_TEST(verdict(Claim::direction, -5.5, 2.0, 1.0) == "does not hold");
   BOOST_TEST(verdict(Claim::direction, 690, 1e5, std::nan("")) == "holds, stronger");  // one seed: the value alone
-  // A negligible effect (002: sites barely matter): within a point of 0.
+  // A negligible effect (Shan et al. 2004: sites barely matter): within a point of 0.
   BOOST_TEST(verdict(Claim::negligible, 0.2, 1.5, 0.6) == "holds");  // reaches 0.9
   BOOST_TEST(verdict(Claim::negligible, 0.2, 6.3, 1.0) == "does not hold");
   BOOST_TEST(verdict(Claim::negligible, -0.2, -0.4, 0.1) == "holds");
@@ -399,7 +399,7 @@ BOOST_AUTO_TEST_CASE(the_built_in_003_studies_plan_the_papers_axes) {
 
 BOOST_AUTO_TEST_CASE(a_p2p_grouping_sweep_end_to_end_draws_and_judges) {
   // A slice of ang2007-p2p: 25 and 100 jobs at R1, grouped (ba) or job by
-  // job (none), two seeds. At 002's phi the 25 jobs stay at R1 without a
+  // job (none), two seeds. At Shan et al.'s phi the 25 jobs stay at R1 without a
   // message; grouped, one round asks R1's four partners; the figures and the
   // claims are written by gridsim plot ang2007's P2P branch.
   Slice slice = sweep_slice("gridpeer_p2p_sweep_test",

@@ -513,7 +513,7 @@ BOOST_AUTO_TEST_CASE(a_crashed_executor_gives_its_jobs_back_and_its_own_are_lost
 }
 
 BOOST_AUTO_TEST_CASE(a_durable_crash_keeps_every_job_its_peer_had_accepted) {
-  // The same run, but B keeps its journal (issue 19). At 50 s it holds J1
+  // The same run, but B keeps its journal. At 50 s it holds J1
   // for A (hosting, running since 336 us) and has committed its own J2 to A.
   // A is told B is out of reach: J1 stays B's. At 60 s B restarts from its
   // journal: J1 is queued again and waits for its input; J2's commit goes to

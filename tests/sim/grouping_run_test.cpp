@@ -1,4 +1,4 @@
-// Ang et al.'s grouping in virtual time (seed 003): the fluid timing of one
+// Ang et al.'s grouping in virtual time (Ang et al. 2007): the fluid timing of one
 // group (spec case 4) and the user's serialised uplink against a shared one
 // (spec case 5), worked by hand; then the three schedulers on one small grid.
 #include <boost/test/unit_test.hpp>

@@ -1,4 +1,4 @@
-// The grid's certificates (issue 18): a CA, peer and gridctl certificates,
+// The grid's certificates: a CA, peer and gridctl certificates,
 // and the checks a peer will make of whoever connects -- the right CA, in
 // date, a name and a role.
 #define BOOST_TEST_MODULE tls

@@ -1,6 +1,6 @@
 // Routed networks in topology files ([routed]: routers, links between
 // routers and servers, capacities given or drawn from a class by a seed):
-// the graph they make (spec 003 case 3's shape, by hand), and broken files
+// the graph they make (our reading of Ang et al. 2007 case 3's shape, by hand), and broken files
 // that name the place.
 #include <boost/test/unit_test.hpp>
 #include <string>

@@ -13,7 +13,7 @@ using namespace gridpeer::topology;
 
 namespace {
 
-// Spec 003 case 3's shape as a Floyd zone: U - A 100, A - B 0.5, B - R1 50,
+// Spec Ang et al. 2007 case 3's shape as a Floyd zone: U - A 100, A - B 0.5, B - R1 50,
 // A - C 5, C - R2 50, A - D 20, D - E 20, E - R1 50 (Mb/s).
 std::string floyd() {
   std::string xml = R"(<?xml version='1.0'?>

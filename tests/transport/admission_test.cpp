@@ -1,5 +1,5 @@
 // ConnectionAdmission: caps in all and per address, places given back when
-// a lease is dropped (issue 18).
+// a lease is dropped.
 #include <boost/test/unit_test.hpp>
 
 #include <string>

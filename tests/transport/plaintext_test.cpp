@@ -1,4 +1,4 @@
-// --plaintext only on loopback (issue 18).
+// --plaintext only on loopback.
 #include <boost/test/unit_test.hpp>
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // RefusalLog: one line per address and kind per interval, the next one
-// counting what was held back (issue 18).
+// counting what was held back.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>

@@ -1,5 +1,5 @@
-// 004's workload side by hand (spec 004, cases 3 and 4): the speed generator
-// of eqs. 18-19 and eq. 20's job cutting.
+// Shih, Huang & Chung's workload side by hand (our reading of Shih, Huang & Chung 2010, cases 3 and 4): the speed
+// generator of eqs. 18-19 and eq. 20's job cutting.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <vector>

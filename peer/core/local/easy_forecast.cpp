@@ -95,7 +95,7 @@ void EasyForecaster::run(std::vector<EasyMoment>& moments) {
 void EasyForecaster::begin() {
   // Arrivals are taken earliest first, (arrival, queue order): no ties. A
   // heap rather than a sort, so a forecast asked for its first moments only
-  // costs what it plays (issue 22: a sort per forecast on deep staged queues).
+  // costs what it plays (a sort per forecast on deep staged queues).
   std::make_heap(arriving_.begin(), arriving_.end(), std::greater<>());
   t_ = now_;
   done_ = false;

@@ -15,7 +15,7 @@ enum class LocalPolicy {
 struct LocalPolicyConfig {
   LocalPolicy policy = LocalPolicy::easy;
   /// Conservative backfilling only: how many queued jobs get reservations
-  /// (001 uses 10). 0 means every queued job (textbook conservative).
+  /// (Jones & Ligon 2006 uses 10). 0 means every queued job (textbook conservative).
   int reservation_depth = 0;
 };
 

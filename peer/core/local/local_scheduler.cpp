@@ -80,7 +80,7 @@ bool LocalScheduler::submit_pinned(const LocalJobRequest& request, int nodes, Du
     events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
     return false;
   }
-  // A part of a job that waits in this queue replaces it (001: a job split
+  // A part of a job that waits in this queue replaces it (Jones & Ligon 2006: a job split
   // over its home and other clusters), in the same re-plan.
   const auto waiting =
       std::find_if(queue_.begin(), queue_.end(), [&](const Queued& job) { return job.plan.id == request.id; });
@@ -250,7 +250,7 @@ void LocalScheduler::replan_fcfs(TimePoint now) {
   // Nobody overtakes: jobs start off the front while they fit, and the first
   // that does not is the only one placed. The rest keep their place untouched
   // (complete_plan() places them when asked), so a finish costs the jobs it
-  // starts, not the queue (issue 22: replanning the whole queue made FCFS
+  // starts, not the queue (replanning the whole queue made FCFS
   // slower than EASY).
   while (!queue_.empty()) {
     Queued& job = queue_.front();
@@ -280,7 +280,7 @@ void LocalScheduler::hold_reservations(TimePoint now) {
   // turn in the pass, the reservation it had stays in the profile, so jobs
   // ahead of it that move earlier cannot move into its window. Rebuilt in
   // queue order from nothing, a job that had backfilled ahead of an earlier
-  // one could be pushed back by it (001's invariant: no reservation is ever
+  // one could be pushed back by it (Jones & Ligon's invariant: no reservation is ever
   // delayed). A reservation that no longer fits -- a running job's end or a
   // pinned window moved later from outside -- is dropped, and its job placed
   // afresh at its turn.

@@ -1,5 +1,5 @@
 #pragma once
-// The local-scheduler emulator of one compute server (002 §2): a sans-I/O state
+// The local-scheduler emulator of one compute server (Shan et al. 2004, §2): a sans-I/O state
 // machine. Inputs carry `now`; it plans with requested times, runs jobs for
 // their real run times, and reports starts and finishes as events. A driver
 // calls advance(next_deadline()) to let time pass.
@@ -79,7 +79,7 @@ class LocalScheduler {
   /// the reservations behind the job move earlier or later with its end.
   void set_finish(JobId id, TimePoint finish, TimePoint now);
 
-  /// Takes a queued job out of the queue (001: a job that waited at home
+  /// Takes a queued job out of the queue (Jones & Ligon 2006: a job that waited at home
   /// and was placed elsewhere); the plan closes up behind it. Returns false
   /// when no such job waits here (running, pinned, or unknown).
   bool withdraw(JobId id, TimePoint now);
@@ -93,7 +93,7 @@ class LocalScheduler {
   [[nodiscard]] bool has_events() const { return !events_.empty(); }
 
   // ---- queries (at now(): advance first; they change nothing) -------------
-  /// AWT (002 §3.1): how long a job of `cpus` CPUs planned for `planned`,
+  /// AWT (Shan et al. 2004, §3.1): how long a job of `cpus` CPUs planned for `planned`,
   /// submitted now, would wait before starting under this server's policy:
   /// until the start its first placement promises (start now, or a
   /// reservation -- which backfilling's compression may only bring earlier).
@@ -106,14 +106,14 @@ class LocalScheduler {
   /// current state with planned times, until one places the job: the slow
   /// reference that approximate_wait() matches.
   [[nodiscard]] Duration approximate_wait_by_simulation(int cpus, Duration planned) const;
-  /// RU (002 §3.1.1): CPUs allocated to running jobs (whole nodes) / CPUs.
+  /// RU (Shan et al. 2004, §3.1.1): CPUs allocated to running jobs (whole nodes) / CPUs.
   [[nodiscard]] double resource_utilization() const;
   /// Running allocations and queued reservations as currently planned
-  /// (the schedule 001's fairness scheme publishes).
+  /// (the schedule Jones & Ligon's fairness scheme publishes).
   [[nodiscard]] std::vector<Reservation> reservation_schedule() const;
-  /// The same schedule as free nodes over time (001's F_c over a window).
+  /// The same schedule as free nodes over time (Jones & Ligon's F_c over a window).
   [[nodiscard]] const AvailabilityProfile& plan_profile() const;
-  /// 001's reservation-safe free nodes F_c: the fewest nodes the plan leaves
+  /// Jones & Ligon's reservation-safe free nodes F_c: the fewest nodes the plan leaves
   /// free over [from, from + window), after giving back `own`'s reservation
   /// if it holds one here (a job weighed for a move is not in its own way).
   /// Work placed on them delays no running job and no reservation. `from` is

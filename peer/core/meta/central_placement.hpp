@@ -1,5 +1,5 @@
 #pragma once
-// 002 §3.2.1's Centralized reference as a placement module: one scheduler
+// Shan et al. 2004, §3.2.1's Centralized reference as a placement module: one scheduler
 // with instant, communication-free knowledge of every server estimates the
 // job's ATT everywhere (no affinity to its origin) and places it by the site
 // selection rule at once; when no server can run it, it stays at its origin

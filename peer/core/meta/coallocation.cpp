@@ -117,7 +117,7 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
   }
   switch (config.sharing) {
     case GridSharing::full:
-      // 000 / ICS: LA -> MIG -> the method, all on nodes free now.
+      // Jones et al. 2004 / ICS: LA -> MIG -> the method, all on nodes free now.
       chain.push_back(std::make_unique<LocalFirst>());
       chain.push_back(std::make_unique<BestFitMigration>());
       if (splitter) chain.push_back(std::move(splitter));
@@ -133,7 +133,7 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
   }
   MetaSchedulerOptions options;
   options.discipline = QueueDiscipline::skipping;
-  options.stage_data = false;  // 000 models no data: a migrated job starts at once
+  options.stage_data = false;  // Jones et al. 2004 model no data: a migrated job starts at once
   options.links = std::make_unique<StarLinks>(std::move(link_mbps), config.traffic, config.allotment, start);
   options.queue_at_origin = config.sharing != GridSharing::full;
   // With jobs only in the global queue, a local scheduler only ever starts

@@ -1,5 +1,5 @@
 #pragma once
-// Jones et al. 2004 ("000") as a configuration: which method places the jobs
+// Jones et al. 2004 as a configuration: which method places the jobs
 // no single cluster can start (A1, B1-B4), or which baseline runs (Migration
 // Only, Ideal, Initial Strategy), with LSLT, the B3 chunk, the traffic model
 // and the open readings as named options. make_coallocation_scheduler builds
@@ -22,7 +22,7 @@ namespace gridpeer {
 enum class CoallocationMethod : std::uint8_t {
   migration_only,  ///< LA and MIG: a job runs whole on one cluster
   ideal,           ///< split freely on links that never saturate (one 400-node machine)
-  initial,         ///< split by B1 with no LSLT (000's Initial Strategy)
+  initial,         ///< split by B1 with no LSLT (Jones et al.'s Initial Strategy)
   a1,              ///< bandwidth-aware split within LSLT (eqs. 7-9)
   b1,              ///< most free nodes first, links within LSLT
   b2,              ///< least saturated link first
@@ -34,12 +34,12 @@ std::string_view to_string(CoallocationMethod method);
 /// "migration-only", "ideal", "initial", "a1", "b1", "b2", "b3", "b4".
 std::optional<CoallocationMethod> parse_coallocation_method(std::string_view text);
 
-/// How much of its cluster a site shares with the grid (Jones & Ligon 2006, "001").
+/// How much of its cluster a site shares with the grid (Jones & Ligon 2006).
 enum class GridSharing : std::uint8_t {
-  full,              ///< every free node, whoever waits (000's schedulers; 001's ICS)
+  full,              ///< every free node, whoever waits (Jones et al.'s schedulers; Jones & Ligon's ICS)
   reservation_safe,  ///< jobs wait at home under --local-policy; the grid gets only nodes
-                     ///< no local reservation needs over the job's run (001's ICS+B)
-  none,              ///< every cluster alone under --local-policy (001's No Share)
+                     ///< no local reservation needs over the job's run (Jones & Ligon's ICS+B)
+  none,              ///< every cluster alone under --local-policy (Jones & Ligon's No Share)
 };
 
 std::string_view to_string(GridSharing sharing);
@@ -58,12 +58,12 @@ struct CoallocationConfig {
   SplitOrder split_order = SplitOrder::index;
   GridSharing sharing = GridSharing::full;
   /// The clusters' own queues when jobs wait at home (reservation_safe, none):
-  /// 001 backfills conservatively with 10 reservations.
+  /// Jones & Ligon 2006 backfills conservatively with 10 reservations.
   LocalPolicyConfig local{LocalPolicy::conservative, 10};
 };
 
 /// "a1", "b3-85", "migration-only": the method as results name it; with
-/// sharing, "ics+b a1", "no-share conservative-10" (001's names).
+/// sharing, "ics+b a1", "no-share conservative-10" (Jones & Ligon's names).
 std::string method_label(const CoallocationConfig& config);
 /// Whether the method reads LSLT, BSBW or the chunk (a run of a method that
 /// does not is the same run whatever the value).

@@ -1,10 +1,10 @@
 #pragma once
-// The placement modules of Jones et al. 2004 ("000"): a job goes to its own
+// The placement modules of Jones et al. 2004: a job goes to its own
 // cluster when it fits (LA), else to the cluster it fits best (MIG), else it
 // is split across clusters -- bandwidth-aware (A1, eqs. 7-9) or by one of the
 // class B orderings (B1-B4), which know the links' saturation but not the
-// job's own demand. Every module places only on nodes free now (000 has no
-// reservations). The chains of 000's methods and baselines are built by
+// job's own demand. Every module places only on nodes free now (Jones et al. 2004 have no
+// reservations). The chains of Jones et al.'s methods and baselines are built by
 // make_coallocation_scheduler (coallocation.hpp).
 #include <cstdint>
 #include <limits>
@@ -81,7 +81,7 @@ class BandwidthAwareSplit final : public PlacementModule {
 /// demand is not checked. Subclasses say how the nodes are taken.
 class SaturationBoundSplit : public PlacementModule {
  public:
-  /// `lslt` = infinity: every cluster with a free node is eligible (000's
+  /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
   /// Initial Strategy and Ideal).
   explicit SaturationBoundSplit(double lslt) : lslt_(lslt) {}
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) final;
@@ -119,7 +119,7 @@ class SaturationBoundSplit : public PlacementModule {
   mutable std::vector<Eligible> widest_scratch_;  // scratch of widest_placeable()
 };
 
-/// B1: clusters by free nodes, most first. With no LSLT it is 000's Initial
+/// B1: clusters by free nodes, most first. With no LSLT it is Jones et al.'s Initial
 /// Strategy, and on unlimited links its Ideal.
 class LargestFreeFirst final : public SaturationBoundSplit {
  public:

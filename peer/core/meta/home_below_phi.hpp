@@ -1,5 +1,5 @@
 #pragma once
-// 002's φ rule and locality for the Centralized reference (issue 20's
+// 002's φ rule and locality for the Centralized reference (the
 // experiment): a job whose origin expects to start it within φ (AWT < φ)
 // runs there, as S-I's steps 2-3 keep it; only the others are left to the
 // next module (CentralPlacement), which places them with no affinity. 002's

@@ -31,7 +31,8 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
   counters_.resize(locals_.size());
   if (links_ && links_->links() != locals_.size()) throw std::invalid_argument("one link per site is needed");
   if (reference_mhz_ && (stage_data_ || queue_at_origin_ || *reference_mhz_ <= 0)) {
-    throw std::invalid_argument("a reference speed (004) needs a positive speed, no data staging and one global queue");
+    throw std::invalid_argument(
+        "a reference speed (Shih, Huang & Chung 2010) needs a positive speed, no data staging and one global queue");
   }
 }
 
@@ -80,7 +81,7 @@ void MetaScheduler::on_transfer_done(const DataTransfer& transfer, TimePoint now
       collect_all();
       break;
     case DataTransfer::Kind::output:
-      // The end of the job (002 §3: end = output home).
+      // The end of the job (Shan et al. 2004, §3: end = output home).
       outputs_.emplace_back(JobEnded{
           JobRecord::of(placed.job, transfer.from, transfer.start, transfer.finish, now), JobOutcome::completed, {}});
       placed_.erase(it);
@@ -228,7 +229,7 @@ void MetaScheduler::dispatch(const Job& job, JobPlacement placement, TimePoint n
                              " without room for it now");
     }
   } else if (reference_mhz_) {
-    // 004: times as measured at the reference speed, scaled to this site's.
+    // Shih, Huang & Chung 2010: times as measured at the reference speed, scaled to this site's.
     const int mhz = locals_[site].server().mhz;
     const Duration planned = expected_run_time(job.requested_time, *reference_mhz_, mhz);
     const Duration actual = expected_run_time(job.run_time, *reference_mhz_, mhz);
@@ -237,7 +238,7 @@ void MetaScheduler::dispatch(const Job& job, JobPlacement placement, TimePoint n
     if (!locals_[site].submit({job.id, job.cpus, job.requested_time, job.run_time}, now)) ++counters_[site].rejected;
   } else {
     // Placed away from home: the input is staged first, and run times scale
-    // with the speeds (ERT, 002 §3.1.1).
+    // with the speeds (ERT, Shan et al. 2004, §3.1.1).
     ++counters_[job.origin].jobs_sent;
     ++counters_[site].jobs_received;
     const int origin_mhz = locals_[job.origin].server().mhz;

@@ -1,17 +1,13 @@
 #pragma once
 // A meta-scheduler: one grid scheduler over many sites' local schedulers,
-// with instant knowledge of all of them (000, 001, 004, and 002's Centralized
-// reference). Jobs submitted at any site join one global queue in arrival
-// order; at every change (a submission, a job's end, an input's arrival) a
-// pass offers the queue's jobs, in order, to a chain of placement modules
-// (placement_module.hpp): the first module that places a job sends it to
-// that site's local scheduler. A job placed away from its origin has its
-// input staged there first, and its output sent home; its run time scales
-// with the speeds (ERT). With the clusters' links (000's co-allocation,
-// star_links.hpp), a job may also be split over several sites: its parts
-// start together, pinned, and end together when the links say, their ends
-// moved in every local scheduler as other split jobs start and end. A
-// sans-I/O Scheduler like GridPeer; it exchanges no messages.
+// with instant knowledge of all of them (Jones et al. 2004, Jones & Ligon 2006, Shih, Huang & Chung 2010, and Shan et
+// al.'s Centralized reference). Jobs submitted at any site join one global queue in arrival order; at every change (a
+// submission, a job's end, an input's arrival) a pass offers the queue's jobs, in order, to a chain of placement
+// modules (placement_module.hpp): the first module that places a job sends it to that site's local scheduler. A job
+// placed away from its origin has its input staged there first, and its output sent home; its run time scales with the
+// speeds (ERT). With the clusters' links (Jones et al.'s co-allocation, star_links.hpp), a job may also be split over
+// several sites: its parts start together, pinned, and end together when the links say, their ends moved in every local
+// scheduler as other split jobs start and end. A sans-I/O Scheduler like GridPeer; it exchanges no messages.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,20 +34,20 @@ enum class QueueDiscipline : std::uint8_t {
 struct MetaSchedulerOptions {
   QueueDiscipline discipline = QueueDiscipline::blocking;
   /// Stage a job's input to a site away from its origin, and its output
-  /// home (002). Off: jobs carry no data and run away from home at once (000).
+  /// home (Shan et al. 2004). Off: jobs carry no data and run away from home at once (Jones et al. 2004).
   bool stage_data = true;
-  /// The clusters' links, when jobs may be split over sites (000); null:
+  /// The clusters' links, when jobs may be split over sites (Jones et al. 2004); null:
   /// every placement is one site.
   std::unique_ptr<StarLinks> links;
-  /// 001: a job also waits in its origin's local queue, whose policy starts
+  /// Jones & Ligon 2006: a job also waits in its origin's local queue, whose policy starts
   /// and reserves it (phase 1); the chain offers it elsewhere meanwhile
   /// (phase 2), and a job placed away is withdrawn from home. Jobs the chain
   /// places start at once, pinned around the local reservations. With an
-  /// empty chain every cluster runs alone (001's No Share).
+  /// empty chain every cluster runs alone (Jones & Ligon's No Share).
   bool queue_at_origin = false;
-  /// 004: run times are as measured at this clock speed (its reference speed
+  /// Shih, Huang & Chung 2010: run times are as measured at this clock speed (its reference speed
   /// 1.0): on a site they scale by reference / site speed, whatever the job's
-  /// origin. Unset: by origin / site (002's ERT, when data is staged).
+  /// origin. Unset: by origin / site (Shan et al.'s ERT, when data is staged).
   std::optional<int> reference_mhz;
 };
 
@@ -108,7 +104,7 @@ class MetaScheduler final : public Scheduler {
 
   /// Offers the global queue, from `first` on, to the chain, as the discipline says.
   /// `submitted_to_empty`: the pass answers a submission that found the
-  /// queue empty (004's situation (a), for the first job it offers).
+  /// queue empty (Shih, Huang & Chung's situation (a), for the first job it offers).
   void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false);
   /// The widest job some module of the chain could place now (none: unbounded).
   [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const;

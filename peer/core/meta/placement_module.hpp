@@ -2,9 +2,9 @@
 // The meta-scheduler's placement modules: each looks at a job from the
 // global queue and the state of every site, and either places it -- on one
 // site, or split over several that start it together (co-allocation) -- or
-// leaves it to the next module of the chain (000's LA, MIG and the
-// co-allocation modules, coallocation_modules.hpp; 004's site-selection
-// rules; 002's Centralized reference, central_placement.hpp).
+// leaves it to the next module of the chain (Jones et al.'s LA, MIG and the
+// co-allocation modules, coallocation_modules.hpp; Shih, Huang & Chung's site-selection
+// rules; Shan et al.'s Centralized reference, central_placement.hpp).
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -31,8 +31,8 @@ class SiteView {
   [[nodiscard]] const ServerSpec& server(ServerIndex site) const { return locals_[site].server(); }
   [[nodiscard]] const network::NetworkView& network() const { return network_; }
   [[nodiscard]] TimePoint now() const { return now_; }
-  /// The nodes a module may place on: those no running job holds now (000),
-  /// or, in a view made by with_available(), what that view was given (001's
+  /// The nodes a module may place on: those no running job holds now (Jones et al. 2004),
+  /// or, in a view made by with_available(), what that view was given (Jones & Ligon's
   /// reservation-safe nodes for one job).
   [[nodiscard]] int free_nodes(ServerIndex site) const {
     if (!available_.empty()) return available_[site];
@@ -45,12 +45,12 @@ class SiteView {
     view.available_ = available;
     return view;
   }
-  /// The clusters' links when the meta-scheduler co-allocates (000), else null.
+  /// The clusters' links when the meta-scheduler co-allocates (Jones et al. 2004), else null.
   [[nodiscard]] const StarLinks* links() const { return links_; }
-  /// The global queue in arrival order, the job being placed among them (004's
+  /// The global queue in arrival order, the job being placed among them (Shih, Huang & Chung's
   /// rules weigh the jobs behind it), or null.
   [[nodiscard]] const GlobalQueue* queue() const { return queue_; }
-  /// 004's situation (a): this placement answers a submission that found the
+  /// Shih, Huang & Chung's situation (a): this placement answers a submission that found the
   /// global queue empty; otherwise (b), a finish or a job placed before it.
   [[nodiscard]] bool submitted_to_empty_queue() const { return submitted_to_empty_; }
   /// The same view with the queue and the situation.

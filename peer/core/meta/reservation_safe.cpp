@@ -10,7 +10,7 @@ ReservationSafe::ReservationSafe(std::unique_ptr<PlacementModule> inner)
 }
 
 std::optional<JobPlacement> ReservationSafe::place(const Job& job, const SiteView& sites) {
-  // Single-CPU nodes and equal speeds (001): the window is the planned time.
+  // Single-CPU nodes and equal speeds (Jones & Ligon 2006): the window is the planned time.
   safe_.assign(sites.size(), 0);
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     const LocalScheduler& local = sites.local(site);

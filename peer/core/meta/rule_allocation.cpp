@@ -36,7 +36,9 @@ std::optional<JobPlacement> RuleAllocation::place(const Job& job, const SiteView
   } else {
     waiting_.push_back(job.cpus);
   }
-  if (!head) throw std::logic_error("004's rules place the head of a strict FCFS queue (QueueDiscipline::blocking)");
+  if (!head)
+    throw std::logic_error(
+        "Shih, Huang & Chung's rules place the head of a strict FCFS queue (QueueDiscipline::blocking)");
   const AllocationState state{sites_, waiting_, sites.submitted_to_empty_queue(), *heterogeneity_, waiting_processors};
   const std::optional<std::size_t> chosen = rule_->choose(state);
   if (!chosen) return std::nullopt;
@@ -48,7 +50,8 @@ std::unique_ptr<MetaScheduler> make_allocation_scheduler(std::vector<ServerSpec>
                                                          const network::NetworkView& network, int reference_mhz,
                                                          TimePoint start) {
   for (const ServerSpec& site : sites) {
-    if (site.cpus_per_node != 1) throw std::invalid_argument("site " + site.name + ": 004 models single processors");
+    if (site.cpus_per_node != 1)
+      throw std::invalid_argument("site " + site.name + ": Shih, Huang & Chung 2010 models single processors");
   }
   std::vector<std::unique_ptr<PlacementModule>> chain;
   chain.push_back(std::make_unique<RuleAllocation>(make_allocation_rule(rule), reference_mhz));

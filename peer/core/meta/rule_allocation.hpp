@@ -1,5 +1,5 @@
 #pragma once
-// 004's processor allocation as a placement module: the head of one global
+// Shih, Huang & Chung's processor allocation as a placement module: the head of one global
 // FCFS queue (no backfilling) goes where an AllocationRule says, among the
 // sites with enough free processors; speeds are site clock speeds over a
 // reference (1.0 = times as logged). make_allocation_scheduler builds the
@@ -32,10 +32,10 @@ class RuleAllocation final : public PlacementModule {
 };
 
 /// Clock speed of a site of relative speed `speed` against `reference_mhz`
-/// (004's speeds to 1e-5 at the default reference).
+/// (Shih, Huang & Chung's speeds to 1e-5 at the default reference).
 inline constexpr int kAllocationReferenceMhz = 100'000;
 
-/// The meta-scheduler of 004 over `sites` (single-CPU nodes; mhz relative to
+/// The meta-scheduler of Shih, Huang & Chung 2010 over `sites` (single-CPU nodes; mhz relative to
 /// reference_mhz). Throws std::invalid_argument for a bad rule or site.
 std::unique_ptr<MetaScheduler> make_allocation_scheduler(std::vector<ServerSpec> sites,
                                                          const AllocationRuleConfig& rule,

@@ -1,5 +1,5 @@
 #pragma once
-// The communication model of co-allocation (Jones et al. 2004, "000"): each
+// The communication model of co-allocation (Jones et al. 2004): each
 // cluster has one link of capacity BWmax_i to a central ideal switch; a job
 // split across clusters sends, on the link of every cluster it uses, eq. 1's
 // demand. When the links cannot carry what the running co-allocated jobs
@@ -44,7 +44,7 @@ enum class BisectionReading : std::uint8_t {
 };
 std::string_view to_string(BisectionReading reading);
 
-/// 000's traffic of a job split over clusters (eqs. 1-2).
+/// Jones et al.'s traffic of a job split over clusters (eqs. 1-2).
 struct CommunicationModel {
   /// K: the part of the run time that is computation (T_P = K T_E).
   double compute_fraction = 0.7;
@@ -75,7 +75,7 @@ struct Retimed {
 
 class StarLinks {
  public:
-  /// Unlimited capacity: every job's sd stays 1 (000's Ideal).
+  /// Unlimited capacity: every job's sd stays 1 (Jones et al.'s Ideal).
   static constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
   StarLinks(std::vector<double> capacity_mbps, CommunicationModel traffic, AllotmentRule rule, TimePoint start);
@@ -95,7 +95,7 @@ class StarLinks {
   /// the new end of every running job whose slowdown changed.
   void start(JobId id, std::span<const SitePart> parts, Duration run_time, TimePoint now,
              std::vector<Retimed>& changed);
-  /// The same for a job whose BSBW differs from the run's (tests, 000's
+  /// The same for a job whose BSBW differs from the run's (tests, Jones et al.'s
   /// worked examples with jobs of different bandwidths).
   void start(JobId id, std::span<const SitePart> parts, Duration run_time, double bisection_mbps, TimePoint now,
              std::vector<Retimed>& changed);

@@ -1,6 +1,6 @@
 #pragma once
-// An origin's bags under Ang et al.'s grouping in the P2P grid (seed 003,
-// issue 17): the members of a bag wait while one query round asks the
+// An origin's bags under Ang et al.'s grouping in the P2P grid (Ang et al.
+// 2007): the members of a bag wait while one query round asks the
 // partners; when it closes the bag is grouped over the candidates that
 // replied (the origin among them) by policy/job_grouping, each group becomes
 // one 1-CPU job with its members' run times and data summed, and when a

@@ -33,7 +33,7 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
   }
   if (config_.journaled && config_.bag_grouping.enabled) {
     throw std::invalid_argument(
-        "a journal does not keep bag rounds (issue 19): group bags without a state directory or durable crashes");
+        "a journal does not keep bag rounds: group bags without a state directory or durable crashes");
   }
   if (config_.fair.reservation_depth < 0) throw std::invalid_argument("the fair reservation depth must be >= 0");
   std::sort(partners_.begin(), partners_.end());
@@ -69,7 +69,7 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   }
   persist_accepted(job);  // before the driver tells the client it was accepted
   if (job.bag != 0 && job.cpus == 1 && config_.bag_grouping.enabled) {
-    // Only 1-CPU jobs are grouped (003's fine-grained jobs); a wider one of
+    // Only 1-CPU jobs are grouped (Ang et al.'s fine-grained jobs); a wider one of
     // a bag is decided alone.
     collect_bag(job, now);
   } else {
@@ -229,7 +229,7 @@ std::optional<std::size_t> GridPeer::choose(std::span<const SiteCandidate> candi
 
 void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all_targets, QueryKind kind,
                            TimePoint now) {
-  // Partners that refused this job lately are not asked about it (issue 18);
+  // Partners that refused this job lately are not asked about it;
   // the common case, a job never refused, is asked as it is, without a copy.
   std::vector<ServerIndex> open;
   if (origin_.refusals().has_bars(waiting.job.id)) open = origin_.refusals().allowed(waiting.job.id, all_targets, now);
@@ -258,7 +258,7 @@ void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoi
   SiteCandidate here =
       config_.fair.enabled ? estimate_for_guest(query.requirements, now) : estimate_here(query.requirements, now);
   // Draining, it would refuse the offer: it says so now, or the asker would
-  // offer and be refused again and again (issue 18).
+  // offer and be refused again and again.
   if (draining_) here.att = here.awt = kForever;
   outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
@@ -267,7 +267,7 @@ void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoi
 void GridPeer::handle(ServerIndex from, const protocol::AttReply& reply, TimePoint now) {
   const auto it = queries_.find(reply.query);
   if (it == queries_.end()) {
-    ++counters_.late_replies;  // decided without it (002: non-responders are ignored)
+    ++counters_.late_replies;  // decided without it (Shan et al. 2004: non-responders are ignored)
     return;
   }
   it->second.replies.push_back(candidate_of(from, reply));
@@ -313,7 +313,7 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
 
 void GridPeer::handle(ServerIndex from, const protocol::Volunteer& /*volunteer*/, TimePoint now) {
   note_volunteer(from, now);
-  // 002 §3.1.2: the first job waiting in the grid queue is offered to it
+  // Shan et al. 2004, §3.1.2: the first job waiting in the grid queue is offered to it
   // (the first it has not refused lately).
   for (Waiting& waiting : grid_queue_) {
     if (!waiting.negotiating && !origin_.refusals().barred(waiting.job.id, from, now)) {
@@ -352,7 +352,7 @@ void GridPeer::tick(TimePoint now) {
     return;
   }
   tick_ = timers_.arm(now + config_.parameters.sigma, PeerTimer{TimerKind::tick});
-  // Volunteer when under-used (002 §3.1.2).
+  // Volunteer when under-used (Shan et al. 2004, §3.1.2).
   const double ru = volunteering_utilization();
   if (ru < config_.parameters.delta && !draining_) {
     for (ServerIndex partner : live_partners_) {

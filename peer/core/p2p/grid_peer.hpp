@@ -1,5 +1,5 @@
 #pragma once
-// One grid scheduler paired with its local-scheduler emulator (002 §2-3): a
+// One grid scheduler paired with its local-scheduler emulator (Shan et al. 2004, §2-3): a
 // peer of the P2P grid, running S-I, R-I, Sy-I, Local, or Centralized over
 // messages (one peer places every job from its ATT queries). A sans-I/O
 // Scheduler (peer/core/scheduler.hpp): the simulator and the daemon host this
@@ -41,7 +41,7 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   /// Peer `id` on `server`, asking `partners` (any order). Its R-I/Sy-I
   /// period starts `period_phase` after `start` plus sigma, as real peers
   /// started at different moments do. Throws std::invalid_argument for
-  /// Centralized without a central peer (002's instant-knowledge reference is
+  /// Centralized without a central peer (Shan et al.'s instant-knowledge reference is
   /// the meta-scheduler's, meta/central_placement.hpp).
   GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
            const network::NetworkView& network, TimePoint start = TimePoint{},
@@ -165,7 +165,7 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   void conclude_placement(Query& query, TimePoint now);
   void on_placement(JobId job, ServerIndex server, TimePoint now);
 
-  // grid_peer_bags.cpp: bags grouped at their origin (seed 003)
+  // grid_peer_bags.cpp: bags grouped at their origin (Ang et al. 2007)
   /// A member of a bag joins its round; the first one opens it and asks the partners.
   void collect_bag(const Job& job, TimePoint now);
   /// The round's replies are in (or its time is up): the bag's groups are placed.

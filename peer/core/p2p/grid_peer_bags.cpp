@@ -1,4 +1,4 @@
-// Bags grouped at their origin (seed 003 in the P2P grid, issue 17): one ATT
+// Bags grouped at their origin (Ang et al. 2007 in the P2P grid): one ATT
 // round for the whole bag, then every group through the ordinary hand-off.
 #include <algorithm>
 #include <limits>
@@ -29,7 +29,7 @@ void GridPeer::conclude_bag(const Query& query, TimePoint now) {
   // Candidates: this server first (its data stays: infinite bandwidth), then
   // the repliers by server index, with the path bandwidth this peer sees.
   const SiteCandidate self = estimate_here(requirements(Job{query.job, id_, now, 1}), now);
-  // Ready: a group would start there soon (002's phi, read for the group).
+  // Ready: a group would start there soon (Shan et al.'s phi, read for the group).
   const auto ready = [&](const SiteCandidate& c) { return c.free_cpus > 0 || c.awt < config_.parameters.phi; };
   std::vector<BagCandidate> candidates{
       {id_, self.mhz, self.free_cpus, std::numeric_limits<double>::infinity(), self.att != kForever, ready(self)}};

@@ -1,7 +1,7 @@
 // Centralized over messages (real peers): one peer, the central, places
 // every job. An origin sends it the job's requirements; the central asks
 // every server it reaches for its ATT (itself included), chooses by the site
-// selection rule with no affinity to the origin (002 §3.2.1), and answers
+// selection rule with no affinity to the origin (Shan et al. 2004, §3.2.1), and answers
 // with the server to use. An origin that hears nothing runs the job at home.
 #include <algorithm>
 #include <cassert>
@@ -58,7 +58,7 @@ void GridPeer::start_placement(const protocol::JobRequirements& requirements, Ti
 }
 
 void GridPeer::conclude_placement(Query& query, TimePoint now) {
-  // 002 §3.2.1: every server's state, in server order, no affinity to the origin.
+  // Shan et al. 2004, §3.2.1: every server's state, in server order, no affinity to the origin.
   const protocol::JobRequirements& r = *query.placing;
   std::vector<SiteCandidate> candidates = std::move(query.replies);
   candidates.push_back(estimate_here(r, now));

@@ -1,6 +1,6 @@
 #pragma once
 // Origin side: a partner that refused a job's offer is not asked about that
-// job again for a while, twice as long after each refusal by it (issue 18: a
+// job again for a while, twice as long after each refusal by it (a
 // refused offer was retried at once, 94,000 offers for 4 jobs while the
 // partners were drained). Bounded: entries exist only for own jobs not yet
 // placed, and the bar never exceeds the cap.

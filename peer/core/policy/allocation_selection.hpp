@@ -1,16 +1,16 @@
 #pragma once
-// 004's eight allocation rules (Shih, Huang & Chung) choosing among the
+// Shih, Huang & Chung's eight allocation rules (Shih, Huang & Chung) choosing among the
 // replies of a peer-to-peer grid instead of among a meta-scheduler's sites
-// (spec 004, "On a peer-to-peer grid"). The sites a rule sees are the
+// (our reading of Shih, Huang & Chung 2010, "On a peer-to-peer grid"). The sites a rule sees are the
 // candidates (self and the partners that replied) with their free CPUs and
 // a speed; BF and FF, and the what-ifs of AI/AI2, consider only candidates
-// with enough free CPUs to start the job now. With none, 002's turnaround
+// with enough free CPUs to start the job now. With none, Shan et al.'s turnaround
 // cost decides. Readings (docs/processor-allocation.md):
 // - CS_j, the speed a rule weighs, is the job's effective speed there: its
 //   ATT less AWT (run time at that speed plus staging) inverted and
 //   normalised to a mean of 1 over the candidates. FF (the fastest) is thus
 //   the start-now candidate of least ATT, data-aware as the spec asks; with
-//   data-blind estimates it is 004's clock-speed ratio.
+//   data-blind estimates it is Shih, Huang & Chung's clock-speed ratio.
 // - SH is eq. 3 over the candidates' clock speeds (mhz over their mean).
 // - SL is eq. 4: CPUs of the chooser's grid queue (the job included) over
 //   the candidates' free CPUs.

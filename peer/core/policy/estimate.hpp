@@ -1,5 +1,5 @@
 #pragma once
-// ATT (002 §3.1.1) of a job on a server, with the rest of what a
+// ATT (Shan et al. 2004, §3.1.1) of a job on a server, with the rest of what a
 // site-selection rule sees of it: the local scheduler's AWT for the job's
 // planned time scaled to the server's speed (ERT), the transfers' ADT from
 // the network view, and the server's load. Staging the input overlaps the
@@ -17,7 +17,7 @@ namespace gridpeer {
 SiteCandidate estimate_candidate(const protocol::JobRequirements& job, ServerIndex server, const LocalScheduler& local,
                                  const network::NetworkView& network, bool data_blind);
 
-/// The same for another peer's job under fairness (001 in the P2P grid): the
+/// The same for another peer's job under fairness (Jones & Ligon 2006 in the P2P grid): the
 /// server offers only nodes no reservation of its own queue needs. The job
 /// waits for nothing but its input -- AWT = ADT(in) -- if, when the input
 /// lands, its nodes stay reservation-safe for its ERT; else ATT is kForever.

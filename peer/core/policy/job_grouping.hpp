@@ -1,5 +1,5 @@
 #pragma once
-// Ang et al.'s bandwidth-aware job grouping (seed 003, Fig. 1): a bag of
+// Ang et al.'s bandwidth-aware job grouping (Ang et al. 2007, Fig. 1): a bag of
 // fine-grained jobs is packed into groups, one per visit of a resource, each
 // holding the longest run of consecutive jobs whose MI fit the resource's
 // MIPS x granularity (RMI); resources are visited cyclically in order of
@@ -8,7 +8,7 @@
 // bandwidth-blind grouping (resources in their own order, groups sent in
 // creation order) and no grouping (each job alone, round-robin). Pure
 // functions; the drivers time the transfers and runs
-// (docs/reproducing-003.md; spec 003).
+// (docs/reproducing-003.md; our reading of Ang et al. 2007).
 #include <cstddef>
 #include <span>
 #include <vector>

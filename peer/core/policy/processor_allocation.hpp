@@ -1,6 +1,6 @@
 #pragma once
 // Processor allocation under speed heterogeneity (Shih, Huang & Chung, seed
-// 004): which site the head of one global FCFS queue goes to, among sites of
+// Shih, Huang & Chung 2010): which site the head of one global FCFS queue goes to, among sites of
 // different speeds that have enough free processors. Eight rules behind one
 // interface: BF, FF, SI, TI, AI, AI2, TAI, TAI2 (eqs. 2-17, Table 3). Pure
 // functions of a snapshot, so the meta-scheduler (and, later, a peer choosing

@@ -3,7 +3,7 @@
 // sees every candidate's state as a query reply carries it (ATT, AWT, RU,
 // free and total CPUs, speed, queue length), so the P2P peers (choosing among
 // replies) and the meta-scheduler (choosing among its sites) can use any rule.
-// 002's turnaround cost, and 004's eight rules choosing among the candidates
+// Shan et al.'s turnaround cost, and Shih, Huang & Chung's eight rules choosing among the candidates
 // that can start a job now (allocation_selection.hpp).
 #include <cstddef>
 #include <cstdint>
@@ -53,18 +53,18 @@ class SiteSelection {
 };
 
 enum class SiteRule {
-  turnaround_cost,  ///< 002 §3.1.1: the smallest ATT; within epsilon of it, the lowest RU
-  allocation,       ///< 004's eight rules among the candidates that can start the job now, else TC
+  turnaround_cost,  ///< Shan et al. 2004, §3.1.1: the smallest ATT; within epsilon of it, the lowest RU
+  allocation,       ///< Shih, Huang & Chung's eight rules among the candidates that can start the job now, else TC
 };
 
 struct SiteSelectionConfig {
   SiteRule rule = SiteRule::turnaround_cost;
   double epsilon = 0.05;  ///< turnaround cost: ATTs within this fraction of the best tie
-  /// SiteRule::allocation: which of 004's rules, and its thresholds.
+  /// SiteRule::allocation: which of Shih, Huang & Chung's rules, and its thresholds.
   AllocationRuleConfig allocation;
 };
 
-/// "tc", or one of 004's rules ("bf" ... "tai2") with the paper's thresholds.
+/// "tc", or one of Shih, Huang & Chung's rules ("bf" ... "tai2") with the paper's thresholds.
 std::optional<SiteSelectionConfig> parse_site_rule(std::string_view text);
 /// "tc", "bf", ... as parse_site_rule reads it.
 std::string_view site_rule_name(const SiteSelectionConfig& config);

@@ -1,5 +1,5 @@
 #pragma once
-// TC (002 §3.1.1): the smallest ATT wins; among candidates within epsilon of
+// TC (Shan et al. 2004, §3.1.1): the smallest ATT wins; among candidates within epsilon of
 // it, the lowest RU. Ties then go to the smaller ATT, then to list order.
 #include "peer/core/policy/site_selection.hpp"
 

@@ -20,8 +20,8 @@ void add_scheduler_options(cxxopts::Options& options) {
       "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
       cxxopts::value<double>()->default_value(std::to_string(GridConfig{}.site_selection.epsilon)))(
       "site-rule",
-      "how a job's site is chosen among the replies: tc (002's turnaround cost: least ATT, then RU within "
-      "--epsilon), or one of Shih et al.'s allocation rules bf, ff, si, ti, ai, ai2, tai, tai2 among the "
+      "how a job's site is chosen among the replies: tc (Shan et al.'s turnaround cost: least ATT, then RU within "
+      "--epsilon), or one of Shih, Huang & Chung's allocation rules bf, ff, si, ti, ai, ai2, tai, tai2 among the "
       "candidates that can start the job now (FF: least ATT; TC when none can)",
       cxxopts::value<std::string>()->default_value("tc"))(
       "site-thresholds", "SHT,SLT of the ti, tai and tai2 site rules (default: the paper's, e.g. 0.05,1 for tai2)",
@@ -33,7 +33,8 @@ void add_scheduler_options(cxxopts::Options& options) {
       "(--fair-depth reservations; --policy must be left out or conservative), answers another peer's job only "
       "when its nodes stay free of every reservation from the moment its input lands to its planned end (else "
       "ATT is infinite), volunteers only reservation-safe nodes, and enforces requested times as limits")(
-      "fair-depth", "with --fair: reservations of the conservative local policy (001: 10; 0 = every waiting job)",
+      "fair-depth",
+      "with --fair: reservations of the conservative local policy (Jones & Ligon 2006: 10; 0 = every waiting job)",
       cxxopts::value<int>()->default_value("10"));
 }
 

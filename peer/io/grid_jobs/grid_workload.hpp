@@ -1,7 +1,7 @@
 #pragma once
 // The jobs of a grid run: each server's trace window from the topology, a
 // seeded synthetic workload per server, or one SWF file split across the
-// servers; then 002's data sizes, drawn per server from the run's seed.
+// servers; then Shan et al.'s data sizes, drawn per server from the run's seed.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,7 +19,7 @@ namespace gridpeer::grid_jobs {
 
 enum class SplitRule { queue, round_robin };
 
-/// What 002's "b bytes per unit of work" counts: CPU-seconds (its words), or
+/// What Shan et al.'s "b bytes per unit of work" counts: CPU-seconds (its words), or
 /// node-seconds of the origin server (what its Table 2 shows for the one
 /// machine it shares with our mapping, Blue Horizon).
 enum class DataWork { cpus, nodes };
@@ -59,7 +59,7 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
 /// GridWorkloadRequest must be added here (tests/workload checks each one).
 std::string jobs_key(const GridWorkloadRequest& request);
 
-/// (Re)draws every job's data sizes (002 §4.2): one stream per origin server,
+/// (Re)draws every job's data sizes (Shan et al. 2004, §4.2): one stream per origin server,
 /// derived from `seed`, consumed in submit order.
 /// `cpus_per_node[origin]`, when given, counts work in the origin's nodes (DataWork::nodes).
 void assign_grid_data_sizes(std::vector<Job>& jobs, std::size_t servers, workload::DataSize size, std::uint64_t seed,

@@ -1,5 +1,5 @@
 #pragma once
-// Whom each peer asks (its partner set). 002 asks every other server; with
+// Whom each peer asks (its partner set). Shan et al. 2004 asks every other server; with
 // hundreds of peers that costs O(N) messages per decision, so a run may
 // narrow the set: the peers of its own site, k drawn at random, or the k
 // best-connected (highest bottleneck bandwidth, then lowest latency).

@@ -32,7 +32,7 @@ struct NetworkSetting {
   double wan_mbps = 0;   ///< bandwidth of each site-to-site WAN link (Mb/s)
   Duration site_latency{};
   Duration wan_latency{};
-  /// How the sites are joined (key `wan`; 002: a link per pair of sites).
+  /// How the sites are joined (key `wan`; Shan et al. 2004: a link per pair of sites).
   network::WanShape wan = network::WanShape::per_pair;
 };
 
@@ -56,7 +56,7 @@ struct PinnedRoute {
 
 struct RoutedNetwork {
   std::vector<std::string> routers;
-  /// Endpoints that are not servers (003's users): hosts numbered after the
+  /// Endpoints that are not servers (Ang et al.'s users): hosts numbered after the
   /// servers, in file order, so host servers.size() + i is hosts[i].
   std::vector<std::string> hosts;
   std::vector<RoutedLink> links;  ///< a link of a pinned route alone may have no ends
