@@ -25,6 +25,7 @@ set(GRIDPEER_LAYER_RULES
   "peer/core/policy|^(${_core_base})"
   "peer/core/p2p|^(${_core_base}|peer/core/p2p/)"
   "peer/core/meta|^(${_core_base}|peer/core/meta/)"
+  "peer/core/membership|^(peer/model/|protocol/membership\\.hpp|peer/core/timer_table\\.hpp|peer/core/membership/)"
   "peer/core|^(${_core_base})"
   "peer/io|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/messages\\.hpp)"
   "peer/journal|^(peer/model/|peer/core/durable\\.hpp|protocol/|peer/journal/)"

@@ -8,6 +8,7 @@ int run_coalloc_command(int argc, char** argv);
 int run_allocate_command(int argc, char** argv);
 int run_group_command(int argc, char** argv);
 int run_bag_command(int argc, char** argv);
+int run_membership_command(int argc, char** argv);
 int run_sweep_command(int argc, char** argv);
 int run_compare_command(int argc, char** argv);
 int run_generate_command(int argc, char** argv);

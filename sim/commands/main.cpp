@@ -25,6 +25,8 @@ void print_usage(std::ostream& out) {
          "              background traffic (Ang et al. 2007: bandwidth-aware, blind, none)\n"
          "  bag         one peer's bag of fine-grained jobs in the P2P grid, grouped over\n"
          "              its partners (Ang et al.'s rule) or decided job by job (S-I)\n"
+         "  membership  who is in the grid, kept by gossip (SWIM with Lifeguard's\n"
+         "              refinements): traffic, false suspicions, crash and join times\n"
          "  sweep       run an experiment file (built in: shan2004, jones2004, ...; or your\n"
          "              own TOML) over its axes and seeds, in parallel and resumable:\n"
          "              results, means with 95% intervals, figures, report\n"
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
     if (command == "allocate") return gridpeer::sim::run_allocate_command(argc - 1, argv + 1);
     if (command == "group") return gridpeer::sim::run_group_command(argc - 1, argv + 1);
     if (command == "bag") return gridpeer::sim::run_bag_command(argc - 1, argv + 1);
+    if (command == "membership") return gridpeer::sim::run_membership_command(argc - 1, argv + 1);
     if (command == "sweep") return gridpeer::sim::run_sweep_command(argc - 1, argv + 1);
     if (command == "compare") return gridpeer::sim::run_compare_command(argc - 1, argv + 1);
     if (command == "generate") return gridpeer::sim::run_generate_command(argc - 1, argv + 1);

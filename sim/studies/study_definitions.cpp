@@ -233,4 +233,33 @@ std::vector<std::pair<std::string, std::string>> BagStudy::columns() {
           {"messages", "messages"}};
 }
 
+// ---- membership ---------------------------------------------------------------------
+
+std::string MembershipStudy::table(const Spec& spec, const Result& result) {
+  const auto periods = [](double value) {
+    return value < 0 ? std::string("not reached") : fmt::format("{:.2f}", value);
+  };
+  return fmt::format(
+      "{} members, loss {:g}, period {:g} ms, K {}: per member and period {:.2f} messages, {:.2f} updates\n"
+      "  steady window: {:.5f} false suspicions per member and period, {} members wrongly declared dead\n"
+      "  a crash: first suspected after {} periods (SWIM's expectation {:.2f}), by all after {}, dead at all "
+      "after {}\n"
+      "  a join through one member: known to all after {} periods\n"
+      "  {} messages delivered, {} lost; {:.2f} s wall\n",
+      result.members, spec.loss, to_seconds(spec.config.period) * 1000, spec.config.indirect_probes,
+      result.messages_per_member_period, result.updates_per_member_period, result.suspicions_per_member_period,
+      result.false_deaths, periods(result.first_detection_periods), swim_expected_first_detection(spec.members),
+      periods(result.all_suspect_periods), periods(result.all_dead_periods), periods(result.join_known_periods),
+      result.delivered, result.lost, result.wall_seconds);
+}
+
+std::vector<std::pair<std::string, std::string>> MembershipStudy::columns() {
+  return {{"messages_per_member_period", "messages / member / period"},
+          {"suspicions_per_member_period", "false suspicions / member / period"},
+          {"false_deaths", "wrongly declared dead"},
+          {"first_detection_periods", "first detection (periods)"},
+          {"all_dead_periods", "dead at all (periods)"},
+          {"join_known_periods", "join known to all (periods)"}};
+}
+
 }  // namespace gridpeer::sim

@@ -12,6 +12,7 @@
 #include "sim/studies/coalloc_study.hpp"
 #include "sim/studies/grid_experiment.hpp"
 #include "sim/studies/grouping_study.hpp"
+#include "sim/studies/membership_study.hpp"
 #include "sim/studies/study.hpp"
 
 namespace gridpeer::sim {
@@ -173,7 +174,35 @@ struct BagStudy : SelfDrawnStudy<BagStudy> {
   static std::vector<std::pair<std::string, std::string>> columns();
 };
 
+/// Who is in the grid, by gossip (SWIM, Das, Gupta & Motivala 2002, with
+/// Lifeguard's refinements): gridsim membership.
+struct MembershipStudy : SelfDrawnStudy<MembershipStudy> {
+  using Spec = MembershipStudySpec;
+  using Result = MembershipStudyResult;
+  static constexpr std::string_view model = "membership";
+  static constexpr std::string_view command = "gridsim membership";
+  static constexpr const char* rows_option = "changes-csv";
+  static constexpr const char* rows_help =
+      "write every change a member saw to this CSV file: time, observer, member, before, after, incarnation";
+  static void add_options(cxxopts::Options& options) { add_membership_options(options); }
+  static Spec spec_from(const cxxopts::ParseResult& args) { return membership_spec_from_options(args); }
+  static std::uint64_t seed(const Spec& spec) { return spec.seed; }
+  static nlohmann::json identity(const Spec& spec, const cxxopts::ParseResult& /*args*/, FileHashes& /*hashes*/) {
+    return membership_identity(spec);
+  }
+  static Result run(const Spec& spec, const Workload& /*workload*/, const RunHooks& hooks) {
+    return run_membership_study(spec, hooks.keep_rows);
+  }
+  static nlohmann::json json(const Spec& spec, const Result& result, bool timing) {
+    return membership_json(spec, result, timing);
+  }
+  static std::string table(const Spec& spec, const Result& result);
+  static std::string rows_csv(const Result& result) { return membership_changes_csv(result); }
+  static const std::vector<std::string>& metrics() { return membership_summary_metrics(); }
+  static std::vector<std::pair<std::string, std::string>> columns();
+};
+
 static_assert(Study<GridStudy> && Study<CoallocStudy> && Study<AllocationStudy> && Study<GroupingStudy> &&
-              Study<BagStudy>);
+              Study<BagStudy> && Study<MembershipStudy>);
 
 }  // namespace gridpeer::sim

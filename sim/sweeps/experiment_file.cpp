@@ -1,5 +1,7 @@
 #include "sim/sweeps/experiment_file.hpp"
 
+#include "sim/sweeps/sweep_model.hpp"
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 #include <algorithm>
@@ -139,11 +141,8 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   }
   experiment.title = reader.string_or(*head, "title", experiment.name);
   experiment.model = reader.string_or(*head, "model", "grid");
-  if (experiment.model != "grid" && experiment.model != "coalloc" && experiment.model != "allocation" &&
-      experiment.model != "grouping" && experiment.model != "bag") {
-    reader.fail(head, "[experiment]: model '" + experiment.model +
-                          "' is not grid (gridsim run's peers), coalloc (gridsim coalloc's clusters), allocation "
-                          "(gridsim allocate's sites), grouping (gridsim group's bag) or bag (gridsim bag's peers)");
+  if (!is_sweep_model(experiment.model)) {
+    reader.fail(head, "[experiment]: model '" + experiment.model + "' is not one of " + sweep_model_list());
   }
   experiment.report = reader.string_or(*head, "report", "");
   if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&

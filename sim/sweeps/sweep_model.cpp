@@ -68,21 +68,35 @@ void make_if_named(const std::string& name, std::unique_ptr<SweepModel>& model) 
 }
 
 template <Study... Studies>
-std::unique_ptr<SweepModel> model_named(const std::string& name) {
-  std::unique_ptr<SweepModel> model;
-  (make_if_named<Studies>(name, model), ...);
-  if (!model) {
-    std::string known;
-    ((known += (known.empty() ? "" : ", ") + std::string(Studies::model)), ...);
-    throw std::invalid_argument("no sweep model '" + name + "' (" + known + ")");
+struct Registry {
+  static std::unique_ptr<SweepModel> make(const std::string& name) {
+    std::unique_ptr<SweepModel> model;
+    (make_if_named<Studies>(name, model), ...);
+    return model;
   }
-  return model;
-}
+  static std::string list() {
+    std::string known;
+    ((known += (known.empty() ? "" : ", ") + std::string(Studies::model) + " (" + std::string(Studies::command) + ")"),
+     ...);
+    return known;
+  }
+};
+using Studies = Registry<GridStudy, CoallocStudy, AllocationStudy, GroupingStudy, BagStudy, MembershipStudy>;
 
 }  // namespace
 
 std::unique_ptr<SweepModel> make_sweep_model(const std::string& name) {
-  return model_named<GridStudy, CoallocStudy, AllocationStudy, GroupingStudy, BagStudy>(name);
+  auto model = Studies::make(name);
+  if (!model) throw std::invalid_argument("no sweep model '" + name + "': " + Studies::list());
+  return model;
+}
+
+bool is_sweep_model(const std::string& name) {
+  return Studies::make(name) != nullptr;
+}
+
+std::string sweep_model_list() {
+  return Studies::list();
 }
 
 }  // namespace gridpeer::sim

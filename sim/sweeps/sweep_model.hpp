@@ -3,7 +3,7 @@
 // experiment file's [fixed] and axes), what identifies a run, the workload
 // runs share, running one, and the metrics its summary gives. One model per
 // kind of study (sim/studies/study_definitions.hpp): grid, coalloc,
-// allocation, grouping, bag.
+// allocation, grouping, bag, membership.
 #include <cxxopts.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -53,8 +53,11 @@ class SweepModel {
   [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> report_columns() const = 0;
 };
 
-/// "grid", "coalloc", "allocation", "grouping" or "bag"; throws
-/// std::invalid_argument otherwise.
+/// The model of that name (grid, coalloc, allocation, grouping, bag,
+/// membership); throws std::invalid_argument naming them otherwise.
 std::unique_ptr<SweepModel> make_sweep_model(const std::string& name);
+bool is_sweep_model(const std::string& name);
+/// "grid (gridsim run), coalloc (gridsim coalloc), ...": every model, for messages.
+std::string sweep_model_list();
 
 }  // namespace gridpeer::sim

@@ -88,9 +88,12 @@ std::string results_csv(const nlohmann::json& results, const std::vector<std::st
   for (const auto& run : results) {
     out << cell(run["run"]);
     for (const auto& axis : axes) out << ',' << cell(run["axes"][axis]);
-    out << ',' << cell(run["seed"]) << ',' << cell(run["jobs"]);
-    for (const auto& metric : metrics) out << ',' << cell(run[metric]);
-    out << ',' << cell(run["events"]) << ',' << cell(run["wall_seconds"]) << ',' << cell(run["identity_hash"]) << '\n';
+    // Not every kind of study has jobs or events (a membership run has neither).
+    const nlohmann::json none;
+    out << ',' << cell(run["seed"]) << ',' << cell(run.value("jobs", none));
+    for (const auto& metric : metrics) out << ',' << cell(run.value(metric, none));
+    out << ',' << cell(run.value("events", none)) << ',' << cell(run["wall_seconds"]) << ','
+        << cell(run["identity_hash"]) << '\n';
   }
   return out.str();
 }
@@ -106,6 +109,10 @@ std::string summary_csv(const nlohmann::json& summary, const std::vector<std::st
     for (const auto& axis : axes) out << cell(point["axes"][axis]) << ',';
     out << point["n"].get<std::size_t>();
     for (const auto& metric : metrics) {
+      if (!point.contains(metric)) {  // no run of the point gave it (not reached, say)
+        out << ",,";
+        continue;
+      }
       out << ',' << cell(point[metric]["mean"]) << ',' << cell(point[metric]["ci95"]);
     }
     out << '\n';
@@ -142,7 +149,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
          << fmt::format("Experiment `{}` ({}), {} runs: {} seeds ({}) per point of the axes.\n", experiment.name,
                         experiment.source, results.size(), experiment.seeds.size(), fmt::join(experiment.seeds, ", "))
          << fmt::format("Made by gridpeer {} with `{}`.\n\n", meta.version, meta.command_line);
-  if (!results.empty()) {
+  if (!results.empty() && results.front().contains("workload") && results.front().contains("topology")) {
     const auto& first = results.front();
     report << fmt::format("Workload: {}. Topology: {}. Every run's options are in runs/NAME.json under `identity`.\n\n",
                           first["workload"].get<std::string>(), first["topology"].get<std::string>());
@@ -165,7 +172,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
     report << '\n';
   }
   std::size_t unfinished = 0;
-  for (const auto& run : results) unfinished += run["unfinished_jobs"].get<std::size_t>();
+  for (const auto& run : results) unfinished += run.value("unfinished_jobs", std::size_t{0});
   if (unfinished > 0) {
     report << fmt::format(
         "\n{} jobs in all were unfinished (their data still crossing the network ten simulated years after the "

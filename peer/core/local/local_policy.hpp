@@ -1,5 +1,5 @@
 #pragma once
-// Local scheduling policies of the emulator (DESIGN.md §3).
+// Local scheduling policies of the emulator (docs/local-scheduler.md).
 #include <optional>
 #include <string>
 #include <string_view>
