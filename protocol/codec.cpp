@@ -96,6 +96,41 @@ constexpr std::pair<RejectReason, w::JobReject::Code> kRejectCodes[] = {
     {RejectReason::reservations, w::JobReject::Code::RESERVATIONS},
 };
 
+void put_update(w::MemberUpdate::Builder out, const MemberUpdate& update) {
+  out.setMember(update.member);
+  out.setIncarnation(update.incarnation);
+  switch (update.state) {
+    case MemberState::alive:
+      out.setState(w::MemberUpdate::State::ALIVE);
+      break;
+    case MemberState::suspect:
+      out.setState(w::MemberUpdate::State::SUSPECT);
+      break;
+    case MemberState::dead:
+      out.setState(w::MemberUpdate::State::DEAD);
+      break;
+    case MemberState::left:
+      out.setState(w::MemberUpdate::State::LEFT);
+      break;
+  }
+  out.setBy(update.by);
+  out.setHasCard(update.card.has_value());
+  if (update.card) {
+    auto card = out.initCard();
+    card.setName(update.card->name);
+    card.setAddress(update.card->address);
+    card.setSite(update.card->server.site);
+    card.setNodes(update.card->server.nodes);
+    card.setCpusPerNode(update.card->server.cpus_per_node);
+    card.setMhz(update.card->server.mhz);
+  }
+}
+
+template <class Builder>
+void put_updates(Builder out, const std::vector<MemberUpdate>& updates) {
+  for (unsigned i = 0; i < updates.size(); ++i) put_update(out[i], updates[i]);
+}
+
 w::JobReject::Code code_of(RejectReason reason) {
   for (const auto& [core, wire] : kRejectCodes) {
     if (core == reason) return wire;
@@ -283,6 +318,28 @@ struct Encoder {
   void operator()(const Shutdown& /*m*/) { env.initShutdown(); }
   void operator()(const Undrain& /*m*/) { env.initUndrain(); }
   void operator()(const Ack& /*m*/) { env.initAck(); }
+  void operator()(const MemberPing& m) {
+    auto out = env.initMemberPing();
+    out.setSeq(m.seq);
+    out.setTarget(m.target);
+    put_updates(out.initUpdates(static_cast<unsigned>(m.updates.size())), m.updates);
+  }
+  void operator()(const MemberAck& m) {
+    auto out = env.initMemberAck();
+    out.setSeq(m.seq);
+    put_updates(out.initUpdates(static_cast<unsigned>(m.updates.size())), m.updates);
+  }
+  void operator()(const MemberPingReq& m) {
+    auto out = env.initMemberPingReq();
+    out.setSeq(m.seq);
+    out.setTarget(m.target);
+    put_updates(out.initUpdates(static_cast<unsigned>(m.updates.size())), m.updates);
+  }
+  void operator()(const MemberSync& m) {
+    auto out = env.initMemberSync();
+    put_updates(out.initMembers(static_cast<unsigned>(m.members.size())), m.members);
+    out.setWantsAnswer(m.wants_answer);
+  }
 };
 
 // ---- decoding -------------------------------------------------------------
@@ -372,6 +429,60 @@ ResultRecord get_record(w::JobRecord::Reader in) {
   }
   result.reason = in.getReason();
   return result;
+}
+
+/// A member's name (non-empty) or address, at most kMaxMemberText bytes.
+std::string member_text(capnp::Text::Reader text, const std::string& field, bool may_be_empty) {
+  require(text.size() <= kMaxMemberText, field + " is longer than 255 bytes");
+  require(may_be_empty || text.size() > 0, field + " is empty");
+  return text;
+}
+
+MemberUpdate get_update(w::MemberUpdate::Reader in, const std::string& where) {
+  MemberUpdate update;
+  update.member = member_text(in.getMember(), where + ".member", false);
+  update.incarnation = in.getIncarnation();
+  switch (in.getState()) {
+    case w::MemberUpdate::State::ALIVE:
+      update.state = MemberState::alive;
+      break;
+    case w::MemberUpdate::State::SUSPECT:
+      update.state = MemberState::suspect;
+      break;
+    case w::MemberUpdate::State::DEAD:
+      update.state = MemberState::dead;
+      break;
+    case w::MemberUpdate::State::LEFT:
+      update.state = MemberState::left;
+      break;
+    default:
+      throw Invalid(where + ".state is unknown");
+  }
+  update.by = member_text(in.getBy(), where + ".by", true);
+  if (in.getHasCard()) {
+    const auto card = in.getCard();
+    MemberCard out;
+    out.name = member_text(card.getName(), where + ".card.name", false);
+    out.address = member_text(card.getAddress(), where + ".card.address", true);
+    require(card.getSite() >= 0 && card.getSite() <= static_cast<std::int32_t>(kMaxPeers),
+            where + ".card.site must be within 0..100000");
+    out.server.name = out.name;
+    out.server.site = card.getSite();
+    out.server.nodes = cpus_of(card.getNodes(), where + ".card.nodes");
+    out.server.cpus_per_node = cpus_of(card.getCpusPerNode(), where + ".card.cpusPerNode");
+    out.server.mhz = mhz_of(card.getMhz(), where + ".card.mhz");
+    update.card = std::move(out);
+  }
+  return update;
+}
+
+template <class Reader>
+std::vector<MemberUpdate> get_updates(Reader in, std::size_t most, const std::string& where) {
+  require(in.size() <= most, where + " lists more than " + std::to_string(most) + " updates");
+  std::vector<MemberUpdate> updates;
+  updates.reserve(in.size());
+  for (const auto update : in) updates.push_back(get_update(update, where + "[]"));
+  return updates;
 }
 
 WireMessage decode_envelope(w::Envelope::Reader env) {
@@ -546,6 +657,24 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return Ack{};
     case w::Envelope::UNDRAIN:
       return Undrain{};
+    case w::Envelope::MEMBER_PING: {
+      const auto in = env.getMemberPing();
+      return MemberPing{in.getSeq(), member_text(in.getTarget(), "memberPing.target", false),
+                        get_updates(in.getUpdates(), kMaxPiggybackedUpdates, "memberPing.updates")};
+    }
+    case w::Envelope::MEMBER_ACK: {
+      const auto in = env.getMemberAck();
+      return MemberAck{in.getSeq(), get_updates(in.getUpdates(), kMaxPiggybackedUpdates, "memberAck.updates")};
+    }
+    case w::Envelope::MEMBER_PING_REQ: {
+      const auto in = env.getMemberPingReq();
+      return MemberPingReq{in.getSeq(), member_text(in.getTarget(), "memberPingReq.target", false),
+                           get_updates(in.getUpdates(), kMaxPiggybackedUpdates, "memberPingReq.updates")};
+    }
+    case w::Envelope::MEMBER_SYNC: {
+      const auto in = env.getMemberSync();
+      return MemberSync{get_updates(in.getMembers(), kMaxMembers, "memberSync.members"), in.getWantsAnswer()};
+    }
   }
   throw Invalid("unknown message");  // reached only for a union arm this version does not know
 }
@@ -601,7 +730,7 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
     }
     const auto envelope = reader.getRoot<w::Envelope>();
     // One arm per WireMessage alternative: anything past the last is from a newer schema.
-    constexpr auto kLastArm = w::Envelope::UNDRAIN;
+    constexpr auto kLastArm = w::Envelope::MEMBER_SYNC;
     static_assert(static_cast<std::size_t>(kLastArm) + 1 == std::variant_size_v<WireMessage>);
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(kLastArm)) {
       return DecodeError{Error::Code::unknown_message,

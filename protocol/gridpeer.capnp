@@ -242,6 +242,49 @@ struct Shutdown {}
 struct Undrain {}
 struct Ack {}
 
+# Who is in the grid (SWIM; docs/membership.md): peers exchange these among
+# themselves. A peer of an older version answers them as an unknown message.
+struct MemberCard {
+  name @0 :Text;            # the member's certificate name
+  address @1 :Text;         # host:port of its peer port
+  site @2 :Int32;
+  nodes @3 :Int32;
+  cpusPerNode @4 :Int32;
+  mhz @5 :Int32;
+}
+struct MemberUpdate {
+  member @0 :Text;
+  incarnation @1 :UInt32;
+  state @2 :State;
+  by @3 :Text;              # suspect: who suspects it
+  card @4 :MemberCard;      # alive: how to reach it, what it brings
+  hasCard @5 :Bool;
+  enum State {
+    alive @0;
+    suspect @1;
+    dead @2;
+    left @3;
+  }
+}
+struct MemberPing {
+  seq @0 :UInt64;
+  target @1 :Text;
+  updates @2 :List(MemberUpdate);
+}
+struct MemberAck {
+  seq @0 :UInt64;
+  updates @1 :List(MemberUpdate);
+}
+struct MemberPingReq {
+  seq @0 :UInt64;
+  target @1 :Text;
+  updates @2 :List(MemberUpdate);
+}
+struct MemberSync {
+  members @0 :List(MemberUpdate);
+  wantsAnswer @1 :Bool;
+}
+
 struct Envelope {
   union {
     hello @0 :Hello;
@@ -270,5 +313,9 @@ struct Envelope {
     placement @23 :Placement;
     submitBag @24 :SubmitBag;
     undrain @25 :Undrain;
+    memberPing @26 :MemberPing;
+    memberAck @27 :MemberAck;
+    memberPingReq @28 :MemberPingReq;
+    memberSync @29 :MemberSync;
   }
 }

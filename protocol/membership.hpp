@@ -45,21 +45,21 @@ struct MemberUpdate {
 /// "Are you there?" -- straight from the prober, or relayed for one that
 /// asked (PingReq). `target` lets a member tell a probe meant for another
 /// that reused its address.
-struct Ping {
+struct MemberPing {
   std::uint64_t seq = 0;
   std::string target;
   std::vector<MemberUpdate> updates;
 };
 
 /// The answer to a Ping, or a relayed one's answer passed back.
-struct Ack {
+struct MemberAck {
   std::uint64_t seq = 0;
   std::vector<MemberUpdate> updates;
 };
 
 /// "Probe `target` for me": the indirect probe, sent to a few members when a
 /// direct probe got no answer in time.
-struct PingReq {
+struct MemberPingReq {
   std::uint64_t seq = 0;
   std::string target;
   std::vector<MemberUpdate> updates;
@@ -68,11 +68,11 @@ struct PingReq {
 /// Every member the sender knows, in one message: a joining member's first
 /// word (itself alone, `answer` asked for), the answer to it, and the
 /// periodic exchange that heals a partition.
-struct StateSync {
+struct MemberSync {
   std::vector<MemberUpdate> members;
   bool wants_answer = false;
 };
 
-using MembershipMessage = std::variant<Ping, Ack, PingReq, StateSync>;
+using MembershipMessage = std::variant<MemberPing, MemberAck, MemberPingReq, MemberSync>;
 
 }  // namespace gridpeer::protocol

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "peer/model/job_record.hpp"
+#include "protocol/membership.hpp"
 #include "protocol/messages.hpp"
 
 namespace gridpeer::protocol {
@@ -166,7 +167,14 @@ using PeerMessage = std::variant<TransferBegin, DataChunk, Completion, Heartbeat
 using WireMessage =
     std::variant<Hello, AttQuery, AttReply, Volunteer, JobOffer, JobAccept, JobReject, JobCommit, TransferBegin,
                  DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
-                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag, Undrain>;
+                 ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag, Undrain, MemberPing, MemberAck,
+                 MemberPingReq, MemberSync>;
+
+/// A member's name or address on the wire: at most this many bytes.
+constexpr std::size_t kMaxMemberText = 255;
+/// Updates one probe or ack may carry; a whole view may list every member.
+constexpr std::size_t kMaxPiggybackedUpdates = 1024;
+constexpr std::size_t kMaxMembers = std::size_t{1} << 20;
 
 /// A core message as a wire message (the core speaks a subset).
 inline WireMessage to_wire(const Message& message) {

@@ -74,7 +74,8 @@ ClientService::Answer ClientService::handle(const protocol::WireMessage& request
           answer.replies.emplace_back(protocol::Ack{});
           backend_.stop("asked by gridctl");
         } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientReply> ||
-                             is_alternative_v<T, protocol::PeerMessage> || is_alternative_v<T, protocol::Message>) {
+                             is_alternative_v<T, protocol::PeerMessage> || is_alternative_v<T, protocol::Message> ||
+                             is_alternative_v<T, protocol::MembershipMessage>) {
           answer.refusal = protocol::Error{protocol::Error::Code::not_accepted,
                                            std::string(protocol::message_name(request)) + " is not a client request"};
         } else {

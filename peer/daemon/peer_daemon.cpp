@@ -20,7 +20,8 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
     : io_(io),
       config_(std::move(config)),
       log_(std::move(log)),
-      clock_(config_.time_scale, config_.epoch_unix_us != 0 ? config_.epoch_unix_us : transport::ScaledClock::unix_now_us()),
+      clock_(config_.time_scale,
+             config_.epoch_unix_us != 0 ? config_.epoch_unix_us : transport::ScaledClock::unix_now_us()),
       network_(std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                             topology::route_rule(config_.grid))),
       links_(config_.grid.servers.size()),
@@ -71,7 +72,8 @@ void PeerDaemon::fail_stop(int code, const std::string& why) {
 // ---- start-up -----------------------------------------------------------------
 
 void PeerDaemon::check_epoch(bool kept) const {
-  const auto why = transport::epoch_refusal(clock_.epoch_unix_us(), config_.time_scale, transport::ScaledClock::unix_now_us());
+  const auto why =
+      transport::epoch_refusal(clock_.epoch_unix_us(), config_.time_scale, transport::ScaledClock::unix_now_us());
   if (!why) return;
   if (!kept) throw std::invalid_argument(*why);
   throw std::invalid_argument("the epoch kept in " + journal_->file().string() + ": " + *why +
@@ -222,8 +224,8 @@ void PeerDaemon::ended(const JobEnded& ended) {
 // ---- links and messages -----------------------------------------------------------
 
 protocol::Hello PeerDaemon::own_hello() const {
-  protocol::Hello h = transport::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_, clock_.epoch_unix_us(),
-                                      algorithm_label(config_.grid_config));
+  protocol::Hello h = transport::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_,
+                                            clock_.epoch_unix_us(), algorithm_label(config_.grid_config));
   h.journaled = journal_ != nullptr;
   return h;
 }
@@ -236,8 +238,9 @@ void PeerDaemon::epoch_adopted(const std::string& from) {
       fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
     }
   }
-  log_event(spdlog::level::info, "adopted " + from + "'s earlier epoch, " + transport::utc_text(clock_.epoch_unix_us()) +
-                                     " (--epoch-unix-us " + std::to_string(clock_.epoch_unix_us()) + ")");
+  log_event(spdlog::level::info, "adopted " + from + "'s earlier epoch, " +
+                                     transport::utc_text(clock_.epoch_unix_us()) + " (--epoch-unix-us " +
+                                     std::to_string(clock_.epoch_unix_us()) + ")");
 }
 
 void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
@@ -295,6 +298,18 @@ void PeerDaemon::peer_message(ServerIndex from, WireMessage message) {
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           log_event(spdlog::level::warn,
                     "peer " + name_of(from) + " reports " + protocol::to_string(m.code) + ": " + m.detail);
+        } else if constexpr (is_alternative_v<T, protocol::MembershipMessage>) {
+          // A peer that keeps the grid's membership by gossip (docs/membership.md).
+          // This one takes its members from its topology and does not answer:
+          // its links say it is there. Noted once a minute per partner.
+          if (const auto held =
+                  refusals_.pass("peer " + name_of(from), "membership by gossip", std::chrono::steady_clock::now())) {
+            log_event(spdlog::level::info,
+                      "peer " + name_of(from) + " sent " + protocol::message_name(message) +
+                          "; this peer takes its members from its topology and does not "
+                          "answer membership messages" +
+                          (*held > 0 ? " [and " + std::to_string(*held) + " more since]" : std::string()));
+          }
         } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientRequest> ||
                              is_alternative_v<T, protocol::ClientReply>) {
           log_event(spdlog::level::warn, "peer " + name_of(from) + " sent " + protocol::message_name(message) +
@@ -427,13 +442,13 @@ void PeerDaemon::watch_virtual_time(TimePoint t) {
   if (stage == transport::VirtualTimeStage::running) return;
   if (!warned_near_end_) {
     warned_near_end_ = true;
-    log_event(spdlog::level::warn,
-              "virtual time is within " + std::to_string(protocol::kVirtualTimeHorizonUs / protocol::kYearUs) +
-                  " years of the end of the grid's time: at time scale " + std::to_string(config_.time_scale) +
-                  " about " +
-                  transport::human_duration(transport::real_time_until(t, protocol::kVirtualTimeEndUs, config_.time_scale)) +
-                  " of real time are left before this peer takes no new work; drain the grid, collect its results "
-                  "and start a new grid with a new epoch (docs/security.md, \"Virtual time\")");
+    log_event(
+        spdlog::level::warn,
+        "virtual time is within " + std::to_string(protocol::kVirtualTimeHorizonUs / protocol::kYearUs) +
+            " years of the end of the grid's time: at time scale " + std::to_string(config_.time_scale) + " about " +
+            transport::human_duration(transport::real_time_until(t, protocol::kVirtualTimeEndUs, config_.time_scale)) +
+            " of real time are left before this peer takes no new work; drain the grid, collect its results "
+            "and start a new grid with a new epoch (docs/security.md, \"Virtual time\")");
   }
   if (stage >= transport::VirtualTimeStage::ended && !time_ended_) {
     time_ended_ = true;

@@ -132,7 +132,7 @@ BOOST_AUTO_TEST_CASE(a_probe_answered_suspects_no_one) {
   BOOST_TEST_REQUIRE(sent.size() == 1U);
   BOOST_TEST(sent[0].to == "B");
   BOOST_TEST(sent[0].address == "B:7000");
-  const auto& ping = std::get<protocol::Ping>(sent[0].message);
+  const auto& ping = std::get<protocol::MemberPing>(sent[0].message);
   BOOST_TEST(ping.target == "B");
   BOOST_TEST(ping.updates.empty());
   // B answers with the same sequence number.
@@ -140,14 +140,14 @@ BOOST_AUTO_TEST_CASE(a_probe_answered_suspects_no_one) {
   auto answer = of_kind<membership::MemberSend>(b.take_outputs());
   BOOST_TEST_REQUIRE(answer.size() == 1U);
   BOOST_TEST(answer[0].to == "A");
-  BOOST_TEST(std::get<protocol::Ack>(answer[0].message).seq == ping.seq);
+  BOOST_TEST(std::get<protocol::MemberAck>(answer[0].message).seq == ping.seq);
   a.on_message("B", answer[0].message, tick + milliseconds(2));
   // No PingReq at the probe time-out, no suspicion at the next period: its
   // next output is the next period's Ping.
   a.advance(tick + config.period);
   sent = of_kind<membership::MemberSend>(a.take_outputs());
   BOOST_TEST_REQUIRE(sent.size() == 1U);
-  BOOST_TEST(std::holds_alternative<protocol::Ping>(sent[0].message));
+  BOOST_TEST(std::holds_alternative<protocol::MemberPing>(sent[0].message));
   BOOST_TEST(a.member("B")->state == MemberState::alive);
   BOOST_TEST(a.counters().indirect_probes == 0U);
   BOOST_TEST(a.counters().suspicions == 0U);
@@ -161,14 +161,14 @@ BOOST_AUTO_TEST_CASE(a_suspect_that_hears_of_it_refutes_with_a_higher_incarnatio
   c.add_known({card("A"), card("B"), card("C")}, at_ms(0));
   c.take_outputs();
   // A suspects C at incarnation 0 and says so on its probe.
-  protocol::Ping ping{7, "C", {MemberUpdate{"C", 0, MemberState::suspect, "A", std::nullopt}}};
+  protocol::MemberPing ping{7, "C", {MemberUpdate{"C", 0, MemberState::suspect, "A", std::nullopt}}};
   c.on_message("A", ping, at_ms(10));
   BOOST_TEST(c.incarnation() == 1U);
   BOOST_TEST(c.counters().refutations == 1U);
   // Its ack carries "alive at 1", with its card.
   auto sent = of_kind<membership::MemberSend>(c.take_outputs());
   BOOST_TEST_REQUIRE(sent.size() == 1U);
-  const auto& ack = std::get<protocol::Ack>(sent[0].message);
+  const auto& ack = std::get<protocol::MemberAck>(sent[0].message);
   BOOST_TEST(ack.seq == 7U);
   BOOST_TEST_REQUIRE(ack.updates.size() == 1U);
   BOOST_TEST(ack.updates[0].member == "C");
@@ -176,7 +176,7 @@ BOOST_AUTO_TEST_CASE(a_suspect_that_hears_of_it_refutes_with_a_higher_incarnatio
   BOOST_TEST((ack.updates[0].state == MemberState::alive));
   BOOST_TEST(ack.updates[0].card.has_value());
   // A stale suspicion (incarnation 0) is not refuted again.
-  c.on_message("B", protocol::Ping{8, "C", {MemberUpdate{"C", 0, MemberState::suspect, "B", std::nullopt}}}, at_ms(20));
+  c.on_message("B", protocol::MemberPing{8, "C", {MemberUpdate{"C", 0, MemberState::suspect, "B", std::nullopt}}}, at_ms(20));
   BOOST_TEST(c.incarnation() == 1U);
 }
 
@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(alive_overrides_only_a_lower_incarnation_and_left_is_final_
   a.add_known({card("A"), card("B"), card("C")}, at_ms(0));
   a.take_outputs();
   const auto hear = [&](MemberUpdate update, std::int64_t ms) {
-    a.on_message("C", protocol::Ping{1, "A", {std::move(update)}}, at_ms(ms));
+    a.on_message("C", protocol::MemberPing{1, "A", {std::move(update)}}, at_ms(ms));
   };
   hear(MemberUpdate{"B", 0, MemberState::suspect, "C", std::nullopt}, 10);
   BOOST_TEST((a.member("B")->state == MemberState::suspect));

@@ -377,3 +377,73 @@ BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
   }
   BOOST_TEST(size_of_class.size() == 8U + 6U);  // eight types, and a reject per reason
 }
+
+BOOST_AUTO_TEST_CASE(membership_messages_survive_a_round_trip_with_every_field) {
+  MemberCard card;
+  card.name = "lyon";
+  card.address = "10.0.0.7:7000";
+  card.server = ServerSpec{"lyon", 64, 8, 2400, 3};
+  const std::vector<MemberUpdate> updates = {MemberUpdate{"lyon", 4, MemberState::alive, {}, card},
+                                             MemberUpdate{"nice", 2, MemberState::suspect, "lyon", std::nullopt},
+                                             MemberUpdate{"brest", 9, MemberState::dead, {}, std::nullopt},
+                                             MemberUpdate{"metz", 1, MemberState::left, {}, std::nullopt}};
+  const auto same = [&](const std::vector<MemberUpdate>& back) {
+    BOOST_TEST_REQUIRE(back.size() == updates.size());
+    for (std::size_t i = 0; i < updates.size(); ++i) {
+      BOOST_TEST(back[i].member == updates[i].member);
+      BOOST_TEST(back[i].incarnation == updates[i].incarnation);
+      BOOST_TEST((back[i].state == updates[i].state));
+      BOOST_TEST(back[i].by == updates[i].by);
+      BOOST_TEST(back[i].card.has_value() == updates[i].card.has_value());
+    }
+    const MemberCard& got = *back[0].card;
+    BOOST_TEST(got.name == "lyon");
+    BOOST_TEST(got.address == "10.0.0.7:7000");
+    BOOST_TEST(got.server.name == "lyon");
+    BOOST_TEST(got.server.nodes == 64);
+    BOOST_TEST(got.server.cpus_per_node == 8);
+    BOOST_TEST(got.server.mhz == 2400);
+    BOOST_TEST(got.server.site == 3);
+  };
+  const auto ping = std::get<MemberPing>(round_trip(MemberPing{77, "nice", updates}));
+  BOOST_TEST(ping.seq == 77U);
+  BOOST_TEST(ping.target == "nice");
+  same(ping.updates);
+  const auto ack = std::get<MemberAck>(round_trip(MemberAck{78, updates}));
+  BOOST_TEST(ack.seq == 78U);
+  same(ack.updates);
+  const auto request = std::get<MemberPingReq>(round_trip(MemberPingReq{79, "brest", updates}));
+  BOOST_TEST(request.target == "brest");
+  same(request.updates);
+  const auto sync = std::get<MemberSync>(round_trip(MemberSync{updates, true}));
+  BOOST_TEST(sync.wants_answer);
+  same(sync.members);
+  BOOST_TEST(std::string(message_name(MemberSync{})) == "memberSync");
+}
+
+BOOST_AUTO_TEST_CASE(membership_values_out_of_bounds_are_refused_by_name) {
+  const auto refused = [](const WireMessage& message, const std::string& field) {
+    const auto decoded = decode(encode(message));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find(field) != std::string::npos,
+               std::get<DecodeError>(decoded).detail << " names " << field);
+  };
+  MemberCard card{"lyon", "10.0.0.7:7000", ServerSpec{"lyon", 64, 8, 2400, 0}};
+  refused(MemberPing{1, "", {}}, "memberPing.target is empty");
+  refused(MemberAck{1, {MemberUpdate{"", 1, MemberState::alive, {}, std::nullopt}}}, "memberAck.updates[].member");
+  refused(MemberPingReq{1, std::string(256, 'x'), {}}, "memberPingReq.target is longer than 255 bytes");
+  MemberCard no_nodes = card;
+  no_nodes.server.nodes = 0;
+  refused(MemberSync{{MemberUpdate{"lyon", 1, MemberState::alive, {}, no_nodes}}, false},
+          "memberSync.members[].card.nodes");
+  MemberCard slow = card;
+  slow.server.mhz = 0;
+  refused(MemberAck{2, {MemberUpdate{"lyon", 1, MemberState::alive, {}, slow}}}, "memberAck.updates[].card.mhz");
+  // More updates than one probe may carry.
+  refused(MemberAck{3, std::vector<MemberUpdate>(1025, MemberUpdate{"a", 0, MemberState::dead, {}, std::nullopt})},
+          "memberAck.updates lists more than 1024 updates");
+  // A whole view may list many more.
+  const auto view = decode(encode(
+      MemberSync{std::vector<MemberUpdate>(5000, MemberUpdate{"a", 0, MemberState::dead, {}, std::nullopt}), false}));
+  BOOST_TEST(std::holds_alternative<WireMessage>(view));
+}

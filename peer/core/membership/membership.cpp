@@ -119,13 +119,13 @@ const Member* Membership::member(std::string_view name) const {
 
 // ---- messages -----------------------------------------------------------------------
 
-void Membership::handle(std::string_view from, const protocol::Ping& ping, TimePoint now) {
+void Membership::handle(std::string_view from, const protocol::MemberPing& ping, TimePoint now) {
   apply_all(ping.updates, from, now);
   if (ping.target != self_.name) return;  // meant for a member that had this address before
-  send(std::string(from), protocol::Ack{ping.seq, piggyback(std::string(from))});
+  send(std::string(from), protocol::MemberAck{ping.seq, piggyback(std::string(from))});
 }
 
-void Membership::handle(std::string_view from, const protocol::Ack& ack, TimePoint now) {
+void Membership::handle(std::string_view from, const protocol::MemberAck& ack, TimePoint now) {
   apply_all(ack.updates, from, now);
   if (probe_ && probe_->seq == ack.seq) probe_->answered = true;
   const auto relay = relays_.find(ack.seq);
@@ -134,30 +134,30 @@ void Membership::handle(std::string_view from, const protocol::Ack& ack, TimePoi
     const std::string requester = relay->second.requester;
     const std::uint64_t seq = relay->second.requester_seq;
     relays_.erase(relay);
-    send(requester, protocol::Ack{seq, piggyback(requester)});
+    send(requester, protocol::MemberAck{seq, piggyback(requester)});
   }
 }
 
-void Membership::handle(std::string_view from, const protocol::PingReq& request, TimePoint now) {
+void Membership::handle(std::string_view from, const protocol::MemberPingReq& request, TimePoint now) {
   apply_all(request.updates, from, now);
   if (request.target == self_.name) {
-    send(std::string(from), protocol::Ack{request.seq, piggyback(std::string(from))});
+    send(std::string(from), protocol::MemberAck{request.seq, piggyback(std::string(from))});
     return;
   }
   const std::uint64_t seq = next_seq_++;
   const auto expiry = timers_.arm(now + config_.period, Timer{TimerKind::relay_expiry, seq, {}});
   relays_.emplace(seq, Relay{std::string(from), request.seq, expiry});
-  send(request.target, protocol::Ping{seq, request.target, piggyback(request.target)});
+  send(request.target, protocol::MemberPing{seq, request.target, piggyback(request.target)});
 }
 
-void Membership::handle(std::string_view from, const protocol::StateSync& sync, TimePoint now) {
+void Membership::handle(std::string_view from, const protocol::MemberSync& sync, TimePoint now) {
   for (const MemberUpdate& update : sync.members) apply(update, from, now, /*from_sync=*/true);
   if (joining_ && !sync.wants_answer) {
     joining_ = false;
     joined_ = true;
     timers_.disarm(join_timer_);
   }
-  if (sync.wants_answer) send(std::string(from), protocol::StateSync{whole_view(), false});
+  if (sync.wants_answer) send(std::string(from), protocol::MemberSync{whole_view(), false});
 }
 
 // ---- timers -----------------------------------------------------------------------
@@ -209,14 +209,14 @@ void Membership::tick(TimePoint now) {
   probe_ = Probe{seq, *target, false};
   ++counters_.probes;
   probe_timer_ = timers_.arm(now + config_.probe_timeout, Timer{TimerKind::probe_timeout, seq, {}});
-  send(*target, protocol::Ping{seq, *target, piggyback(*target)});
+  send(*target, protocol::MemberPing{seq, *target, piggyback(*target)});
 }
 
 void Membership::probe_timed_out(std::uint64_t seq) {
   if (!probe_ || probe_->seq != seq || probe_->answered) return;
   for (const std::string& helper : random_live(static_cast<std::size_t>(config_.indirect_probes), probe_->target)) {
     ++counters_.indirect_probes;
-    send(helper, protocol::PingReq{seq, probe_->target, piggyback(helper)});
+    send(helper, protocol::MemberPingReq{seq, probe_->target, piggyback(helper)});
   }
 }
 
@@ -243,7 +243,7 @@ void Membership::try_next_join(TimePoint now) {
   }
   const MemberCard& via = join_via_[join_next_++];
   ++counters_.syncs;
-  send_to(via.name, via.address, protocol::StateSync{{self_update()}, true});
+  send_to(via.name, via.address, protocol::MemberSync{{self_update()}, true});
   join_timer_ = timers_.arm(now + config_.join_timeout, Timer{TimerKind::join_timeout, 0, {}});
 }
 
@@ -264,7 +264,7 @@ void Membership::sync(TimePoint now) {
   // it is there it finds itself held dead and refutes).
   for (const std::string& member : random_live(1, {})) {
     ++counters_.syncs;
-    send(member, protocol::StateSync{whole_view(), true});
+    send(member, protocol::MemberSync{whole_view(), true});
   }
   std::vector<std::string> dead;
   for (const auto& [name, member] : members_) {
@@ -273,7 +273,7 @@ void Membership::sync(TimePoint now) {
   if (!dead.empty()) {
     const auto pick = static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(dead.size()) - 1));
     ++counters_.syncs;
-    send(dead[pick], protocol::StateSync{whole_view(), true});
+    send(dead[pick], protocol::MemberSync{whole_view(), true});
   }
 }
 

@@ -16,7 +16,7 @@
 // ceil(log10(n + 1))): traffic per member stays constant in the grid's size,
 // and a change reaches every member in O(log n) periods.
 //
-// A joining member sends its card to a member it knows of (StateSync) and
+// A joining member sends its card to a member it knows of (MemberSync) and
 // gets every member back; every sync_interval a member exchanges its whole
 // view with one alive member and one it holds dead, which heals partitions (a
 // member that finds itself held dead refutes). A leaving member gossips that
@@ -186,10 +186,10 @@ class Membership {
     Timers::Handle expiry;
   };
 
-  void handle(std::string_view from, const protocol::Ping& ping, TimePoint now);
-  void handle(std::string_view from, const protocol::Ack& ack, TimePoint now);
-  void handle(std::string_view from, const protocol::PingReq& request, TimePoint now);
-  void handle(std::string_view from, const protocol::StateSync& sync, TimePoint now);
+  void handle(std::string_view from, const protocol::MemberPing& ping, TimePoint now);
+  void handle(std::string_view from, const protocol::MemberAck& ack, TimePoint now);
+  void handle(std::string_view from, const protocol::MemberPingReq& request, TimePoint now);
+  void handle(std::string_view from, const protocol::MemberSync& sync, TimePoint now);
   void fire(const Timer& timer, TimePoint now);
 
   void tick(TimePoint now);
