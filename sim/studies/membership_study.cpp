@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -127,7 +129,8 @@ double swim_expected_first_detection(std::size_t members) {
   return 1.0 / (1.0 - std::exp(-alive));
 }
 
-MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool keep_changes) {
+MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool keep_changes,
+                                           const std::function<void(std::size_t, std::size_t)>& progress) {
   const auto started = std::chrono::steady_clock::now();
   const Duration period = spec.config.period;
   MembershipGridOptions options;
@@ -143,13 +146,28 @@ MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool
 
   // 1. The steady window.
   const TimePoint window_start = TimePoint{} + period * spec.warmup_periods;
-  grid.run_until(window_start);
+  // At most: the warm-up, the window, and a horizon each for the crash and the join.
+  const auto total_periods =
+      static_cast<std::size_t>(spec.warmup_periods + spec.window_periods + 2 * spec.horizon_periods);
+  const auto report = [&] {
+    if (progress) {
+      progress(std::min(total_periods, static_cast<std::size_t>(grid.now().time_since_epoch() / period)),
+               total_periods);
+    }
+  };
+  const auto run_to = [&](TimePoint until) {
+    while (grid.now() < until) {
+      grid.run_until(std::min(until, grid.now() + period * 10));
+      report();
+    }
+  };
+  run_to(window_start);
   const std::uint64_t messages_before = sum_counter(grid, &membership::MembershipCounters::messages_sent);
   const std::uint64_t updates_before = sum_counter(grid, &membership::MembershipCounters::updates_sent);
   const std::uint64_t suspicions_before = sum_counter(grid, &membership::MembershipCounters::suspicions);
   const std::size_t changes_before = grid.changes().size();
   const TimePoint window_end = window_start + period * spec.window_periods;
-  grid.run_until(window_end);
+  run_to(window_end);
   const double member_periods = static_cast<double>(spec.members) * spec.window_periods;
   result.messages_per_member_period =
       static_cast<double>(sum_counter(grid, &membership::MembershipCounters::messages_sent) - messages_before) /
@@ -175,6 +193,7 @@ MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool
   const TimePoint crash_horizon = crash_at + period * spec.horizon_periods;
   while (grid.now() < crash_horizon && result.all_dead_periods < 0) {
     grid.run_until(grid.now() + period / 10);
+    report();
     crash_views.catch_up(grid.changes());
     if (result.first_detection_periods < 0 && crash_views.first_suspicion != kNever) {
       result.first_detection_periods = in_periods(crash_views.first_suspicion - crash_at, period);
@@ -190,6 +209,7 @@ MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool
   ViewCount join_views("joiner", join_at);
   while (grid.now() < join_at + period * spec.horizon_periods && result.join_known_periods < 0) {
     grid.run_until(grid.now() + period / 10);
+    report();
     join_views.catch_up(grid.changes());
     if (join_views.holding(MemberState::alive) == observers) {
       result.join_known_periods = in_periods(join_views.last_change - join_at, period);

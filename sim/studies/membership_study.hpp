@@ -15,6 +15,7 @@
 // members fit one process.
 #include <cstdint>
 #include <cxxopts.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -59,7 +60,9 @@ struct MembershipStudyResult {
   std::vector<ObservedChange> changes;  ///< every change every member saw (for the CSV)
 };
 
-MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool keep_changes);
+/// `progress(done, total)` in periods, when given (a terminal's progress line).
+MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool keep_changes,
+                                           const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 nlohmann::json membership_identity(const MembershipStudySpec& spec);
 nlohmann::json membership_json(const MembershipStudySpec& spec, const MembershipStudyResult& result,

@@ -191,7 +191,7 @@ struct MembershipStudy : SelfDrawnStudy<MembershipStudy> {
     return membership_identity(spec);
   }
   static Result run(const Spec& spec, const Workload& /*workload*/, const RunHooks& hooks) {
-    return run_membership_study(spec, hooks.keep_rows);
+    return run_membership_study(spec, hooks.keep_rows, hooks.progress);
   }
   static nlohmann::json json(const Spec& spec, const Result& result, bool timing) {
     return membership_json(spec, result, timing);
