@@ -147,8 +147,9 @@ MembershipStudyResult run_membership_study(const MembershipStudySpec& spec, bool
   // 1. The steady window.
   const TimePoint window_start = TimePoint{} + period * spec.warmup_periods;
   // At most: the warm-up, the window, and a horizon each for the crash and the join.
-  const auto total_periods =
-      static_cast<std::size_t>(spec.warmup_periods + spec.window_periods + 2 * spec.horizon_periods);
+  const std::size_t total_periods = static_cast<std::size_t>(spec.warmup_periods) +
+                                    static_cast<std::size_t>(spec.window_periods) +
+                                    2 * static_cast<std::size_t>(spec.horizon_periods);
   const auto report = [&] {
     if (progress) {
       progress(std::min(total_periods, static_cast<std::size_t>(grid.now().time_since_epoch() / period)),
