@@ -435,7 +435,10 @@ ResultRecord get_record(w::JobRecord::Reader in) {
 std::string member_text(capnp::Text::Reader text, const std::string& field, bool may_be_empty) {
   require(text.size() <= kMaxMemberText, field + " is longer than 255 bytes");
   require(may_be_empty || text.size() > 0, field + " is empty");
-  return text;
+  const std::string out(text.begin(), text.size());
+  // A NUL would cut the name short wherever it is read as a C string.
+  require(out.find('\0') == std::string::npos, field + " holds a NUL byte");
+  return out;
 }
 
 MemberUpdate get_update(w::MemberUpdate::Reader in, const std::string& where) {
