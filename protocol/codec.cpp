@@ -96,33 +96,41 @@ constexpr std::pair<RejectReason, w::JobReject::Code> kRejectCodes[] = {
     {RejectReason::reservations, w::JobReject::Code::RESERVATIONS},
 };
 
+w::MemberUpdate::State state_code(MemberState state) {
+  switch (state) {
+    case MemberState::alive:
+      return w::MemberUpdate::State::ALIVE;
+    case MemberState::suspect:
+      return w::MemberUpdate::State::SUSPECT;
+    case MemberState::dead:
+      return w::MemberUpdate::State::DEAD;
+    case MemberState::left:
+      return w::MemberUpdate::State::LEFT;
+  }
+  return w::MemberUpdate::State::ALIVE;
+}
+
+/// A card's fields, in a MemberCard or a MemberStatus (the same names).
+template <class Builder>
+void put_card(Builder out, const MemberCard& card) {
+  out.setName(card.name);
+  out.setAddress(card.address);
+  out.setSite(card.server.site);
+  out.setNodes(card.server.nodes);
+  out.setCpusPerNode(card.server.cpus_per_node);
+  out.setMhz(card.server.mhz);
+}
+
 void put_update(w::MemberUpdate::Builder out, const MemberUpdate& update) {
   out.setMember(update.member);
   out.setIncarnation(update.incarnation);
-  switch (update.state) {
-    case MemberState::alive:
-      out.setState(w::MemberUpdate::State::ALIVE);
-      break;
-    case MemberState::suspect:
-      out.setState(w::MemberUpdate::State::SUSPECT);
-      break;
-    case MemberState::dead:
-      out.setState(w::MemberUpdate::State::DEAD);
-      break;
-    case MemberState::left:
-      out.setState(w::MemberUpdate::State::LEFT);
-      break;
-  }
+  out.setState(state_code(update.state));
   out.setBy(update.by);
   out.setHasCard(update.card.has_value());
   if (update.card) {
     auto card = out.initCard();
-    card.setName(update.card->name);
-    card.setAddress(update.card->address);
-    card.setSite(update.card->server.site);
-    card.setNodes(update.card->server.nodes);
-    card.setCpusPerNode(update.card->server.cpus_per_node);
-    card.setMhz(update.card->server.mhz);
+    put_card(card, *update.card);
+    card.setIndex(update.card->index);
   }
 }
 
@@ -188,6 +196,10 @@ struct Encoder {
     out.setAlgorithm(m.algorithm);
     out.setBootId(m.boot_id);
     out.setJournaled(m.journaled);
+    out.setAddress(m.address);
+    out.setJoining(m.joining);
+    out.setMembership(m.membership);
+    out.setIncarnation(m.incarnation);
   }
   void operator()(const AttQuery& m) {
     auto out = env.initAttQuery();
@@ -302,6 +314,16 @@ struct Encoder {
     out.setLost(m.lost);
     out.setRecovered(m.recovered);
     out.setIncarnation(m.incarnation);
+    auto members = out.initMembers(static_cast<unsigned>(m.members.size()));
+    for (unsigned i = 0; i < m.members.size(); ++i) {
+      const MemberStatus& member = m.members[i];
+      auto row = members[i];
+      put_card(row, member.card);
+      row.setIndex(member.index);
+      row.setState(state_code(member.state));
+      row.setIncarnation(member.incarnation);
+      row.setSinceUs(us(member.since));
+    }
   }
   void operator()(const ResultsRequest& m) {
     auto out = env.initResultsRequest();
@@ -315,7 +337,7 @@ struct Encoder {
     out.setTotal(m.total);
   }
   void operator()(const Drain& /*m*/) { env.initDrain(); }
-  void operator()(const Shutdown& /*m*/) { env.initShutdown(); }
+  void operator()(const Shutdown& m) { env.initShutdown().setLeave(m.leave); }
   void operator()(const Undrain& /*m*/) { env.initUndrain(); }
   void operator()(const Ack& /*m*/) { env.initAck(); }
   void operator()(const MemberPing& m) {
@@ -435,46 +457,58 @@ ResultRecord get_record(w::JobRecord::Reader in) {
 std::string member_text(capnp::Text::Reader text, const std::string& field, bool may_be_empty) {
   require(text.size() <= kMaxMemberText, field + " is longer than 255 bytes");
   require(may_be_empty || text.size() > 0, field + " is empty");
-  const std::string out(text.begin(), text.size());
+  std::string out(text.begin(), text.size());
   // A NUL would cut the name short wherever it is read as a C string.
   require(out.find('\0') == std::string::npos, field + " holds a NUL byte");
   return out;
+}
+
+MemberState state_of(w::MemberUpdate::State code, const std::string& where) {
+  switch (code) {
+    case w::MemberUpdate::State::ALIVE:
+      return MemberState::alive;
+    case w::MemberUpdate::State::SUSPECT:
+      return MemberState::suspect;
+    case w::MemberUpdate::State::DEAD:
+      return MemberState::dead;
+    case w::MemberUpdate::State::LEFT:
+      return MemberState::left;
+    default:
+      throw Invalid(where + " is unknown");
+  }
+}
+
+/// A card's fields from a MemberCard or a MemberStatus, checked.
+template <class Reader>
+MemberCard get_card(Reader card, const std::string& where) {
+  MemberCard out;
+  out.name = member_text(card.getName(), where + ".name", false);
+  out.address = member_text(card.getAddress(), where + ".address", true);
+  require(card.getSite() >= 0 && card.getSite() <= static_cast<std::int32_t>(kMaxPeers),
+          where + ".site must be within 0..100000");
+  out.server.name = out.name;
+  out.server.site = card.getSite();
+  out.server.nodes = cpus_of(card.getNodes(), where + ".nodes");
+  out.server.cpus_per_node = cpus_of(card.getCpusPerNode(), where + ".cpusPerNode");
+  out.server.mhz = mhz_of(card.getMhz(), where + ".mhz");
+  return out;
+}
+
+/// A member's server index: below kMaxPeers, or unset.
+std::uint32_t member_index(std::uint32_t index, const std::string& where) {
+  require(index == kNoMemberIndex || index < kMaxPeers, where + " must be below 100000 (or unset)");
+  return index;
 }
 
 MemberUpdate get_update(w::MemberUpdate::Reader in, const std::string& where) {
   MemberUpdate update;
   update.member = member_text(in.getMember(), where + ".member", false);
   update.incarnation = in.getIncarnation();
-  switch (in.getState()) {
-    case w::MemberUpdate::State::ALIVE:
-      update.state = MemberState::alive;
-      break;
-    case w::MemberUpdate::State::SUSPECT:
-      update.state = MemberState::suspect;
-      break;
-    case w::MemberUpdate::State::DEAD:
-      update.state = MemberState::dead;
-      break;
-    case w::MemberUpdate::State::LEFT:
-      update.state = MemberState::left;
-      break;
-    default:
-      throw Invalid(where + ".state is unknown");
-  }
+  update.state = state_of(in.getState(), where + ".state");
   update.by = member_text(in.getBy(), where + ".by", true);
   if (in.getHasCard()) {
-    const auto card = in.getCard();
-    MemberCard out;
-    out.name = member_text(card.getName(), where + ".card.name", false);
-    out.address = member_text(card.getAddress(), where + ".card.address", true);
-    require(card.getSite() >= 0 && card.getSite() <= static_cast<std::int32_t>(kMaxPeers),
-            where + ".card.site must be within 0..100000");
-    out.server.name = out.name;
-    out.server.site = card.getSite();
-    out.server.nodes = cpus_of(card.getNodes(), where + ".card.nodes");
-    out.server.cpus_per_node = cpus_of(card.getCpusPerNode(), where + ".card.cpusPerNode");
-    out.server.mhz = mhz_of(card.getMhz(), where + ".card.mhz");
-    update.card = std::move(out);
+    update.card = get_card(in.getCard(), where + ".card");
+    update.card->index = member_index(in.getCard().getIndex(), where + ".card.index");
   }
   return update;
 }
@@ -527,6 +561,12 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.algorithm = in.getAlgorithm();
       m.boot_id = in.getBootId();
       m.journaled = in.getJournaled();
+      m.address = member_text(in.getAddress(), "hello.address", true);
+      m.joining = in.getJoining();
+      m.membership = in.getMembership();
+      m.incarnation = in.getIncarnation();
+      require(m.peer < kMaxPeers || (m.joining && m.peer == kNoMemberIndex),
+              "hello.peerId must be below 100000 (unset only when joining)");
       return m;
     }
     case w::Envelope::ATT_QUERY: {
@@ -640,6 +680,17 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       m.lost = in.getLost();
       m.recovered = in.getRecovered();
       m.incarnation = in.getIncarnation();
+      require(in.getMembers().size() <= kMaxPeers, "status.members lists more than 100000 members");
+      for (const auto row : in.getMembers()) {
+        MemberStatus member;
+        member.card = get_card(row, "status.members[]");
+        member.index = member_index(row.getIndex(), "status.members[].index");
+        member.card.index = member.index;
+        member.state = state_of(row.getState(), "status.members[].state");
+        member.incarnation = row.getIncarnation();
+        member.since = time_of(row.getSinceUs(), "status.members[].sinceUs");
+        m.members.push_back(std::move(member));
+      }
       return m;
     }
     case w::Envelope::RESULTS_REQUEST:
@@ -655,7 +706,7 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
     case w::Envelope::DRAIN:
       return Drain{};
     case w::Envelope::SHUTDOWN:
-      return Shutdown{};
+      return Shutdown{env.getShutdown().getLeave()};
     case w::Envelope::ACK:
       return Ack{};
     case w::Envelope::UNDRAIN:

@@ -65,6 +65,10 @@ struct Hello {
   algorithm @10 :Text;
   bootId @11 :UInt64;     # peers: new at every start (a restart empties a peer; a partition does not)
   journaled @12 :Bool;    # peers: restarts from a journal (--state-dir): a new boot id keeps what it had promised
+  address @13 :Text;      # peers: host:port where other peers reach it (a member that joins is dialed there)
+  joining @14 :Bool;      # peers: asks to join the grid (peerId unset): answered with every member, then closed
+  membership @15 :Bool;   # peers: it keeps the grid's members and takes memberSync (older peers do not)
+  incarnation @16 :UInt64; # peers: its starts (its journal's count, or drawn without one)
   enum Role {
     peer @0;
     client @1;
@@ -217,6 +221,20 @@ struct PeerStatus {
   lost @14 :UInt64;
   recovered @15 :UInt64;    # own jobs taken up again from the journal at this start
   incarnation @16 :UInt64;  # starts of this peer (its journal's count, or drawn without one)
+  members @17 :List(MemberStatus);  # every other member this peer knows
+}
+# A member as the peer asked sees it (gridctl status).
+struct MemberStatus {
+  index @0 :UInt32;
+  name @1 :Text;
+  address @2 :Text;
+  state @3 :MemberUpdate.State;
+  incarnation @4 :UInt64;   # its starts, from its last hello (0: never connected)
+  sinceUs @5 :Int64;        # virtual time of its last change of state
+  site @6 :Int32;
+  nodes @7 :Int32;
+  cpusPerNode @8 :Int32;
+  mhz @9 :Int32;
 }
 struct ResultsRequest {
   from @0 :UInt64;          # index of the first record wanted
@@ -237,7 +255,9 @@ struct Placement {
 }
 
 struct Drain {}
-struct Shutdown {}
+struct Shutdown {
+  leave @0 :Bool;           # and leave the grid: partners count it as gone, not away
+}
 # Take submissions and offers again after a drain (an operator's request).
 struct Undrain {}
 struct Ack {}
@@ -251,6 +271,7 @@ struct MemberCard {
   nodes @3 :Int32;
   cpusPerNode @4 :Int32;
   mhz @5 :Int32;
+  index @6 :UInt32 = 4294967295;  # its server index in the grid (in job ids); unset: not given one yet
 }
 struct MemberUpdate {
   member @0 :Text;

@@ -21,12 +21,17 @@ namespace gridpeer::protocol {
 enum class MemberState : std::uint8_t { alive, suspect, dead, left };
 const char* to_string(MemberState state);
 
+inline constexpr std::uint32_t kNoMemberIndex = 0xFFFFFFFF;
+
 /// What a member tells of itself: its name (its certificate's), where its
 /// peers reach it, and the server it brings to the grid.
 struct MemberCard {
   std::string name;
   std::string address;  ///< "host:port" of its peer port; empty in gridsim
   ServerSpec server;
+  /// Its server index in the grid (in every job id it numbers): set by the
+  /// member it joined through, kNoMemberIndex until then and in gridsim.
+  std::uint32_t index = kNoMemberIndex;
 };
 
 /// One fact about one member, as gossip carries it.

@@ -32,6 +32,15 @@ struct Hello {
   std::string algorithm;
   std::uint64_t boot_id = 0;  ///< peers: new at every start, so that partners can tell a restart from a partition
   bool journaled = false;     ///< peers: a restart keeps what it had promised (--state-dir)
+  std::string address;        ///< peers: "host:port" where other peers reach it
+  /// Peers: asks to join the grid; `peer` is not set yet. The member asked
+  /// answers with its hello and a MemberSync of every member (the joiner's
+  /// own card carrying the index it is given), then closes.
+  bool joining = false;
+  /// Peers: it keeps the grid's members (takes MemberSync); an older peer
+  /// does not and is sent none.
+  bool membership = false;
+  std::uint64_t incarnation = 0;  ///< peers: its starts
 };
 
 // Hand-off: JobOffer (the offer), JobAccept, JobCommit and JobReject are core messages (messages.hpp).
@@ -94,6 +103,14 @@ struct SubmitAck {
   std::string reason;
 };
 struct StatusRequest {};
+/// A member of the grid as one peer sees it.
+struct MemberStatus {
+  PeerId index = 0;
+  MemberCard card;
+  MemberState state = MemberState::alive;
+  std::uint64_t incarnation = 0;  ///< its starts, from its last hello (0: never connected)
+  TimePoint since{};              ///< its last change of state
+};
 struct PeerStatus {
   PeerId peer = 0;
   std::string name;
@@ -110,8 +127,9 @@ struct PeerStatus {
   std::uint64_t jobs_received = 0;
   bool draining = false;
   std::uint64_t lost = 0;
-  std::uint64_t recovered = 0;    ///< own jobs taken up again from the journal at this start
-  std::uint64_t incarnation = 0;  ///< starts of this peer
+  std::uint64_t recovered = 0;        ///< own jobs taken up again from the journal at this start
+  std::uint64_t incarnation = 0;      ///< starts of this peer
+  std::vector<MemberStatus> members;  ///< every other member it knows
 };
 struct ResultsRequest {
   std::uint64_t from = 0;
@@ -122,7 +140,9 @@ struct ResultsReply {
   std::uint64_t total = 0;
 };
 struct Drain {};
-struct Shutdown {};
+struct Shutdown {
+  bool leave = false;  ///< and leave the grid (gridctl leave): partners count it as gone
+};
 struct Undrain {};
 struct Ack {};
 

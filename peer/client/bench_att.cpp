@@ -12,9 +12,9 @@
 
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
-#include "peer/client/peer_client.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/report/quantiles.hpp"
+#include "peer/transport/peer_client.hpp"
 
 namespace gridpeer::client {
 
@@ -115,9 +115,9 @@ int bench_att_command(int argc, char** argv) {
   // Over TLS it speaks as peer `as`, with that peer's certificate from --tls-dir.
   PeerClient::Settings as_peer = settings_for(grid, to);
   if (grid.tls) as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, me.name));
-  PeerClient peer(io, grid.addresses.at(to),
-                  transport::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
-                  as_peer);
+  PeerClient peer(
+      io, grid.addresses.at(to),
+      transport::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm), as_peer);
 
   protocol::JobRequirements requirements;
   requirements.origin = as;

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "peer/client/peer_client.hpp"
+#include "peer/transport/peer_client.hpp"
 #include "peer/transport/plaintext.hpp"
 
 namespace gridpeer::client {
@@ -77,6 +77,10 @@ PeerClient::Settings settings_for(const Grid& grid, std::size_t server) {
 std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& grid) {
   std::vector<PeerReach> reach(grid.addresses.size());
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    if (grid.addresses[i].port == 0) {
+      reach[i].error = "an index no member answered for yet";
+      continue;
+    }
     try {
       PeerClient peer(io, grid.addresses[i], settings_for(grid, i));
       reach[i].status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
@@ -85,6 +89,32 @@ std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& 
     }
   }
   return reach;
+}
+
+std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid) {
+  for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    protocol::PeerStatus status;
+    try {
+      PeerClient peer(io, grid.addresses[i], settings_for(grid, i));
+      status = peer.request<protocol::PeerStatus>(protocol::StatusRequest{});
+    } catch (const std::exception&) {
+      continue;  // the next one may answer; status and results name the unreachable
+    }
+    for (const protocol::MemberStatus& member : status.members) {
+      auto& servers = grid.topology.servers;
+      if (member.index < servers.size() && !servers[member.index].spec.name.empty()) continue;  // in the file
+      if (servers.size() <= member.index) {
+        servers.resize(member.index + 1);
+        grid.addresses.resize(member.index + 1);
+      }
+      servers[member.index].spec = member.card.server;
+      servers[member.index].spec.name = member.card.name;
+      if (!member.card.address.empty()) grid.addresses[member.index] = transport::parse_address(member.card.address);
+      grid.topology.site_count = std::max(grid.topology.site_count, member.card.server.site + 1);
+    }
+    return status;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gridpeer::client

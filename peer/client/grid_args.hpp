@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "peer/client/peer_client.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/transport/asio.hpp"
 #include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/peer_client.hpp"
 #include "peer/transport/tls.hpp"
 #include "protocol/wire.hpp"
 
 namespace gridpeer::client {
+
+using transport::PeerClient;  // the blocking request/reply connection (the daemon joins with it too)
 
 /// --topology, --sites, --host, --base-port, --peer, --tls-dir, --cert, --plaintext, --help.
 cxxopts::Options grid_options(const std::string& command, const std::string& what);
@@ -44,5 +46,10 @@ struct PeerReach {
 };
 /// Asks every peer of the grid for its status, in server order.
 std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& grid);
+
+/// Adds the members that joined the running grid (gridpeer --join) to
+/// `grid`, as the first peer that answers knows them, so that a command
+/// reaches them too; returns that peer's status (nothing if none answered).
+std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid);
 
 }  // namespace gridpeer::client

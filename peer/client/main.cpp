@@ -20,7 +20,6 @@
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
 #include "peer/client/manifest.hpp"
-#include "peer/client/peer_client.hpp"
 #include "peer/core/metrics.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/progress.hpp"
@@ -29,6 +28,7 @@
 #include "peer/io/report/metrics_json.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/transport/peer_addresses.hpp"
+#include "peer/transport/peer_client.hpp"
 #include "peer/workload/data_sizes.hpp"
 
 namespace {
@@ -50,6 +50,7 @@ constexpr const char* kUsage =
     "  bench-att ATT query round trip (p50/p99) and queries/s against one peer\n"
     "  compose   write a docker-compose testbed (shaped site and WAN networks) for a topology\n"
     "  shutdown  ask the peers to finish what they hold and exit (an operator's certificate)\n"
+    "  leave     ask one peer (--to) to leave the grid: finish or hand back what it holds, tell the members, exit\n"
     "  ca        the grid's certificate authority (ca init DIR) and the certificates it signs for peers and\n"
     "            users (ca issue NAME --role peer|operator|submitter)\n";
 
@@ -350,6 +351,21 @@ int replay_command(int argc, char** argv) {
   return wait_for_records(io, grid, submitted, wait_s) && all_handed ? 0 : 1;
 }
 
+/// The grid's members as one peer sees them: state, starts, since when.
+void print_members(const protocol::PeerStatus& seen) {
+  std::cout << fmt::format("\nmembers as {} sees them (virtual s {:.1f}):\n", seen.name,
+                           to_seconds(seen.now.time_since_epoch()));
+  std::cout << fmt::format("{:<8} {:>6} {:<8} {:>6} {:>10}  {}\n", "member", "server", "state", "start", "since s",
+                           "address, server");
+  for (const protocol::MemberStatus& m : seen.members) {
+    std::cout << fmt::format("{:<8} {:>6} {:<8} {:>6} {:>10.1f}  {} ({} x {} CPUs at {} MHz, site {})\n", m.card.name,
+                             m.index, protocol::to_string(m.state), m.incarnation,
+                             to_seconds(m.since.time_since_epoch()),
+                             m.card.address.empty() ? std::string("-") : m.card.address, m.card.server.nodes,
+                             m.card.server.cpus_per_node, m.card.server.mhz, m.card.server.site);
+  }
+}
+
 int status_command(int argc, char** argv) {
   auto options = grid_options("status", "Print every peer's state; unreachable peers are named.");
   options.add_options()("wait",
@@ -359,10 +375,11 @@ int status_command(int argc, char** argv) {
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
-  const Grid grid = grid_from(args);
+  Grid grid = grid_from(args);
   transport::asio::io_context io;
   int unreachable = 0;
   if (args.count("wait") != 0U && !wait_until_connected(io, grid, args["wait"].as<double>())) ++unreachable;
+  const std::optional<protocol::PeerStatus> seen_by = client::add_joined_members(io, grid);
   std::cout << fmt::format(
       "{:<8} {:>10} {:>6} {:>6} {:>5} {:>6} {:>5} {:>9} {:>9} {:>5} {:>5} {:>5} {:>5} {:>9}  connected\n", "peer",
       "virtual s", "grid", "queue", "run", "input", "RU", "submitted", "completed", "sent", "recv", "lost", "start",
@@ -386,6 +403,7 @@ int status_command(int argc, char** argv) {
         s.submitted, s.completed, s.jobs_sent, s.jobs_received, s.lost, s.incarnation, s.recovered, connected,
         s.draining ? "(draining)" : "");
   }
+  if (seen_by) print_members(*seen_by);
   return unreachable == 0 ? 0 : 1;
 }
 
@@ -411,8 +429,9 @@ int results_command(int argc, char** argv) {
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
-  const Grid grid = grid_from(args);
+  Grid grid = grid_from(args);
   transport::asio::io_context io;
+  client::add_joined_members(io, grid);
   std::vector<protocol::ResultRecord> all;
   std::vector<std::string> unreachable;
   std::set<ServerIndex> unreachable_peers;
@@ -552,24 +571,32 @@ int broadcast_command(const std::string& command, const protocol::WireMessage& m
        "Stop peers taking new work: submissions are refused, offers too, and ATT queries are answered "
        "'never' (what they hold runs on). Needs an operator's certificate."},
       {"undrain", "Let drained peers take submissions and offers again. Needs an operator's certificate."},
-      {"shutdown", "Ask peers to finish what they hold and exit. Needs an operator's certificate."}};
+      {"shutdown", "Ask peers to finish what they hold and exit. Needs an operator's certificate."},
+      {"leave",
+       "Ask a peer to leave the grid for good: it takes no new work, finishes or hands back what it holds, tells "
+       "the other members it leaves (they count it as left, not away) and exits. --to is required. Needs an "
+       "operator's certificate."}};
   auto options = grid_options(command, what.at(command));
   options.add_options()("to", "only this peer (server name or index; repeat for several); default: every peer",
                         cxxopts::value<std::vector<std::string>>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
-  const Grid grid = grid_from(args);
+  Grid grid = grid_from(args);
+  transport::asio::io_context io;
+  client::add_joined_members(io, grid);  // --to may name one that joined
+  if (command == "leave" && args.count("to") == 0U) {
+    throw std::invalid_argument("gridctl leave needs --to PEER: which peer leaves the grid");
+  }
   std::set<std::size_t> chosen;
   if (args.count("to") != 0U) {
     for (const std::string& name : args["to"].as<std::vector<std::string>>()) {
       chosen.insert(grid.topology.resolve_server(name));
     }
   }
-  transport::asio::io_context io;
   int failed = 0;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
-    if (!chosen.empty() && chosen.count(i) == 0U) continue;
+    if ((!chosen.empty() && chosen.count(i) == 0U) || grid.addresses[i].port == 0) continue;
     try {
       client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
       peer.request<protocol::Ack>(message);
@@ -604,6 +631,7 @@ int main(int argc, char** argv) {
     if (command == "drain") return broadcast_command(command, protocol::Drain{}, argc - 1, argv + 1);
     if (command == "undrain") return broadcast_command(command, protocol::Undrain{}, argc - 1, argv + 1);
     if (command == "shutdown") return broadcast_command(command, protocol::Shutdown{}, argc - 1, argv + 1);
+    if (command == "leave") return broadcast_command(command, protocol::Shutdown{true}, argc - 1, argv + 1);
     std::cerr << "gridctl: unknown command '" << command << "'\n" << kUsage;
     return 2;
   } catch (const std::exception& error) {

@@ -72,7 +72,7 @@ ClientService::Answer ClientService::handle(const protocol::WireMessage& request
           }
         } else if constexpr (std::is_same_v<T, protocol::Shutdown>) {
           answer.replies.emplace_back(protocol::Ack{});
-          backend_.stop("asked by gridctl");
+          backend_.stop(m.leave ? "leaving the grid, asked by gridctl" : "asked by gridctl", m.leave);
         } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientReply> ||
                              is_alternative_v<T, protocol::PeerMessage> || is_alternative_v<T, protocol::Message> ||
                              is_alternative_v<T, protocol::MembershipMessage>) {

@@ -29,8 +29,9 @@ class ClientBackend {
   virtual void drain() = 0;
   /// Why the peer cannot take work again, or nothing when it now does.
   virtual std::optional<std::string> undrain() = 0;
-  /// Finish or hand back what is held, then exit.
-  virtual void stop(const std::string& why) = 0;
+  /// Finish or hand back what is held, then exit; with `leave`, tell the
+  /// members this peer leaves the grid before it goes.
+  virtual void stop(const std::string& why, bool leave) = 0;
 };
 
 class ClientService {

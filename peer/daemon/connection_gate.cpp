@@ -26,6 +26,8 @@ std::string claim_of(const protocol::Hello& hello) {
   return hello.role == protocol::Hello::Role::peer ? "peer " + std::to_string(hello.peer) + " '" + hello.name + "'"
                                                    : "client '" + hello.name + "'";
 }
+/// How a joining peer's connection closes once answered (not a refusal).
+constexpr const char* kJoinAnswered = "joined: it dials the members now";
 /// Coroutines of the gate end the process on an exception (main says it).
 void rethrow(const std::exception_ptr& error) {
   if (error) std::rethrow_exception(error);
@@ -71,7 +73,16 @@ void ConnectionGate::listen() {
 void ConnectionGate::start() {
   asio::co_spawn(io_, accept_loop(), rethrow);
   // Each pair connects once: the higher index dials the lower.
-  for (ServerIndex peer = 0; peer < config_.self; ++peer) asio::co_spawn(io_, dial_loop(peer), rethrow);
+  for (ServerIndex peer = 0; peer < config_.self; ++peer) dial(peer);
+}
+
+void ConnectionGate::dial(ServerIndex peer) {
+  // A gap (an index heard of before its member) or a member with no address is not dialed.
+  if (peer >= config_.self || config_.grid.servers.at(peer).spec.name.empty() || config_.addresses.at(peer).port == 0 ||
+      !dialing_.insert(peer).second) {
+    return;
+  }
+  asio::co_spawn(io_, dial_loop(peer), rethrow);
 }
 
 void ConnectionGate::stop() {
@@ -157,7 +168,8 @@ transport::awaitable<std::variant<transport::CertificateIdentity, std::string>> 
   co_return transport::peer_identity(stream, *config_.tls);
 }
 
-transport::awaitable<std::shared_ptr<transport::Connection>> ConnectionGate::dial_tls(transport::tcp::socket socket, ServerIndex peer) {
+transport::awaitable<std::shared_ptr<transport::Connection>> ConnectionGate::dial_tls(transport::tcp::socket socket,
+                                                                                      ServerIndex peer) {
   // We dialed `peer`: its certificate must name it, as a peer.
   transport::TlsStream stream(std::move(socket), *config_.tls->context);
   const auto identity = co_await tls_handshake(stream, transport::ssl::stream_base::client);
@@ -176,7 +188,8 @@ transport::awaitable<std::shared_ptr<transport::Connection>> ConnectionGate::dia
   co_return std::make_shared<transport::Connection>(std::move(stream), config_.limits, who);
 }
 
-transport::awaitable<void> ConnectionGate::accept_tls(transport::tcp::socket socket, transport::ConnectionAdmission::Lease lease) {
+transport::awaitable<void> ConnectionGate::accept_tls(transport::tcp::socket socket,
+                                                      transport::ConnectionAdmission::Lease lease) {
   boost::system::error_code ec;
   const auto endpoint = socket.remote_endpoint(ec);
   const std::string remote =
@@ -190,7 +203,7 @@ transport::awaitable<void> ConnectionGate::accept_tls(transport::tcp::socket soc
     co_return;
   }
   auto connection = std::make_shared<transport::Connection>(std::move(stream), config_.limits,
-                                                      std::get<transport::CertificateIdentity>(identity));
+                                                            std::get<transport::CertificateIdentity>(identity));
   connection->hold_until_closed(std::move(lease));
   greet(connection, std::nullopt);
 }
@@ -235,7 +248,8 @@ transport::awaitable<void> ConnectionGate::dial_loop(ServerIndex peer) {
 
 // ---- hellos -------------------------------------------------------------------
 
-void ConnectionGate::greet(const std::shared_ptr<transport::Connection>& connection, std::optional<ServerIndex> dialed) {
+void ConnectionGate::greet(const std::shared_ptr<transport::Connection>& connection,
+                           std::optional<ServerIndex> dialed) {
   // Until the handshake, the only message accepted is Hello; then the
   // connection is a peer's or a client's.
   auto weak = std::weak_ptr<transport::Connection>(connection);
@@ -251,15 +265,15 @@ void ConnectionGate::greet(const std::shared_ptr<transport::Connection>& connect
             links_[*dialed].connection.reset();
             events_.peer_lost(*dialed, reason, was_ready);
           }
-        } else if (auto c = weak.lock()) {
+        } else if (auto c = weak.lock(); c && reason != kJoinAnswered) {
           log_refusal({c->remote(), kind_of("before hello", reason), "closed before its hello: " + reason, "",
                        certificate_of(*c)});
         }
       });
 }
 
-void ConnectionGate::refuse_hello(const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello,
-                                  const HelloRefusal& refusal) {
+void ConnectionGate::refuse_hello(const std::shared_ptr<transport::Connection>& connection,
+                                  const protocol::Hello& hello, const HelloRefusal& refusal) {
   // Rate-limited per address and kind: a flood of one kind costs a line a
   // minute, while a different refusal from the same address is still told.
   log_refusal({connection->remote(), refusal.kind, refusal.reason, claim_of(hello), certificate_of(*connection)});
@@ -300,19 +314,24 @@ void ConnectionGate::on_first_message(const std::shared_ptr<transport::Connectio
   // peer its hello claims; a client's must carry a user's role.
   if (const auto& who = connection->identity()) {
     const bool peer_hello = hello->role == protocol::Hello::Role::peer;
-    const bool fits =
-        peer_hello ? who->role == transport::Role::peer && who->name == hello->name : who->role != transport::Role::peer;
+    const bool fits = peer_hello ? who->role == transport::Role::peer && who->name == hello->name
+                                 : who->role != transport::Role::peer;
     if (!fits) {
       const std::string claim = peer_hello ? "peer '" + hello->name + "'" : std::string("a client");
       refuse_hello(
           connection, *hello,
           {"hello certificate", protocol::Error::Code::not_accepted, "its certificate does not name what it claims",
-           "your certificate names " + std::string(transport::to_string(who->role)) + " '" + who->name + "', not " + claim});
+           "your certificate names " + std::string(transport::to_string(who->role)) + " '" + who->name + "', not " +
+               claim});
       return;
     }
   }
   if (hello->role == protocol::Hello::Role::client) {
     admit_client(connection);
+    return;
+  }
+  if (hello->joining && !dialed) {
+    answer_join(connection, *hello);
     return;
   }
   if (const auto refusal = check_peer_hello(connection, *hello, dialed)) {
@@ -324,25 +343,52 @@ void ConnectionGate::on_first_message(const std::shared_ptr<transport::Connectio
   admit_peer(hello->peer, connection, *hello);
 }
 
-std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_peer_hello(
-    const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& h, std::optional<ServerIndex> dialed) {
-  if (h.peer == config_.self) {
-    return HelloRefusal{"hello self", protocol::Error::Code::unknown_peer, "a peer claiming to be this peer",
-                        "peer " + std::to_string(h.peer) + " '" + h.name +
-                            "' is this peer itself: is a second gridpeer running with the same --self?"};
-  }
-  const bool known = h.peer < config_.grid.servers.size() && config_.grid.servers[h.peer].spec.name == h.name &&
-                     (!dialed || *dialed == h.peer);
-  if (!known) {
-    return HelloRefusal{"hello unknown", protocol::Error::Code::unknown_peer,
-                        "not a peer of topology " + config_.grid.name,
-                        "peer " + std::to_string(h.peer) + " '" + h.name + "' is not in topology " + config_.grid.name};
-  }
+std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_config(const protocol::Hello& h) const {
   if (h.time_scale != config_.time_scale || h.algorithm != algorithm_) {
     return HelloRefusal{"hello config", protocol::Error::Code::config_mismatch,
                         "it runs " + h.algorithm + " at time scale " + std::to_string(h.time_scale),
                         "this peer runs " + algorithm_ + " at time scale " + std::to_string(config_.time_scale) +
                             "; you run " + h.algorithm + " at " + std::to_string(h.time_scale)};
+  }
+  return std::nullopt;
+}
+
+std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_epoch(const protocol::Hello& h) const {
+  // One early epoch would push every peer's virtual time forward (past the
+  // wire's bound, once, for good): a partner's is shared only near our own.
+  if (const auto why = transport::partner_epoch_refusal(clock_.epoch_unix_us(), h.epoch_unix_us, config_.max_epoch_skew,
+                                                        config_.time_scale, transport::ScaledClock::unix_now_us())) {
+    return HelloRefusal{"hello epoch", protocol::Error::Code::config_mismatch, *why,
+                        name_of(config_.self) + " refuses your epoch: " + *why};
+  }
+  return std::nullopt;
+}
+
+std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_peer_hello(
+    const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& h,
+    std::optional<ServerIndex> dialed) {
+  if (h.peer == config_.self) {
+    return HelloRefusal{"hello self", protocol::Error::Code::unknown_peer, "a peer claiming to be this peer",
+                        "peer " + std::to_string(h.peer) + " '" + h.name +
+                            "' is this peer itself: is a second gridpeer running with the same --self?"};
+  }
+  if (auto refusal = check_config(h)) return refusal;
+  const auto known = [&] {
+    return h.peer < config_.grid.servers.size() && config_.grid.servers[h.peer].spec.name == h.name &&
+           (!dialed || *dialed == h.peer);
+  };
+  if (!known()) {
+    // A member that joined through another peer, before word of it came
+    // here: taken up only with an epoch this grid shares.
+    if (auto refusal = check_epoch(h)) return refusal;
+    const std::optional<std::string> why =
+        dialed ? std::optional<std::string>("dialed as " + name_of(*dialed)) : events_.unknown_member(h);
+    if (why || !known()) {
+      return HelloRefusal{"hello unknown", protocol::Error::Code::unknown_peer,
+                          "not a member of grid " + config_.grid.name + ": " + why.value_or("unknown"),
+                          "peer " + std::to_string(h.peer) + " '" + h.name +
+                              "' is not a member here: " + why.value_or("unknown") + " (join with gridpeer --join)"};
+    }
   }
   const PeerLinks::Link& link = links_[h.peer];
   if (link.ready && link.connection && link.connection != connection && link.connection->is_open()) {
@@ -354,14 +400,27 @@ std::optional<ConnectionGate::HelloRefusal> ConnectionGate::check_peer_hello(
         "a second connection for " + h.name + ", whose link from " + link.connection->remote() + " is live",
         "peer " + h.name + " is connected already; a second connection is refused"};
   }
-  // One early epoch would push every peer's virtual time forward (past the
-  // wire's bound, once, for good): a partner's is shared only near our own.
-  if (const auto why = transport::partner_epoch_refusal(clock_.epoch_unix_us(), h.epoch_unix_us, config_.max_epoch_skew,
-                                                  config_.time_scale, transport::ScaledClock::unix_now_us())) {
-    return HelloRefusal{"hello epoch", protocol::Error::Code::config_mismatch, *why,
-                        name_of(config_.self) + " refuses your epoch: " + *why};
+  return check_epoch(h);
+}
+
+void ConnectionGate::answer_join(const std::shared_ptr<transport::Connection>& connection,
+                                 const protocol::Hello& hello) {
+  if (auto refusal = check_config(hello); refusal || (refusal = check_epoch(hello))) {
+    refuse_hello(connection, hello, *refusal);
+    return;
   }
-  return std::nullopt;
+  auto answer = events_.join_request(hello);
+  if (const auto* why = std::get_if<std::string>(&answer)) {
+    refuse_hello(connection, hello,
+                 {"join refused", protocol::Error::Code::not_accepted, "a join refused: " + *why, *why});
+    return;
+  }
+  // Its hello and every member; the joiner then dials each as a member.
+  connection->send(events_.own_hello());
+  std::weak_ptr<transport::Connection> weak = connection;
+  connection->send(std::get<protocol::MemberSync>(std::move(answer)), [weak](bool /*written*/) {
+    if (auto c = weak.lock()) c->close(kJoinAnswered);
+  });
 }
 
 void ConnectionGate::admit_client(const std::shared_ptr<transport::Connection>& connection) {

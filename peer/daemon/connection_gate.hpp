@@ -45,6 +45,13 @@ class GateEvents {
   virtual void client_request(const std::shared_ptr<transport::Connection>& client, protocol::WireMessage message) = 0;
   /// A partner's earlier epoch was taken: the clock moved forward.
   virtual void epoch_adopted(const std::string& from) = 0;
+  /// A peer asks to join the grid (its hello checked but for its index):
+  /// every member, its own entry with the index it is given; or why not.
+  virtual std::variant<protocol::MemberSync, std::string> join_request(const protocol::Hello& hello) = 0;
+  /// A peer's hello claims an index this peer does not know, as a member
+  /// that joined through another does until word of it arrives: taken up
+  /// as a member (nothing returned), or why not.
+  virtual std::optional<std::string> unknown_member(const protocol::Hello& hello) = 0;
 };
 
 class ConnectionGate {
@@ -57,6 +64,8 @@ class ConnectionGate {
   void listen();
   /// Accepts connections and dials the partners this peer dials.
   void start();
+  /// Dials `peer` (a member with a lower index that joined) from now on.
+  void dial(ServerIndex peer);
   /// Stops accepting and closes the clients' connections.
   void stop();
   /// Connections held now, handshakes included.
@@ -72,7 +81,8 @@ class ConnectionGate {
   transport::awaitable<void> dial_loop(ServerIndex peer);
   transport::awaitable<void> accept_tls(transport::tcp::socket socket, transport::ConnectionAdmission::Lease lease);
   /// Dialed over TLS: the certificate must name `peer`; null (logged) otherwise.
-  transport::awaitable<std::shared_ptr<transport::Connection>> dial_tls(transport::tcp::socket socket, ServerIndex peer);
+  transport::awaitable<std::shared_ptr<transport::Connection>> dial_tls(transport::tcp::socket socket,
+                                                                        ServerIndex peer);
   /// The TLS handshake as `side`, closed if it takes longer than the
   /// handshake time-out; the other side's identity, or why not.
   transport::awaitable<std::variant<transport::CertificateIdentity, std::string>> tls_handshake(
@@ -90,8 +100,15 @@ class ConnectionGate {
   };
   std::optional<HelloRefusal> check_peer_hello(const std::shared_ptr<transport::Connection>& connection,
                                                const protocol::Hello& hello, std::optional<ServerIndex> dialed);
+  /// What every peer's hello must share with ours: the time scale and algorithm.
+  std::optional<HelloRefusal> check_config(const protocol::Hello& hello) const;
+  /// Its epoch near ours (a joining hello's too).
+  std::optional<HelloRefusal> check_epoch(const protocol::Hello& hello) const;
+  /// Answers a joining hello with every member, then closes.
+  void answer_join(const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello);
   void admit_client(const std::shared_ptr<transport::Connection>& connection);
-  void admit_peer(ServerIndex peer, const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello);
+  void admit_peer(ServerIndex peer, const std::shared_ptr<transport::Connection>& connection,
+                  const protocol::Hello& hello);
   /// Answers a refused hello with `refusal` and closes, logging it.
   void refuse_hello(const std::shared_ptr<transport::Connection>& connection, const protocol::Hello& hello,
                     const HelloRefusal& refusal);
@@ -108,6 +125,7 @@ class ConnectionGate {
   transport::ConnectionAdmission admission_;
   transport::RefusalLog refusals_;
   std::set<std::shared_ptr<transport::Connection>> clients_;
+  std::set<ServerIndex> dialing_;                ///< partners with a dial loop
   std::chrono::milliseconds accept_backoff_{0};  // after accept errors (EMFILE): paused, doubling to 1 s
   bool stopping_ = false;
 };

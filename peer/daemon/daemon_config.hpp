@@ -19,6 +19,9 @@ namespace gridpeer::daemon {
 struct DaemonConfig {
   topology::Topology grid;
   ServerIndex self = 0;
+  /// Started with --join: the grid came from a member's answer
+  /// (peer/daemon/grid_join.hpp), not from the topology file alone.
+  bool joined = false;
   GridConfig grid_config;
   std::vector<transport::PeerAddress> addresses;  ///< one per server of the grid
   /// Where to accept connections; empty host: this peer's own entry in addresses.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "gridpeer/version.hpp"
+#include "peer/daemon/grid_join.hpp"
 #include "peer/daemon/peer_daemon.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/scheduler_options.hpp"
@@ -31,6 +32,12 @@ int run(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("127.0.0.1"))(
       "base-port", "peer i listens on --host at base-port + i", cxxopts::value<int>()->default_value("7400"))(
       "peer", "NAME=HOST:PORT of a peer (repeat for each; overrides --host/--base-port); HOST may be a name",
+      cxxopts::value<std::vector<std::string>>())(
+      "join",
+      "HOST:PORT of a member of a running grid to join through (repeat to name more, tried in turn): this peer "
+      "learns the grid from it, is given a server index, and becomes every member's partner without any of them "
+      "restarting. --topology then need describe only this peer's server (one [[servers]] entry) and the grid's "
+      "network; the peer's certificate names it",
       cxxopts::value<std::vector<std::string>>())(
       "listen", "HOST:PORT to accept connections on (default: this peer's own address; 0.0.0.0:PORT in containers)",
       cxxopts::value<std::string>())("algorithm", "local, central, si, ri or syi",
@@ -169,9 +176,21 @@ int run(int argc, char** argv) {
     throw std::invalid_argument(plaintext ? "give --tls-dir or --plaintext, not both"
                                           : transport::tls_or_plaintext_needed("gridpeer"));
   }
+  std::vector<transport::PeerAddress> join;
+  if (args.count("join") != 0U) {
+    for (const std::string& entry : args["join"].as<std::vector<std::string>>()) {
+      join.push_back(transport::parse_address(entry));
+    }
+    if (config.grid.routed) {
+      throw std::invalid_argument(
+          "--join needs a topology of sites and WAN links: a routed network's file lists "
+          "every link, so its members cannot grow");
+    }
+  }
   if (plaintext) {
     std::vector<transport::NamedAddress> reach{
         {"--listen", config.listen.host.empty() ? config.addresses.at(config.self) : config.listen}};
+    for (const transport::PeerAddress& member : join) reach.push_back({"--join", member});
     for (ServerIndex i = 0; i < config.addresses.size(); ++i) {
       if (i != config.self) reach.push_back({"peer " + config.grid.servers[i].spec.name, config.addresses[i]});
     }
@@ -224,6 +243,30 @@ int run(int argc, char** argv) {
   at_least(config.peer_lost_after, 6.0, "peer-lost time-out");
 
   transport::asio::io_context io;
+  if (!join.empty()) {
+    // Before anything is started: the grid, this peer's index and the
+    // grid's epoch come from the member that answers.
+    protocol::Hello hello =
+        transport::peer_hello(config.grid, config.self, config.time_scale, 0,
+                              config.epoch_unix_us != 0 ? config.epoch_unix_us : transport::ScaledClock::unix_now_us(),
+                              algorithm_label(config.grid_config));
+    hello.peer = protocol::kNoMemberIndex;
+    hello.joining = true;
+    hello.membership = true;
+    const transport::PeerAddress& me = config.addresses.at(config.self);
+    hello.address = me.host + ":" + std::to_string(me.port);
+    try {
+      transport::asio::io_context join_io;  // run to its end by the join: the peer's own starts fresh
+      const daemon::JoinedGrid grid = daemon::join_grid(join_io, config, hello, join, 3, *log);
+      daemon::take_joined_grid(config, grid);
+      config.joined = true;
+      if (config.epoch_unix_us == 0) config.epoch_unix_us = grid.epoch_unix_us;
+      log->info("joined the grid through {}: server {} of {}", grid.via, config.self, config.grid.servers.size());
+    } catch (const std::exception& error) {
+      log->critical("{}", error.what());
+      return daemon::kExitRefused;
+    }
+  }
   daemon::PeerDaemon peer(io, std::move(config), log);
   try {
     peer.start();

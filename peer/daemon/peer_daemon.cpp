@@ -3,13 +3,16 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <random>
 #include <set>
 
+#include "peer/daemon/grid_join.hpp"
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/model/overloaded.hpp"
 #include "peer/transport/epoch_bounds.hpp"
+#include "peer/transport/plaintext.hpp"
 
 namespace gridpeer::daemon {
 
@@ -24,6 +27,7 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
              config_.epoch_unix_us != 0 ? config_.epoch_unix_us : transport::ScaledClock::unix_now_us()),
       network_(std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                             topology::route_rule(config_.grid))),
+      members_(config_.grid.servers.size(), config_.self, clock_.now()),
       links_(config_.grid.servers.size()),
       gate_(
           io, config_, algorithm_label(config_.grid_config), links_, clock_, *this,
@@ -106,12 +110,26 @@ void PeerDaemon::start() {
   } else {
     open_journal();
   }
+  if (journal_) {
+    // Members that joined while this peer ran: its rows may name them.
+    for (const protocol::MemberCard& card : journal_->members()) {
+      if (auto why = learn_member(card, "kept in the journal", false)) {
+        log_event(spdlog::level::warn, "a member kept in the journal is not taken up: " + *why);
+      }
+    }
+    if (config_.joined) {
+      for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+        if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) journal_->save_member(card_of(i));
+      }
+    }
+    journal_->set_servers(config_.grid.servers.size());
+  }
   PeerHost::Setup setup;
   setup.id = config_.self;
   setup.server = config_.grid.servers.at(config_.self).spec;
   setup.config = config_.grid_config;
   for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
-    if (i != config_.self) setup.partners.push_back(i);
+    if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) setup.partners.push_back(i);
   }
   setup.incarnation = incarnation_;
   setup.peer_lost_after = config_.peer_lost_after;
@@ -227,6 +245,10 @@ protocol::Hello PeerDaemon::own_hello() const {
   protocol::Hello h = transport::peer_hello(config_.grid, config_.self, config_.time_scale, boot_id_,
                                             clock_.epoch_unix_us(), algorithm_label(config_.grid_config));
   h.journaled = journal_ != nullptr;
+  const transport::PeerAddress& me = config_.addresses.at(config_.self);
+  h.address = me.host + ":" + std::to_string(me.port);
+  h.membership = true;
+  h.incarnation = incarnation_;
   return h;
 }
 
@@ -244,6 +266,10 @@ void PeerDaemon::epoch_adopted(const std::string& from) {
 }
 
 void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
+  members_.connected(peer, hello, now());
+  // Each side tells the other every member it knows: a member that was away
+  // when another joined hears of it here.
+  if (hello.membership) links_.send(peer, protocol::MemberSync{every_member(), false});
   const LinkUp up = host_->link_up(peer, hello.boot_id, hello.journaled, now());
   if (up == LinkUp::restarted_empty) {
     // It restarted, empty: what we had committed to it runs again, and its
@@ -260,7 +286,10 @@ void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
 }
 
 void PeerDaemon::peer_lost(ServerIndex peer, const std::string& reason, bool was_admitted) {
-  if (was_admitted) log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
+  if (was_admitted) {
+    members_.disconnected(peer, now());
+    log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
+  }
   data_.link_down(peer);  // what it was sending us starts again from the beginning when it is back
   host_->link_down(peer, reason, now());
   settle();
@@ -298,16 +327,17 @@ void PeerDaemon::peer_message(ServerIndex from, WireMessage message) {
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           log_event(spdlog::level::warn,
                     "peer " + name_of(from) + " reports " + protocol::to_string(m.code) + ": " + m.detail);
+        } else if constexpr (std::is_same_v<T, protocol::MemberSync>) {
+          member_sync(from, m);
         } else if constexpr (is_alternative_v<T, protocol::MembershipMessage>) {
-          // A peer that keeps the grid's membership by gossip (docs/membership.md).
-          // This one takes its members from its topology and does not answer:
-          // its links say it is there. Noted once a minute per partner.
+          // SWIM's probes (docs/membership.md): this peer links to every
+          // member, and its links are its probes. Noted once a minute per partner.
           if (const auto held =
                   refusals_.pass("peer " + name_of(from), "membership by gossip", std::chrono::steady_clock::now())) {
             log_event(spdlog::level::info,
                       "peer " + name_of(from) + " sent " + protocol::message_name(message) +
-                          "; this peer takes its members from its topology and does not "
-                          "answer membership messages" +
+                          "; this peer links to every member and takes their links for probes, so it does not "
+                          "answer probes" +
                           (*held > 0 ? " [and " + std::to_string(*held) + " more since]" : std::string()));
           }
         } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientRequest> ||
@@ -370,6 +400,11 @@ protocol::PeerStatus PeerDaemon::status() {
   s.lost = lost_;
   s.recovered = recovered_;
   s.incarnation = incarnation_;
+  for (ServerIndex i = 0; i < members_.size(); ++i) {
+    const MemberDirectory::Entry& entry = members_.at(i);
+    if (i == config_.self || !entry.known || i >= config_.grid.servers.size()) continue;
+    s.members.push_back({i, card_of(i), entry.state, entry.incarnation, entry.since});
+  }
   return s;
 }
 
@@ -416,9 +451,23 @@ transport::awaitable<void> PeerDaemon::housekeeping_loop() {
     const TimePoint t = now();
     watch_virtual_time(t);
     trim_after_flood();
+    expire_members();
     if (++ticks % 10 == 0) {
       for (ServerIndex p = 0; p < links_.size(); ++p) links_.send(p, protocol::Heartbeat{t});
     }
+    if (stopping_ && leaving_ && !holds_work() && !leave_told_) {
+      // Told once nothing is held, and given a moment to reach them before the links close.
+      protocol::MemberUpdate gone{name_of(config_.self),
+                                  static_cast<std::uint32_t>(incarnation_),
+                                  protocol::MemberState::left,
+                                  {},
+                                  std::nullopt};
+      tell_members({gone});
+      leave_told_ = std::chrono::steady_clock::now();
+      log_event(spdlog::level::info, "told the members that this peer leaves the grid");
+      continue;
+    }
+    if (leave_told_ && std::chrono::steady_clock::now() - *leave_told_ < std::chrono::milliseconds(500)) continue;
     if (stopping_ && (!holds_work() || std::chrono::steady_clock::now() >= stop_deadline_)) {
       if (holds_work()) {
         const ServerLoad load = host_->load();
@@ -472,6 +521,180 @@ void PeerDaemon::trim_after_flood() {
   if (connections_peak_ < 64 || open * 4 > connections_peak_) return;
   ::malloc_trim(0);
   connections_peak_ = open;
+}
+
+void PeerDaemon::stop(const std::string& why, bool leave) {
+  leaving_ = leaving_ || leave;
+  shutdown(why);
+}
+
+// ---- members ------------------------------------------------------------------------
+
+protocol::MemberCard PeerDaemon::card_of(ServerIndex index) const {
+  protocol::MemberCard card;
+  card.name = config_.grid.servers.at(index).spec.name;
+  card.server = config_.grid.servers.at(index).spec;
+  const transport::PeerAddress& address = config_.addresses.at(index);
+  if (address.port != 0) card.address = address.host + ":" + std::to_string(address.port);
+  card.index = index;
+  return card;
+}
+
+std::optional<protocol::MemberCard> PeerDaemon::card_in(const protocol::Hello& hello, ServerIndex index) const {
+  protocol::MemberCard card;
+  card.name = hello.name;
+  card.address = hello.address;
+  card.index = index;
+  card.server.name = hello.name;
+  card.server.nodes = hello.nodes;
+  card.server.cpus_per_node = hello.cpus_per_node;
+  card.server.mhz = hello.mhz;
+  const auto [end, ec] = std::from_chars(hello.site.data(), hello.site.data() + hello.site.size(), card.server.site);
+  if (ec != std::errc{} || end != hello.site.data() + hello.site.size() || card.server.site < 0 ||
+      card.server.site >= static_cast<int>(protocol::kMaxPeers)) {
+    return std::nullopt;
+  }
+  return card;
+}
+
+std::vector<protocol::MemberUpdate> PeerDaemon::every_member() const {
+  std::vector<protocol::MemberUpdate> every;
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (config_.grid.servers[i].spec.name.empty()) continue;
+    protocol::MemberUpdate update;
+    update.member = name_of(i);
+    if (i == config_.self) {
+      update.incarnation = static_cast<std::uint32_t>(incarnation_);
+    } else if (i < members_.size()) {
+      update.incarnation = static_cast<std::uint32_t>(members_.at(i).incarnation);
+      update.state = members_.at(i).state;
+    }
+    update.card = card_of(i);
+    every.push_back(std::move(update));
+  }
+  return every;
+}
+
+void PeerDaemon::tell_members(const std::vector<protocol::MemberUpdate>& updates) {
+  for (ServerIndex p = 0; p < links_.size() && p < members_.size(); ++p) {
+    if (members_.at(p).takes_membership) links_.send(p, protocol::MemberSync{updates, false});
+  }
+}
+
+std::optional<std::string> PeerDaemon::learn_member(const protocol::MemberCard& card, const std::string& how,
+                                                    bool keep) {
+  auto& servers = config_.grid.servers;
+  const ServerIndex index = card.index;
+  if (card.name.empty()) return std::string("a member with no name");
+  if (index == protocol::kNoMemberIndex || index >= protocol::kMaxPeers) return card.name + " has no index";
+  if (index == config_.self || card.name == name_of(config_.self)) {
+    if (index == config_.self && card.name == name_of(config_.self)) return std::nullopt;
+    return card.name + " at index " + std::to_string(index) + " clashes with this peer, " + name_of(config_.self) +
+           " at index " + std::to_string(config_.self);
+  }
+  for (ServerIndex i = 0; i < servers.size(); ++i) {
+    if (i != index && servers[i].spec.name == card.name) {
+      return card.name + " is member " + std::to_string(i) + " here, not " + std::to_string(index);
+    }
+  }
+  if (index < servers.size() && !servers[index].spec.name.empty()) {
+    if (servers[index].spec.name != card.name) {
+      return "index " + std::to_string(index) + " is " + servers[index].spec.name + "'s here, not " + card.name +
+             "'s (two members joined through different peers at once: one must join again)";
+    }
+    return std::nullopt;  // known
+  }
+  transport::PeerAddress address;
+  try {
+    validate(card.server);
+    if (!card.address.empty()) address = transport::parse_address(card.address);
+  } catch (const std::invalid_argument& e) {
+    return card.name + ": " + e.what();
+  }
+  if (!config_.tls && !address.host.empty() && !transport::is_loopback(address.host)) {
+    return card.name + " is at " + card.address + ", and a peer in plaintext reaches only loopback addresses";
+  }
+  if (servers.size() <= index) {
+    servers.resize(index + 1);
+    config_.addresses.resize(index + 1);
+  }
+  servers[index] = server_of(card);
+  config_.addresses[index] = address;
+  config_.grid.site_count = std::max(config_.grid.site_count, card.server.site + 1);
+  links_.grow(servers.size());
+  members_.add(index, now());
+  network_->reset(topology::network_graph(config_.grid), topology::route_rule(config_.grid));
+  if (journal_) {
+    try {
+      if (keep) journal_->save_member(card);
+      journal_->set_servers(servers.size());
+    } catch (const JournalError& e) {
+      fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
+    }
+  }
+  if (host_) {
+    host_->add_partner(index);
+    gate_.dial(index);  // if it is this peer's to dial (a lower index)
+  }
+  log_event(spdlog::level::info,
+            "member " + card.name + " joined the grid as server " + std::to_string(index) + " (" +
+                std::to_string(card.server.nodes) + " nodes x " + std::to_string(card.server.cpus_per_node) +
+                " CPUs at " + std::to_string(card.server.mhz) + " MHz, site " + std::to_string(card.server.site) +
+                (card.address.empty() ? std::string() : ", at " + card.address) + "): " + how);
+  return std::nullopt;
+}
+
+std::variant<protocol::MemberSync, std::string> PeerDaemon::join_request(const protocol::Hello& hello) {
+  if (stopping_) return name_of(config_.self) + " is shutting down: join through another member";
+  if (config_.grid.routed) {
+    return std::string(
+        "this grid's network is routed (its file lists every link): only a grid of sites and WAN "
+        "links can be joined");
+  }
+  ServerIndex index = members_.next_index();
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (config_.grid.servers[i].spec.name == hello.name) index = i;  // joining again: its index is kept
+  }
+  const auto card = card_in(hello, index);
+  if (!card) return "its hello names no site (a whole number), so it does not describe a server";
+  if (auto why = learn_member(*card, "joined through this peer", true)) return *why;
+  // The others hear of it before it dials them.
+  tell_members({protocol::MemberUpdate{card->name, 0, protocol::MemberState::alive, {}, *card}});
+  return protocol::MemberSync{every_member(), false};
+}
+
+std::optional<std::string> PeerDaemon::unknown_member(const protocol::Hello& hello) {
+  if (hello.peer >= protocol::kMaxPeers) return std::string("its index is out of bounds");
+  const auto card = card_in(hello, hello.peer);
+  if (!card) return std::string("its hello names no site (a whole number)");
+  return learn_member(*card, "introduced by its own hello", true);
+}
+
+void PeerDaemon::member_sync(ServerIndex from, const protocol::MemberSync& sync) {
+  for (const protocol::MemberUpdate& update : sync.members) {
+    if (update.member == name_of(from) && update.state == protocol::MemberState::left) {
+      members_.left(from, now());
+      log_event(spdlog::level::info, "member " + name_of(from) + " left the grid");
+      host_->on_peer(from, PeerState::gone, "it left the grid", now());
+      settle();
+      continue;
+    }
+    if (!update.card || update.card->index == protocol::kNoMemberIndex) continue;
+    if (auto why = learn_member(*update.card, "heard of from " + name_of(from), true)) {
+      if (const auto held = refusals_.pass("peer " + name_of(from), "member not taken up: " + *why,
+                                           std::chrono::steady_clock::now())) {
+        log_event(spdlog::level::warn, "peer " + name_of(from) + " tells of a member not taken up here: " + *why);
+      }
+    }
+  }
+}
+
+void PeerDaemon::expire_members() {
+  for (const ServerIndex dead : members_.expire(now(), config_.peer_lost_after)) {
+    log_event(spdlog::level::warn, "member " + name_of(dead) + " is declared dead: away for " +
+                                       std::to_string(to_seconds(config_.peer_lost_after)) +
+                                       " virtual s (--peer-lost-after)");
+  }
 }
 
 void PeerDaemon::shutdown(const std::string& why, int code) {

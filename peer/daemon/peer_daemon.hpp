@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <spdlog/logger.h>
@@ -27,13 +28,14 @@
 #include "peer/daemon/daemon_config.hpp"
 #include "peer/daemon/data_plane.hpp"
 #include "peer/daemon/exit_codes.hpp"
+#include "peer/daemon/member_directory.hpp"
 #include "peer/daemon/peer_links.hpp"
 #include "peer/journal/journal.hpp"
 #include "peer/journal/state_lock.hpp"
+#include "peer/network/static_view.hpp"
 #include "peer/transport/asio.hpp"
 #include "peer/transport/refusal_log.hpp"
 #include "peer/transport/scaled_clock.hpp"
-#include "peer/network/static_view.hpp"
 
 namespace gridpeer::daemon {
 
@@ -88,6 +90,26 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   void peer_lost(ServerIndex peer, const std::string& reason, bool was_admitted) override;
   void client_request(const std::shared_ptr<transport::Connection>& client, protocol::WireMessage message) override;
   void epoch_adopted(const std::string& from) override;
+  std::variant<protocol::MemberSync, std::string> join_request(const protocol::Hello& hello) override;
+  std::optional<std::string> unknown_member(const protocol::Hello& hello) override;
+
+  // ---- members --------------------------------------------------------------
+  /// Takes up `card` as the member at card.index (a joiner, or one heard of
+  /// from a member or the journal), growing the grid; nothing when taken up
+  /// or known already, else why not (a name or index used by another).
+  std::optional<std::string> learn_member(const protocol::MemberCard& card, const std::string& how, bool keep);
+  /// The card of member `index` (this peer's own included), index set.
+  [[nodiscard]] protocol::MemberCard card_of(ServerIndex index) const;
+  /// The card a peer's hello describes, at `index`; nothing if it does not describe a server.
+  [[nodiscard]] std::optional<protocol::MemberCard> card_in(const protocol::Hello& hello, ServerIndex index) const;
+  /// Every member known, each with its card, for a MemberSync.
+  [[nodiscard]] std::vector<protocol::MemberUpdate> every_member() const;
+  /// Sends `updates` to every connected member that keeps members.
+  void tell_members(const std::vector<protocol::MemberUpdate>& updates);
+  /// What a MemberSync from a member says: members to take up, a leave.
+  void member_sync(ServerIndex from, const protocol::MemberSync& sync);
+  /// Members away too long are dead: logged once.
+  void expire_members();
 
   // ClientBackend: users' requests
   protocol::SubmitAck submit(const Job& job) override;
@@ -96,7 +118,7 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   [[nodiscard]] const std::vector<protocol::ResultRecord>& results() const override { return results_; }
   void drain() override;
   std::optional<std::string> undrain() override;
-  void stop(const std::string& why) override { shutdown(why); }
+  void stop(const std::string& why, bool leave) override;
 
   transport::awaitable<void> deadline_loop();
   transport::awaitable<void> housekeeping_loop();
@@ -116,21 +138,24 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   std::optional<StateDirLock> state_lock_;               ///< with --state-dir: held for the process's life
   std::unique_ptr<Journal> journal_;                     ///< with --state-dir
   std::unique_ptr<PeerHost> host_;
+  MemberDirectory members_;
   PeerLinks links_;
   ConnectionGate gate_;
   ClientService clients_;
   DataPlane data_;
   transport::asio::steady_timer deadline_timer_;
   std::vector<protocol::ResultRecord> results_;
-  transport::RefusalLog refusals_;       ///< partners' refusals of our offers, logged once a minute per reason
-  std::uint64_t incarnation_ = 0;  ///< this start's, in every job id (ids.hpp)
-  std::uint64_t boot_id_ = 0;      ///< this process's, in every Hello
+  transport::RefusalLog refusals_;  ///< partners' refusals of our offers, logged once a minute per reason
+  std::uint64_t incarnation_ = 0;   ///< this start's, in every job id (ids.hpp)
+  std::uint64_t boot_id_ = 0;       ///< this process's, in every Hello
   std::uint64_t submitted_ = 0;
   std::uint64_t lost_ = 0;
   std::uint64_t rejected_ = 0;
   std::uint64_t recovered_ = 0;  ///< own jobs taken up again from the journal at this start
   bool stopping_ = false;
-  bool time_ended_ = false;       ///< past the end of the grid's time: no new work
+  bool leaving_ = false;  ///< gridctl leave: members are told before the links close
+  std::optional<std::chrono::steady_clock::time_point> leave_told_;  ///< when they were
+  bool time_ended_ = false;                                          ///< past the end of the grid's time: no new work
   bool warned_near_end_ = false;  ///< virtual time within the horizon of its end (logged once)
   int exit_code_ = kExitStopped;
   std::size_t connections_peak_ = 0;  ///< since memory was last given back

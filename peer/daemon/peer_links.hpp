@@ -20,6 +20,10 @@ class PeerLinks {
     bool ready = false;  ///< its hello admitted: messages flow
   };
   [[nodiscard]] std::size_t size() const { return links_.size(); }
+  /// The grid grew: room for links up to `servers`.
+  void grow(std::size_t servers) {
+    if (links_.size() < servers) links_.resize(servers);
+  }
   Link& operator[](ServerIndex peer) { return links_.at(peer); }
   const Link& operator[](ServerIndex peer) const { return links_.at(peer); }
 

@@ -280,6 +280,42 @@ void Journal::save_epoch(std::int64_t epoch_unix_us) {
   }
 }
 
+void Journal::save_member(const protocol::MemberCard& card) {
+  const std::string doing = "keeping member " + card.name;
+  execute("BEGIN IMMEDIATE", doing.c_str());
+  try {
+    write("member " + std::to_string(card.index), encode_member(card), card.index);
+    execute("COMMIT", doing.c_str());
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<protocol::MemberCard> Journal::members() {
+  const std::string doing = "reading the members kept in table peer";
+  Statement select(db_, "SELECT value, text FROM peer WHERE key LIKE 'member %' ORDER BY value", file_, doing);
+  std::vector<protocol::MemberCard> members;
+  while (true) {
+    const int code = sqlite3_step(select.get());
+    if (code == SQLITE_DONE) return members;
+    if (code != SQLITE_ROW) fail(code, doing);
+    const std::int64_t index = sqlite3_column_int64(select.get(), 0);
+    const unsigned char* text = sqlite3_column_text(select.get(), 1);
+    try {
+      if (index < 0 || index >= static_cast<std::int64_t>(protocol::kMaxPeers)) {
+        throw std::runtime_error("index " + std::to_string(index) + " is out of bounds");
+      }
+      members.push_back(
+          decode_member(text != nullptr ? reinterpret_cast<const char*>(text) : "", static_cast<ServerIndex>(index)));
+    } catch (const std::runtime_error& e) {
+      throw JournalError(
+          file_.string() + ": the journal is damaged: table peer, member " + std::to_string(index) + ": " + e.what(),
+          true);
+    }
+  }
+}
+
 sqlite3_stmt* Journal::prepare(const char* sql) {
   sqlite3_stmt* statement = nullptr;
   const int code = sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr);

@@ -12,6 +12,7 @@
 // every row passes the wire's bounds, and a file that exists but is not a
 // journal -- empty, another database, not a database -- is refused rather
 // than started afresh (a peer that lost its journal would repeat job ids).
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -76,6 +77,14 @@ class Journal {
   /// One transaction, synced before it returns: the entries the core asked
   /// to keep or forget, and the results of jobs that ended, together.
   void commit(const std::vector<const Persist*>& persists, const std::vector<protocol::ResultRecord>& results);
+
+  /// A member that joined the running grid, kept (synced) so that a restart
+  /// from the static topology still knows every server its rows name.
+  void save_member(const protocol::MemberCard& card);
+  /// The members kept, by index; throws JournalError naming a damaged row.
+  std::vector<protocol::MemberCard> members();
+  /// The grid has this many servers now: rows may name any of them.
+  void set_servers(std::size_t servers) { owner_.servers = std::max(owner_.servers, servers); }
 
  private:
   Journal(sqlite3* db, std::filesystem::path file, JournalOwner owner);

@@ -191,4 +191,33 @@ protocol::ResultRecord decode_result(const std::string& text, const JournalOwner
   return result;
 }
 
+std::string encode_member(const protocol::MemberCard& card) {
+  return json{{"name", card.name},
+              {"address", card.address},
+              {"site", card.server.site},
+              {"nodes", card.server.nodes},
+              {"cpus_per_node", card.server.cpus_per_node},
+              {"mhz", card.server.mhz}}
+      .dump();
+}
+
+protocol::MemberCard decode_member(const std::string& text, ServerIndex index) {
+  const json object = parse(text);
+  protocol::MemberCard card;
+  card.index = index;
+  card.name = field<std::string>(object, "name");
+  if (card.name.empty() || card.name.size() > protocol::kMaxMemberText)
+    throw std::runtime_error("name is empty or too long");
+  card.address = field<std::string>(object, "address");
+  card.server.name = card.name;
+  card.server.site = field<int>(object, "site");
+  if (card.server.site < 0 || card.server.site > static_cast<int>(protocol::kMaxPeers)) {
+    throw std::runtime_error("site " + std::to_string(card.server.site) + " is out of bounds");
+  }
+  card.server.nodes = protocol::cpus_of(field<std::int64_t>(object, "nodes"), "nodes");
+  card.server.cpus_per_node = protocol::cpus_of(field<std::int64_t>(object, "cpus_per_node"), "cpus_per_node");
+  card.server.mhz = protocol::mhz_of(field<std::int64_t>(object, "mhz"), "mhz");
+  return card;
+}
+
 }  // namespace gridpeer::daemon

@@ -29,4 +29,10 @@ std::string encode_result(const protocol::ResultRecord& result);
 /// The same for a result (always one of `owner`'s own jobs).
 protocol::ResultRecord decode_result(const std::string& text, const JournalOwner& owner);
 
+/// A member that joined the running grid, as the journal keeps it (its
+/// index is the row's key).
+std::string encode_member(const protocol::MemberCard& card);
+/// Throws std::runtime_error saying which field is missing or out of bounds.
+protocol::MemberCard decode_member(const std::string& text, ServerIndex index);
+
 }  // namespace gridpeer::daemon

@@ -3,13 +3,13 @@
 namespace gridpeer::network {
 
 Duration StaticNetworkView::transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
-  const Route& route = routes_.route(from, to);
+  const Route& route = net_->routes.route(from, to);
   if (route.empty()) return Duration::zero();
-  return routes_.latency(route) + seconds_ceil(static_cast<double>(bytes) / routes_.bottleneck(route));
+  return net_->routes.latency(route) + seconds_ceil(static_cast<double>(bytes) / net_->routes.bottleneck(route));
 }
 
 double StaticNetworkView::bottleneck_bandwidth(ServerIndex from, ServerIndex to) const {
-  return routes_.bottleneck(routes_.route(from, to));
+  return net_->routes.bottleneck(net_->routes.route(from, to));
 }
 
 }  // namespace gridpeer::network

@@ -177,6 +177,28 @@ BOOST_AUTO_TEST_CASE(links_become_peer_states) {
   BOOST_TEST((host.link_up(1, 11, false, at(40)) == LinkUp::connected));
 }
 
+BOOST_AUTO_TEST_CASE(a_member_that_joins_is_asked_once_its_link_is_up) {
+  // A (server 0) starts with partner 1 only. Server 2 joins the running grid:
+  // a partner at once, but out of reach -- a job submitted now asks 1 alone.
+  // Once 2's link is up, the next job asks both (one query to each).
+  const testing::FixedNetwork network;
+  PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));
+  Recorder env;
+  host.link_up(1, 7, false, at(0));
+  host.add_partner(2);
+  host.add_partner(2);              // heard of twice: one partner
+  host.add_partner(0);              // itself: never its own partner
+  host.submit(job(4, 100), at(0));  // runs here
+  host.submit(job(4, 100), at(1));  // waits: A asks its partners in reach
+  host.settle(env);
+  BOOST_TEST(env.take() == Said{"query"}, boost::test_tools::per_element());
+  host.link_up(2, 9, false, at(2));
+  host.submit(job(4, 100), at(3));
+  host.settle(env);
+  BOOST_TEST(env.take() == (Said{"query", "query"}), boost::test_tools::per_element());
+  host.check_invariants();
+}
+
 BOOST_AUTO_TEST_CASE(a_committed_job_ends_lost_once_its_executor_stays_away) {
   const testing::FixedNetwork network;
   PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));

@@ -36,7 +36,7 @@ struct FakePeer final : ClientBackend {
     calls.emplace_back("undrain");
     return undrain_refusal;
   }
-  void stop(const std::string& why) override { calls.push_back("stop:" + why); }
+  void stop(const std::string& why, bool leave) override { calls.push_back((leave ? "leave:" : "stop:") + why); }
 };
 
 struct Fixture {
@@ -46,8 +46,10 @@ struct Fixture {
 };
 
 const std::optional<transport::CertificateIdentity> kPlaintext;
-const std::optional<transport::CertificateIdentity> kSubmitter = transport::CertificateIdentity{"alice", transport::Role::submitter};
-const std::optional<transport::CertificateIdentity> kOperator = transport::CertificateIdentity{"ops", transport::Role::operator_role};
+const std::optional<transport::CertificateIdentity> kSubmitter =
+    transport::CertificateIdentity{"alice", transport::Role::submitter};
+const std::optional<transport::CertificateIdentity> kOperator =
+    transport::CertificateIdentity{"ops", transport::Role::operator_role};
 
 Job one_job(int cpus) {
   Job job;

@@ -55,6 +55,18 @@ struct Events final : GateEvents {
     note(std::string("client ") + protocol::message_name(message));
   }
   void epoch_adopted(const std::string& from) override { note("epoch from " + from); }
+  /// Joins: one named "X" is refused; any other is given index 3.
+  std::variant<protocol::MemberSync, std::string> join_request(const protocol::Hello& hello) override {
+    note("join " + hello.name);
+    if (hello.name == "X") return std::string("no room for X");
+    const protocol::MemberCard card{hello.name, hello.address, ServerSpec{hello.name, 4, 1, 1000, 0}, 3};
+    return protocol::MemberSync{{protocol::MemberUpdate{hello.name, 0, protocol::MemberState::alive, {}, card}}, false};
+  }
+  /// Members heard of by their hello: index 1 is B's; none is taken up here.
+  std::optional<std::string> unknown_member(const protocol::Hello& hello) override {
+    note("unknown " + hello.name);
+    return hello.peer == 1 ? std::string("index 1 is B's here") : std::string("not taken up in this test");
+  }
 };
 
 struct Gate {
@@ -167,7 +179,8 @@ BOOST_AUTO_TEST_CASE(a_partners_hello_is_admitted_and_answered_with_ours) {
 BOOST_AUTO_TEST_CASE(each_kind_of_bad_hello_is_refused_saying_why) {
   Gate g;
   const std::int64_t now = g.events.epoch;
-  BOOST_TEST(contains(refusal_of(g.exchange({peer_hello(1, "X", now)})), "peer 1 'X' is not in topology tiny-3server"));
+  BOOST_TEST(contains(refusal_of(g.exchange({peer_hello(1, "X", now)})),
+                      "peer 1 'X' is not a member here: index 1 is B's here"));
   BOOST_TEST(contains(refusal_of(g.exchange({peer_hello(0, "A", now)})), "is this peer itself"));
   protocol::Hello other_algorithm = peer_hello(1, "B", now);
   other_algorithm.algorithm = "ri";
@@ -180,6 +193,36 @@ BOOST_AUTO_TEST_CASE(each_kind_of_bad_hello_is_refused_saying_why) {
   BOOST_TEST(contains(refusal_of(g.exchange({protocol::StatusRequest{}})), "send hello first (got statusRequest)"));
   const auto seen = g.events.copy();
   BOOST_TEST(std::none_of(seen.begin(), seen.end(), [](const std::string& s) { return contains(s, "admitted"); }));
+}
+
+BOOST_AUTO_TEST_CASE(a_joining_hello_is_answered_with_every_member_then_closed) {
+  Gate g;
+  protocol::Hello joining = peer_hello(protocol::kNoMemberIndex, "D", g.events.epoch);
+  joining.joining = true;
+  joining.address = "127.0.0.1:9";
+  const auto got = g.exchange({joining});  // read until the gate closes
+  BOOST_REQUIRE(got.size() == 2U);
+  BOOST_TEST(std::get<protocol::Hello>(got[0]).name == "A");
+  const auto& sync = std::get<protocol::MemberSync>(got[1]);
+  BOOST_REQUIRE(sync.members.size() == 1U);
+  BOOST_TEST(sync.members[0].card->index == 3U);
+  // Refused by the daemon: the reason, and nothing admitted.
+  protocol::Hello refused = joining;
+  refused.name = "X";
+  BOOST_TEST(refusal_of(g.exchange({refused})) == "no room for X");
+  // The settings every peer shares are checked first.
+  protocol::Hello other = joining;
+  other.algorithm = "ri";
+  BOOST_TEST(contains(refusal_of(g.exchange({other})), "this peer runs si at time scale"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto seen = g.events.copy();
+  BOOST_TEST(std::count(seen.begin(), seen.end(), "join D") == 1);
+  BOOST_TEST(std::count(seen.begin(), seen.end(), "join X") == 1);
+  BOOST_TEST(std::none_of(seen.begin(), seen.end(), [](const std::string& s) { return contains(s, "admitted"); }));
+  // An answered join is not logged as a refusal.
+  const std::lock_guard<std::mutex> lock(g.log_mutex);
+  BOOST_TEST(std::none_of(g.logged.begin(), g.logged.end(),
+                          [](const std::string& line) { return contains(line, "joined: it dials the members"); }));
 }
 
 BOOST_AUTO_TEST_CASE(a_client_is_answered_with_our_hello_and_its_requests_handed_on) {

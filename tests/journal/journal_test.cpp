@@ -275,6 +275,39 @@ BOOST_AUTO_TEST_CASE(rows_are_checked_like_wire_values) {
   refused("UPDATE jobs SET body = 'not json'", false, "not a JSON object");
 }
 
+BOOST_AUTO_TEST_CASE(members_that_joined_are_kept_and_widen_what_rows_may_name) {
+  // The grid of 3 grew by member D (index 3): a row naming executor 3 is
+  // refused until the journal is told the grid's size, and D is read back
+  // at the next start as it was kept.
+  TempDir dir;
+  {
+    auto journal = open_a(dir.path);
+    journal->begin_incarnation();
+    fill(*journal, 1, 1);
+    journal->save_member(protocol::MemberCard{"D", "127.0.0.1:8080", ServerSpec{"D", 16, 1, 1000, 2}, 3});
+  }
+  edit(dir.path / "journal.sqlite", "UPDATE results SET body = json_set(body, '$.executed_on', 3)");
+  auto journal = open_a(dir.path);
+  const auto members = journal->members();
+  BOOST_TEST_REQUIRE(members.size() == 1U);
+  BOOST_TEST(members[0].name == "D");
+  BOOST_TEST(members[0].index == 3U);
+  BOOST_TEST(members[0].address == "127.0.0.1:8080");
+  BOOST_TEST(members[0].server.nodes == 16);
+  BOOST_TEST(members[0].server.mhz == 1000);
+  BOOST_TEST(members[0].server.site == 2);
+  BOOST_TEST(contains(journal_error([&] { journal->results(); }).first, "executed_on 3 is not a server of the grid"));
+  journal->set_servers(4);
+  BOOST_TEST(journal->results().at(0).record.executed_on == 3U);
+  // A member row out of bounds is damage, named.
+  journal.reset();
+  edit(dir.path / "journal.sqlite", "UPDATE peer SET text = json_set(text, '$.mhz', 0) WHERE key = 'member 3'");
+  journal = open_a(dir.path);
+  const auto [text, damaged] = journal_error([&] { journal->members(); });
+  BOOST_TEST(damaged);
+  BOOST_TEST(contains(text, "table peer, member 3: mhz"), text);
+}
+
 BOOST_AUTO_TEST_CASE(a_write_the_disk_refuses_is_an_error_naming_the_file_and_what_was_written) {
   // A full disk made a peer hang without a word. Here the disk is "full" by
   // the file-size limit (RLIMIT_FSIZE: no root needed); the daemon exits on

@@ -450,3 +450,66 @@ BOOST_AUTO_TEST_CASE(membership_values_out_of_bounds_are_refused_by_name) {
       MemberSync{std::vector<MemberUpdate>(5000, MemberUpdate{"a", 0, MemberState::dead, {}, std::nullopt}), false}));
   BOOST_TEST(std::holds_alternative<WireMessage>(view));
 }
+
+BOOST_AUTO_TEST_CASE(a_joining_hello_and_the_members_it_is_answered_with_survive_a_round_trip) {
+  Hello hello;
+  hello.peer = kNoMemberIndex;  // not given one yet
+  hello.name = "lyon";
+  hello.site = "2";
+  hello.nodes = 64;
+  hello.cpus_per_node = 8;
+  hello.mhz = 2400;
+  hello.time_scale = 1000;
+  hello.epoch_unix_us = 1'700'000'000'000'000;
+  hello.address = "10.0.0.7:7000";
+  hello.joining = true;
+  hello.membership = true;
+  hello.incarnation = 12;
+  const auto back = std::get<Hello>(round_trip(hello));
+  BOOST_TEST(back.peer == kNoMemberIndex);
+  BOOST_TEST(back.address == "10.0.0.7:7000");
+  BOOST_TEST(back.joining);
+  BOOST_TEST(back.membership);
+  BOOST_TEST(back.incarnation == 12U);
+  // Unset only when joining: a member's hello names its index.
+  hello.joining = false;
+  const auto refused = decode(encode(hello));
+  BOOST_REQUIRE(std::holds_alternative<DecodeError>(refused));
+  BOOST_TEST(std::get<DecodeError>(refused).detail.find("hello.peerId") != std::string::npos);
+
+  // The answer: every member with its index; a card without one keeps none.
+  MemberCard given{"lyon", "10.0.0.7:7000", ServerSpec{"lyon", 64, 8, 2400, 2}, 3};
+  MemberCard unset{"nice", "", ServerSpec{"nice", 4, 1, 500, 0}};
+  const auto sync = std::get<MemberSync>(round_trip(MemberSync{
+      {MemberUpdate{"lyon", 0, MemberState::alive, {}, given}, MemberUpdate{"nice", 0, MemberState::alive, {}, unset}},
+      false}));
+  BOOST_TEST(sync.members[0].card->index == 3U);
+  BOOST_TEST(sync.members[1].card->index == kNoMemberIndex);
+  MemberCard far = given;
+  far.index = 100'000;
+  const auto out_of_bounds = decode(encode(MemberSync{{MemberUpdate{"lyon", 0, MemberState::alive, {}, far}}, false}));
+  BOOST_REQUIRE(std::holds_alternative<DecodeError>(out_of_bounds));
+  BOOST_TEST(std::get<DecodeError>(out_of_bounds).detail.find("memberSync.members[].card.index") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_status_lists_the_members_and_a_shutdown_may_ask_to_leave) {
+  PeerStatus status;
+  status.name = "A";
+  status.members.push_back({3, MemberCard{"D", "127.0.0.1:8080", ServerSpec{"D", 16, 1, 1000, 2}, 3}, MemberState::dead,
+                            7, TimePoint{seconds(90)}});
+  status.members.push_back({4, MemberCard{"E", "127.0.0.1:8081", ServerSpec{"E", 4, 1, 1000, 1}, 4}, MemberState::left,
+                            1, TimePoint{seconds(95)}});
+  const auto back = std::get<PeerStatus>(round_trip(status));
+  BOOST_TEST_REQUIRE(back.members.size() == 2U);
+  BOOST_TEST(back.members[0].index == 3U);
+  BOOST_TEST(back.members[0].card.name == "D");
+  BOOST_TEST(back.members[0].card.address == "127.0.0.1:8080");
+  BOOST_TEST(back.members[0].card.server.nodes == 16);
+  BOOST_TEST(back.members[0].card.server.site == 2);
+  BOOST_TEST((back.members[0].state == MemberState::dead));
+  BOOST_TEST(back.members[0].incarnation == 7U);
+  BOOST_TEST(back.members[0].since.time_since_epoch().count() == seconds(90).count());
+  BOOST_TEST((back.members[1].state == MemberState::left));
+  BOOST_TEST(std::get<Shutdown>(round_trip(Shutdown{true})).leave);
+  BOOST_TEST(!std::get<Shutdown>(round_trip(Shutdown{})).leave);
+}

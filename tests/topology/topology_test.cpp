@@ -149,6 +149,14 @@ BOOST_AUTO_TEST_CASE(broken_files_name_the_place_and_the_key) {
   BOOST_TEST(contains(error_of(twice), "duplicate server name 'A'"));
   const std::string gap = kValid + "[[servers]]\nname = \"B\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = 2\n";
   BOOST_TEST(contains(error_of(gap), "site 1 has no server"));
+  // One server alone may name any site: a peer that joins a running grid
+  // (gridpeer --join) gives its site in the grid's numbering.
+  const Topology joiner = parse_topology(
+      "name = \"site-D\"\n[networks.default]\nsite_mbps = 100\nwan_mbps = 10\n[[servers]]\nname = \"D\"\n"
+      "nodes = 16\ncpus_per_node = 1\nmhz = 1000\nsite = 2\n",
+      "joiner.toml");
+  BOOST_TEST(joiner.servers.at(0).spec.site == 2);
+  BOOST_TEST(joiner.site_count == 3);
   BOOST_TEST(contains(error_of("name = \"t\"\n"), "missing key 'networks'"));
   BOOST_TEST(
       contains(error_of("name = \"t\"\n[networks.x]\nsite_mbps = 1\nwan_mbps = 0\n"), "'wan_mbps' must be positive"));

@@ -336,6 +336,13 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
+void GridPeer::add_partner(ServerIndex partner) {
+  if (partner == id_) return;
+  const auto at = std::lower_bound(partners_.begin(), partners_.end(), partner);
+  if (at == partners_.end() || *at != partner) partners_.insert(at, partner);
+  checked();
+}
+
 void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
   if (!std::binary_search(partners_.begin(), partners_.end(), partner)) return;
   const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), partner);

@@ -76,6 +76,9 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   void set_draining(bool draining) { draining_ = draining; }
   [[nodiscard]] ServerIndex id() const { return id_; }
   [[nodiscard]] const std::vector<ServerIndex>& partners() const { return partners_; }
+  /// A member that joined the running grid: a partner from now on, out of
+  /// reach until on_peer says it is reachable.
+  void add_partner(ServerIndex partner);
   [[nodiscard]] const ServerSpec& server() const { return local_.server(); }
   [[nodiscard]] const LocalScheduler& local() const { return local_; }
   [[nodiscard]] const SchedulerCounters& counters() const { return counters_; }

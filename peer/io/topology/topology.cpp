@@ -418,7 +418,10 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
   }
   topology.split = split.value_or("default");
   if (topology.routed) check_routed(reader, root, topology);
-  // Every site between 0 and the largest must hold a server.
+  // Every site between 0 and the largest must hold a server -- but for a
+  // file of one server: a peer that joins a running grid (gridpeer --join)
+  // names its site in the grid's numbering.
+  if (topology.servers.size() == 1) return topology;
   std::vector<bool> used(static_cast<std::size_t>(topology.site_count), false);
   for (const auto& server : topology.servers) used[static_cast<std::size_t>(server.spec.site)] = true;
   for (std::size_t site = 0; site < used.size(); ++site) {

@@ -1,4 +1,4 @@
-#include "peer/client/peer_client.hpp"
+#include "peer/transport/peer_client.hpp"
 
 #include <poll.h>
 
@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace gridpeer::client {
+namespace gridpeer::transport {
 
 namespace {
 
@@ -38,8 +38,8 @@ protocol::Hello PeerClient::client_hello() {
 PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const Settings& settings)
     : PeerClient(io, address, client_hello(), settings) {}
 
-PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address, const protocol::Hello& hello,
-                       const Settings& settings)
+PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAddress& address,
+                       const protocol::Hello& hello, const Settings& settings)
     : io_(io),
       socket_(io),
       where_(address.host + ":" + std::to_string(address.port)),
@@ -97,9 +97,11 @@ void PeerClient::start_tls(transport::asio::io_context& io, const Settings& sett
   const auto who = transport::peer_identity(*tls_, *settings.tls);
   if (const auto* why = std::get_if<std::string>(&who)) throw std::runtime_error(where_ + ": " + *why);
   const auto& identity = std::get<transport::CertificateIdentity>(who);
-  if (identity.role != transport::Role::peer || (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
-    throw std::runtime_error(where_ + " presents the certificate of " + std::string(transport::to_string(identity.role)) +
-                             " '" + identity.name + "', not of peer '" + settings.expect_peer + "'");
+  if (identity.role != transport::Role::peer ||
+      (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
+    throw std::runtime_error(where_ + " presents the certificate of " +
+                             std::string(transport::to_string(identity.role)) + " '" + identity.name +
+                             "', not of peer '" + settings.expect_peer + "'");
   }
 }
 
@@ -155,10 +157,10 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
   boost::system::error_code ec;
   bool done = false;
   transport::asio::async_read(*tls_, transport::asio::buffer(data, bytes),
-                        [&](const boost::system::error_code& result, std::size_t) {
-                          ec = result;
-                          done = true;
-                        });
+                              [&](const boost::system::error_code& result, std::size_t) {
+                                ec = result;
+                                done = true;
+                              });
   if (!finished_within(io_, done, reply_timeout_, tls_->lowest_layer())) {
     throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                              " s: is the peer stopped or overloaded?");
@@ -194,4 +196,4 @@ protocol::WireMessage PeerClient::receive() {
   return message;
 }
 
-}  // namespace gridpeer::client
+}  // namespace gridpeer::transport

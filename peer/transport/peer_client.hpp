@@ -10,7 +10,7 @@
 #include "peer/transport/tls.hpp"
 #include "protocol/codec.hpp"
 
-namespace gridpeer::client {
+namespace gridpeer::transport {
 
 /// How long a reply may stay silent by default: a stopped peer keeps its
 /// socket open, and gridctl status waited for it for ever.
@@ -68,4 +68,4 @@ class PeerClient {
   protocol::Hello peer_;
 };
 
-}  // namespace gridpeer::client
+}  // namespace gridpeer::transport
