@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "sim/commands/commands.hpp"
+#include "sim/reports/origin_fairness.hpp"
 #include "sim/studies/cli_support.hpp"
 #include "sim/studies/grid_options.hpp"
-#include "sim/reports/origin_fairness.hpp"
 #include "sim/studies/run_identity.hpp"
 
 #include "peer/io/cli/parse.hpp"
@@ -74,6 +74,22 @@ int run_compare_command(int argc, char** argv) {
     nlohmann::json json = experiment_json(specs[i], results[i], true);
     json["command_line"] = command_line_of(argc, argv);
     all.push_back(json);
+  }
+  if (base.churn) {
+    // Which jobs a grid accepts depends on when a leaving peer goes, so each
+    // algorithm's means are over the jobs it accepted; these say how many.
+    std::cout << fmt::format(
+        "\nchurn: {} leaves a day, away up to {:.0f} s (the instant-knowledge reference has no "
+        "peers to leave)\n",
+        base.churn->leaves_per_day, to_seconds(base.churn->max_away));
+    std::cout << fmt::format("{:<10} {:>7} {:>6} {:>6} {:>9} {:>6} {:>6}\n", "algorithm", "leaves", "gone", "joins",
+                             "refused", "lost", "jobs");
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const GridRunResult& run = results[i].run;
+      std::cout << fmt::format("{:<10} {:>7} {:>6} {:>6} {:>9} {:>6} {:>6}\n", algorithm_label(specs[i].config),
+                               run.leaves, run.gone, run.joins, run.refused.size(), run.lost.size(),
+                               results[i].summary.jobs);
+    }
   }
   if (const auto table = origin_fairness(specs, results)) {
     std::cout << '\n' << origin_fairness_text(*table);

@@ -3,10 +3,12 @@
 // fixes the workload and every fault, so a failing seed replays exactly.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cxxopts.hpp>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -92,7 +94,13 @@ int run_fuzz_command(int argc, char** argv) {
                                                  "seconds: each peer's clock starts up to this far ahead of true time",
                                                  cxxopts::value<double>()->default_value("5"))(
       "max-drift-ppm", "each peer's clock runs up to this many parts per million fast or slow",
-      cxxopts::value<std::int64_t>()->default_value("1000"))("h,help", "show this help");
+      cxxopts::value<std::int64_t>()->default_value("1000"))(
+      "churn",
+      "peers leave the grid this many times per simulated day (over the grid): each stops taking work, finishes "
+      "what it holds, goes, and joins again empty after up to --churn-away; a leave may lose no job",
+      cxxopts::value<double>()->default_value("0"))("churn-away", "seconds a peer that left stays away, at most",
+                                                    cxxopts::value<double>()->default_value("3600"))("h,help",
+                                                                                                     "show this help");
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -130,6 +138,19 @@ int run_fuzz_command(int argc, char** argv) {
   for (const double p : {faults.drop, faults.duplicate, faults.delay}) {
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument("--drop, --duplicate and --delay are probabilities (0..1)");
   }
+  std::optional<ChurnConfig> churn;
+  if (args["churn"].as<double>() > 0) {
+    const double away = args["churn-away"].as<double>();
+    if (!(away >= 1)) throw std::invalid_argument("--churn-away must be at least 1 s");
+    churn = ChurnConfig{args["churn"].as<double>(), seconds_ceil(away)};
+    if (std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
+      throw std::invalid_argument(
+          "--churn with central: the central peer may leave, and no job could be placed; "
+          "fuzz si, ri, syi or local under churn");
+    }
+  } else if (args["churn"].as<double>() < 0) {
+    throw std::invalid_argument("--churn must be >= 0");
+  }
   const std::size_t servers = args["servers"].as<std::size_t>();
   const std::size_t jobs_per_server = args["jobs"].as<std::size_t>();
   const topology::Topology grid = synthetic_grid(servers, 2);
@@ -140,6 +161,9 @@ int run_fuzz_command(int argc, char** argv) {
   std::size_t failures = 0;
   FaultInjector::Counts total;
   std::size_t crashes = 0;
+  std::size_t leaves = 0;
+  std::size_t gone = 0;
+  std::size_t joins = 0;
   std::size_t lost = 0;
   std::size_t refused = 0;
   Recovery recovered;
@@ -156,6 +180,7 @@ int run_fuzz_command(int argc, char** argv) {
       run_options.faults = faults;
       run_options.audit = true;
       run_options.fault_seed = seed;
+      run_options.churn = churn;
       const GridRunResult run = run_grid(grid, workload.jobs, run_options);
       ++runs;
       total.dropped += run.faults.dropped;
@@ -164,6 +189,9 @@ int run_fuzz_command(int argc, char** argv) {
       total.partitioned += run.faults.partitioned;
       total.partitions += run.faults.partitions;
       crashes += run.crashes;
+      leaves += run.leaves;
+      gone += run.gone;
+      joins += run.joins;
       lost += run.lost.size();
       refused += run.refused.size();
       recovered.requeued += run.recovered.requeued;
@@ -179,6 +207,11 @@ int run_fuzz_command(int argc, char** argv) {
           }
         }
       }
+      for (const auto& [job, reason] : run.lost) {
+        if (reason.find("left the grid") != std::string::npos && violations.size() < 20) {
+          violations.push_back("job " + std::to_string(job) + " was lost to a graceful leave (" + reason + ")");
+        }
+      }
       if (single && fingerprint(run) != fingerprint(run_grid(grid, workload.jobs, run_options))) {
         violations.emplace_back("the same seed gave a different run the second time");
       }
@@ -189,11 +222,12 @@ int run_fuzz_command(int argc, char** argv) {
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
           "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {} --max-clock-offset {} "
-          "--max-drift-ppm {}{}\n",
+          "--max-drift-ppm {}{}{}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
           to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
-          to_seconds(faults.max_clock_offset), faults.max_drift_ppm,
-          faults.durable_crashes ? " --durable-crashes" : "");
+          to_seconds(faults.max_clock_offset), faults.max_drift_ppm, faults.durable_crashes ? " --durable-crashes" : "",
+          churn ? fmt::format(" --churn {} --churn-away {}", churn->leaves_per_day, to_seconds(churn->max_away))
+                : std::string());
     }
   }
   std::cout << fmt::format(
@@ -207,6 +241,10 @@ int run_fuzz_command(int argc, char** argv) {
                         recovered.requeued, recovered.committed, recovered.hosted, recovered.ran)
           : std::string("restarted empty"),
       lost, refused);
+  if (churn) {
+    std::cout << fmt::format("churn: {} leaves asked, {} peers went once they held nothing, {} joined again\n", leaves,
+                             gone, joins);
+  }
   return failures == 0 ? 0 : 1;
 }
 

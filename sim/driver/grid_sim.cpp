@@ -26,14 +26,15 @@ namespace {
 // Events stay small (the heap moves them at every push and pop; profiled):
 // a message's body waits in a slot of its own.
 struct Event {
-  enum class Kind : std::uint8_t { submit, message, wake, network_wake, crash, restart };
+  enum class Kind : std::uint8_t { submit, message, wake, network_wake, crash, restart, leave, rejoin };
   TimePoint at;
   std::uint64_t sequence;
   Kind kind;
   ServerIndex server = 0;       ///< submit: the origin; message: the receiver; crash, restart: the server
   ServerIndex from = 0;         ///< message: the sender
   std::uint32_t scheduler = 0;  ///< wake: the scheduler (a peer's server index, or 0: the meta-scheduler)
-  std::size_t item = 0;         ///< submit: index into jobs; message: its slot; crash, restart: index into crashes
+  std::size_t item =
+      0;  ///< submit: index into jobs; message: its slot; crash, restart: into crashes; leave, rejoin: into leaves
 };
 
 struct Later {
@@ -56,7 +57,10 @@ struct ServerSlot {
   std::vector<ServerIndex> partners;         ///< P2P: whom its peer asks (again after a restart)
   std::map<DurableKey, DurableJob> journal;  ///< what its journal holds: kept through a durable crash
   std::uint64_t incarnation = 1;             ///< its peer's starts so far
-  bool down = false;                         ///< crashed, not yet restarted
+  bool down = false;                         ///< crashed, not yet restarted, or away from the grid
+  bool leaving = false;                      ///< asked to leave: draining until it holds nothing
+  bool away = false;                         ///< left the grid, not joined again yet
+  std::size_t transfers = 0;                 ///< transfers from or to it on the network
 };
 
 /// Each scheduler's wake-up and pending outputs: one per server (P2P), or
@@ -97,8 +101,16 @@ class GridDriver {
       const auto drawn = faults_->crash_schedule(grid.servers.size(), last_submit);
       crashes_.insert(crashes_.end(), drawn.begin(), drawn.end());
     }
-    if (meta_ && (faults_ || !crashes_.empty())) {
-      throw std::invalid_argument("faults and crashes need peers: run Centralized over messages (a central peer)");
+    leaves_ = options.leaves;
+    if (options.churn && !jobs.empty()) {
+      TimePoint last_submit{};
+      for (const Job& job : jobs) last_submit = std::max(last_submit, job.submit);
+      const auto drawn = churn_schedule(*options.churn, grid.servers.size(), last_submit, options.fault_seed);
+      leaves_.insert(leaves_.end(), drawn.begin(), drawn.end());
+    }
+    if (meta_ && (faults_ || !crashes_.empty() || !leaves_.empty())) {
+      throw std::invalid_argument(
+          "faults, crashes and churn need peers: run Centralized over messages (a central peer)");
     }
     // A peer that may restart from its journal states what must be kept.
     peer_config_ = options.config;
@@ -136,7 +148,7 @@ class GridDriver {
     // Parked volunteers are handed over by the receiver's clock at their
     // arrival and skip its deadlines' wake-ups in between: exact only
     // without drift, faults or crashes (which drop what a down peer is sent).
-    parking_ = options.park_volunteers && !meta_ && !faults_ && crashes_.empty() && !drifting;
+    parking_ = options.park_volunteers && !meta_ && !faults_ && crashes_.empty() && leaves_.empty() && !drifting;
   }
 
   GridRunResult run() {
@@ -154,6 +166,9 @@ class GridDriver {
     for (std::size_t c = 0; c < crashes_.size(); ++c) {
       push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, 0, c});
     }
+    for (std::size_t l = 0; l < leaves_.size(); ++l) {
+      push({leaves_[l].at, 0, Event::Kind::leave, leaves_[l].peer, 0, 0, l});
+    }
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
     while (!queue_.empty() && ended_ < jobs_.size()) {
@@ -169,6 +184,7 @@ class GridDriver {
       }
       handle(event);
       settle();
+      depart_drained();
       quiesce_when_idle();
       if (options_.progress && result_.records.size() >= reported + 1000) {
         reported = result_.records.size();
@@ -319,7 +335,17 @@ class GridDriver {
         crash(event.server, event.item);
         break;
       case Event::Kind::restart:
+        if (servers_[event.server].away) break;  // it left meanwhile: it joins when its leave says
         restart(event.server, crashes_[event.item].durable);
+        break;
+      case Event::Kind::leave:
+        leave(event.server);
+        break;
+      case Event::Kind::rejoin:
+        if (!servers_[event.server].away) break;  // it never went (a crash cut its leave short)
+        servers_[event.server].away = false;
+        ++result_.joins;
+        restart(event.server, false);  // a new start, empty: the others count it as reachable
         break;
       case Event::Kind::wake: {
         SchedulerSlot& slot = schedulers_[event.scheduler];
@@ -350,7 +376,8 @@ class GridDriver {
     JobEntry& entry = job_table_[index];
     entry.state = JobState::submitted;
     if (servers_[job.origin].down) {  // a client's submission to a peer that is down is refused, never accepted
-      result_.refused.emplace_back(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name + " was down");
+      result_.refused.emplace_back(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name +
+                                               (servers_[job.origin].away ? " was away from the grid" : " was down"));
       mark_ended_at(index);
       return;
     }
@@ -413,6 +440,8 @@ class GridDriver {
       }
       const DataTransfer transfer = it->second;
       in_flight_.erase(it);
+      --servers_[transfer.from].transfers;
+      --servers_[transfer.to].transfers;
       if (options_.audit) {
         result_.arrivals.push_back(
             {trace_id(transfer.job), transfer.to, transfer.kind, static_cast<double>(transfer.bytes), now_});
@@ -447,6 +476,8 @@ class GridDriver {
     const network::FlowId flow =
         network_.start_transfer(transfer.from, transfer.to, static_cast<double>(transfer.bytes), now_);
     in_flight_.emplace(flow, transfer);
+    ++servers_[transfer.from].transfers;
+    ++servers_[transfer.to].transfers;
   }
 
   void send_message(ServerIndex from, ServerIndex to, const protocol::Message& message) {
@@ -532,6 +563,7 @@ class GridDriver {
     const PeerCrash& crash = crashes_[which];
     ++result_.crashes;
     const std::string name = grid_.servers[peer].spec.name;
+    slot.leaving = false;  // a crash cuts a leave short: it restarts as a member
     if (!crash.durable) {
       slot.journal.clear();
       // In the order its origin numbered them: the order of submission.
@@ -550,6 +582,59 @@ class GridDriver {
       touch(other);
     }
     push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, 0, which});
+  }
+
+  /// A graceful leave: the peer takes no new work from now on and goes once
+  /// it holds nothing (depart_drained). A peer down at the time stays down.
+  void leave(ServerIndex peer) {
+    assert(!meta_);
+    ServerSlot& slot = servers_[peer];
+    if (slot.down || slot.leaving) return;
+    ++result_.leaves;
+    slot.leaving = true;
+    slot.peer->set_draining(true);
+    leaving_.push_back(peer);
+    touch(peer);
+  }
+
+  /// Leaving peers that hold nothing any more -- no job in their queues, no
+  /// hand-off open, no transfer from or to them -- go: the others count them
+  /// as gone, and they join again when their leave says.
+  void depart_drained() {
+    for (std::size_t i = 0; i < leaving_.size();) {
+      const ServerIndex peer = leaving_[i];
+      ServerSlot& slot = servers_[peer];
+      if (!slot.leaving) {  // a crash cut its leave short
+        leaving_.erase(leaving_.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      const ServerLoad load = slot.peer->load();
+      const bool holds = load.grid_queue + load.local_queue + load.running + load.awaiting_input > 0 ||
+                         slot.peer->open_handoffs() > 0 || slot.peer->undecided_jobs() > 0 || slot.transfers > 0;
+      if (holds) {
+        ++i;
+        continue;
+      }
+      leaving_.erase(leaving_.begin() + static_cast<std::ptrdiff_t>(i));
+      ++result_.gone;
+      slot.leaving = false;
+      slot.away = true;
+      slot.down = true;
+      schedulers_[peer].wake = kNever;
+      const std::string name = grid_.servers[peer].spec.name;
+      for (ServerIndex other = 0; other < servers_.size(); ++other) {
+        if (other == peer || servers_[other].down) continue;
+        servers_[other].peer->on_peer(peer, PeerState::gone, name + " left the grid", clock(other));
+        touch(other);
+      }
+      const PeerLeave* asked = nullptr;
+      for (const PeerLeave& l : leaves_) {
+        if (l.peer == peer && l.at <= now_ && (asked == nullptr || l.at > asked->at)) asked = &l;
+      }
+      const TimePoint back = std::max(now_ + seconds(1), asked != nullptr ? asked->at + asked->away : now_);
+      push({back, 0, Event::Kind::rejoin, peer, 0, 0, 0});
+      settle();  // what the others do about it, before the next event
+    }
   }
 
   void restart(ServerIndex peer, bool durable) {
@@ -657,6 +742,8 @@ class GridDriver {
   GridRunResult result_;
   std::size_t ended_ = 0;
   std::vector<PeerCrash> crashes_;
+  std::vector<PeerLeave> leaves_;
+  std::vector<ServerIndex> leaving_;  // peers draining to leave, in the order they asked
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
 #include "peer/network/sharing_model.hpp"
+#include "sim/driver/churn.hpp"
 #include "sim/driver/faults.hpp"
 
 namespace gridpeer::sim {
@@ -57,6 +58,10 @@ struct GridRunOptions {
   /// Peers that crash and restart (besides faults->crashes_per_day, which
   /// draws more from fault_seed).
   std::vector<PeerCrash> crashes;
+  /// Peers that leave the grid and join again (sim/driver/churn.hpp),
+  /// besides those `churn` draws from fault_seed.
+  std::vector<PeerLeave> leaves;
+  std::optional<ChurnConfig> churn;
   /// Each peer's clock (one per server); empty: exact, or drawn from
   /// fault_seed when faults ask for drift.
   std::vector<PeerClock> clocks;
@@ -85,6 +90,9 @@ struct GridRunResult {
   std::vector<Arrival> arrivals;
   std::vector<RemoteRun> remote_runs;
   std::size_t crashes = 0;
+  std::size_t leaves = 0;  ///< peers that asked to leave
+  std::size_t gone = 0;    ///< of them, those that went (the others were still finishing at the end)
+  std::size_t joins = 0;   ///< peers that joined again
   /// Jobs submitted to a peer while it was down: never accepted, with the reason.
   std::vector<std::pair<JobId, std::string>> refused;
   /// What peers restarted from their journals took up again (durable crashes).

@@ -42,6 +42,7 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   options.progress = progress;
   options.stagger_periods = spec.stagger_periods;
   options.fault_seed = spec.workload.seed;
+  options.churn = spec.churn;
   if (spec.partners.kind != topology::PartnerRule::Kind::all) {
     options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
   }
@@ -111,6 +112,16 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
               {"per_server", per_server},
               {"provenance", result.provenance},
               {"warnings", result.warnings}});
+  if (spec.churn) {
+    // Only with churn: runs without it keep the bytes they always had.
+    out["churn"] = {{"leaves_per_day", spec.churn->leaves_per_day},
+                    {"max_away_s", to_seconds(spec.churn->max_away)},
+                    {"leaves", result.run.leaves},
+                    {"gone", result.run.gone},
+                    {"joins", result.run.joins},
+                    {"refused_jobs", result.run.refused.size()},
+                    {"lost_jobs", result.run.lost.size()}};
+  }
   return out;
 }
 
@@ -122,6 +133,8 @@ std::vector<report::JobRow> experiment_rows(const ExperimentResult& result, cons
     endings.push_back({id, report::RowState::rejected, "wider than every server it was placed on"});
   }
   for (const auto& [id, reason] : result.run.lost) endings.push_back({id, report::RowState::lost, reason});
+  // Submitted while its peer was down or away from the grid: never accepted.
+  for (const auto& [id, reason] : result.run.refused) endings.push_back({id, report::RowState::rejected, reason});
   return report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "peer/core/grid_config.hpp"
@@ -24,6 +25,8 @@ struct ExperimentSpec {
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
   bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)
+  /// Peers leave and join again during the run (drawn from workload.seed; sim/driver/churn.hpp).
+  std::optional<ChurnConfig> churn;
 };
 
 struct ExperimentResult {

@@ -52,7 +52,14 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
                                      "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K "
                                      "drawn from the seed), best:K (K with the "
                                      "highest bandwidth, then lowest latency)",
-                                     cxxopts::value<std::string>()->default_value("all"))("verbose", "more log output");
+                                     cxxopts::value<std::string>()->default_value("all"))(
+      "churn",
+      "peers leave the running grid this many times per simulated day (over the grid, at Poisson times drawn from "
+      "the seed): each stops taking work, finishes what it holds, goes, and joins again empty after up to "
+      "--churn-away; jobs submitted to it meanwhile are refused (0: none)",
+      cxxopts::value<double>()->default_value("0"))(
+      "churn-away", "with --churn: the longest a peer stays away, in seconds (each stays 1 s up to this)",
+      cxxopts::value<double>()->default_value("3600"))("verbose", "more log output");
   cli::add_scheduler_options(options);
 }
 
@@ -117,6 +124,10 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   const auto parsed = network::parse_sharing(sharing);
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
   spec.sharing = *parsed;
+  const double churn = args["churn"].as<double>();
+  const double away = args["churn-away"].as<double>();
+  if (!(churn >= 0) || !(away >= 1)) throw std::invalid_argument("--churn must be >= 0 and --churn-away at least 1 s");
+  if (churn > 0) spec.churn = ChurnConfig{churn, seconds_ceil(away)};
   return spec;
 }
 
@@ -164,6 +175,9 @@ std::vector<ExperimentSpec> compare_specs(const ExperimentSpec& base, bool data_
   plain.config.fair.enabled = false;
   for (const GridAlgorithm algorithm : {GridAlgorithm::local, GridAlgorithm::central, GridAlgorithm::sender,
                                         GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
+    // Under churn, the instant-knowledge reference has no peers to leave:
+    // the four algorithms of peers are compared.
+    if (algorithm == GridAlgorithm::central && base.churn) continue;
     ExperimentSpec spec = plain;
     spec.config.algorithm = algorithm;
     specs.push_back(spec);

@@ -598,4 +598,63 @@ BOOST_AUTO_TEST_CASE(a_clock_ahead_shows_in_the_records_but_not_in_true_time) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_peer_that_leaves_finishes_what_it_holds_and_joins_again_empty) {
+  // J1 moves to B as in sender_initiated_moves_the_job_that_would_wait and
+  // runs there from 336 us to 100.000336 s. B asks to leave at 50 s, to be
+  // away 200 s. It finishes J1 first: J2, submitted to B at 60 s, is
+  // refused (draining). A's J6 at 55 s would wait 45 s at home, but B is
+  // busier still: it runs on A after J0, from 100 s. B goes once J1's output
+  // is home; J4, submitted to it at 150 s, is refused (away). B joins again
+  // at 250 s, empty, and runs J5 (submitted to it at 260 s) at once. Nothing
+  // is lost: a leave hands nothing over, it finishes it.
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100),  job(6, 0, 55, 4, 10),
+                              job(2, 1, 60, 1, 10), job(4, 1, 150, 1, 10), job(5, 1, 260, 1, 10)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.leaves = {PeerLeave{1, at_seconds(50), seconds(200)}};
+  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const auto records = by_id(result);
+  BOOST_TEST(result.leaves == 1U);
+  BOOST_TEST(result.gone == 1U);
+  BOOST_TEST(result.joins == 1U);
+  BOOST_TEST(result.lost.empty());
+  BOOST_TEST(records.at(1).executed_on == 1U);
+  BOOST_TEST(us(records.at(1).finish) == 100'000'336);
+  BOOST_TEST(records.at(6).executed_on == 0U);
+  BOOST_TEST(us(records.at(6).start) == 100'000'000);
+  BOOST_TEST(records.at(5).executed_on == 1U);
+  BOOST_TEST(us(records.at(5).start) == 260'000'000);
+  BOOST_REQUIRE(result.refused.size() == 2U);
+  BOOST_TEST(result.refused[0].first == 2U);
+  BOOST_TEST(result.refused[0].second == "B is draining; submit elsewhere");
+  BOOST_TEST(result.refused[1].first == 4U);
+  BOOST_TEST(result.refused[1].second == "submitted while peer B was away from the grid");
+  BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_churn_schedule_is_seeded_and_never_empties_the_grid) {
+  const ChurnConfig churn{48, seconds(7200)};  // two an hour, each away up to two hours
+  const auto a = churn_schedule(churn, 3, at_seconds(86400), 7);
+  const auto b = churn_schedule(churn, 3, at_seconds(86400), 7);
+  const auto c = churn_schedule(churn, 3, at_seconds(86400), 8);
+  BOOST_TEST(a.size() > 20U);  // about 48 asked, fewer taken: a peer away is not asked again
+  BOOST_TEST(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST((a[i].peer == b[i].peer && a[i].at == b[i].at));
+  BOOST_TEST(!(a.size() == c.size() && a.front().at == c.front().at));
+  // At every leave at least one other peer is in the grid, and a peer is
+  // never asked to leave while it is away.
+  std::vector<TimePoint> back(3, TimePoint{});
+  for (const PeerLeave& leave : a) {
+    BOOST_TEST((back[leave.peer] <= leave.at));
+    int present = 0;
+    for (ServerIndex p = 0; p < 3; ++p) present += back[p] <= leave.at ? 1 : 0;
+    BOOST_TEST(present >= 2);
+    BOOST_TEST((leave.away >= seconds(1) && leave.away <= seconds(7200)));
+    back[leave.peer] = leave.at + leave.away;
+  }
+  BOOST_TEST(churn_schedule({0, seconds(60)}, 3, at_seconds(86400), 7).empty());
+  BOOST_TEST(churn_schedule(churn, 1, at_seconds(86400), 7).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,30 @@
+#include "sim/driver/churn.hpp"
+
+#include "peer/model/rng.hpp"
+
+namespace gridpeer::sim {
+
+std::vector<PeerLeave> churn_schedule(const ChurnConfig& config, std::size_t peers, TimePoint until,
+                                      std::uint64_t seed) {
+  std::vector<PeerLeave> leaves;
+  if (peers < 2 || config.leaves_per_day <= 0) return leaves;
+  Rng rng = Rng(seed).fork(0xc4a2);
+  const double mean_gap_s = 86400.0 / config.leaves_per_day;
+  std::vector<TimePoint> back(peers, TimePoint{});  // when each is in the grid again
+  for (TimePoint at = TimePoint{} + seconds_ceil(rng.exponential(mean_gap_s)); at < until;
+       at += seconds_ceil(rng.exponential(mean_gap_s))) {
+    std::vector<ServerIndex> present;
+    for (ServerIndex p = 0; p < peers; ++p) {
+      if (back[p] <= at) present.push_back(p);
+    }
+    if (present.size() < 2) continue;  // the last one in stays
+    const ServerIndex peer =
+        present[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(present.size()) - 1))];
+    const Duration away = seconds_ceil(rng.uniform(1.0, to_seconds(config.max_away)));
+    leaves.push_back({peer, at, away});
+    back[peer] = at + away;
+  }
+  return leaves;
+}
+
+}  // namespace gridpeer::sim
