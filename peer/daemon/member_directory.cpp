@@ -36,6 +36,7 @@ void MemberDirectory::connected(ServerIndex member, const protocol::Hello& hello
   Entry& entry = entries_.at(member);
   entry.incarnation = hello.incarnation;
   entry.takes_membership = hello.membership;
+  if (!hello.address.empty()) entry.address = hello.address;
   set(member, MemberState::alive, now);
 }
 

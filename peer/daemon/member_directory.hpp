@@ -27,6 +27,9 @@ class MemberDirectory {
     std::uint64_t incarnation = 0;  ///< from its last hello (0: not connected yet)
     TimePoint since{};
     bool takes_membership = false;  ///< its hello says it keeps members (an older peer does not)
+    /// Where it says it is reached (its hello's address): what a joiner is
+    /// told, which may differ from where this peer dials it (a site network).
+    std::string address;
   };
   /// The topology's `members`, `self` among them (alive for good).
   MemberDirectory(std::size_t members, ServerIndex self, TimePoint now);

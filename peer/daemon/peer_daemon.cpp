@@ -19,6 +19,11 @@ namespace gridpeer::daemon {
 namespace asio = transport::asio;
 using protocol::WireMessage;
 
+namespace {
+/// How far past the members known a new member's index may be.
+constexpr std::size_t kMaxIndexGap = 64;
+}  // namespace
+
 PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log)
     : io_(io),
       config_(std::move(config)),
@@ -536,6 +541,11 @@ protocol::MemberCard PeerDaemon::card_of(ServerIndex index) const {
   card.server = config_.grid.servers.at(index).spec;
   const transport::PeerAddress& address = config_.addresses.at(index);
   if (address.port != 0) card.address = address.host + ":" + std::to_string(address.port);
+  // What it says of itself, if it has said: this peer may dial it on a
+  // network a joiner is not on.
+  if (index != config_.self && index < members_.size() && !members_.at(index).address.empty()) {
+    card.address = members_.at(index).address;
+  }
   card.index = index;
   return card;
 }
@@ -603,6 +613,15 @@ std::optional<std::string> PeerDaemon::learn_member(const protocol::MemberCard& 
              "'s (two members joined through different peers at once: one must join again)";
     }
     return std::nullopt;  // known
+  }
+  if (config_.grid.routed) {
+    return card.name + " cannot be taken up: this grid's network is routed (its file lists every link)";
+  }
+  // A gap arises only when two members join at once; an index far beyond
+  // those known would only grow every table here.
+  if (index > servers.size() + kMaxIndexGap) {
+    return card.name + "'s index " + std::to_string(index) + " is far beyond the " + std::to_string(servers.size()) +
+           " members known here";
   }
   transport::PeerAddress address;
   try {

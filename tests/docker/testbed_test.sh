@@ -8,7 +8,12 @@
 #     across the WAN (gridsim predicts 2.23 against 0.088 MB per job).
 #  3. Fault: "spare" is killed (SIGKILL) mid-replay; the others carry on and the
 #     results account for every job.
-#  4. Durability: "spare" is killed the same way and its container
+#  4. Open membership: "extra" (not in the topology) joins the running grid a
+#     second into a replay of twice the jobs with a file of its own server
+#     alone, takes jobs, and leaves again 20 s later (gridctl leave); "spare" is
+#     killed meanwhile. Every job is accounted for, and the ones extra ran are
+#     in the results.
+#  5. Durability: "spare" is killed the same way and its container
 #     started again 2 s later on its journal (a volume of its own): every job a
 #     peer acknowledged completes, exactly once, none lost.
 # Needs root (it starts dockerd --storage-driver=vfs when no engine answers);
@@ -25,6 +30,8 @@ common=(--no-build --workload synthetic --jobs 60 --data-size medium --time-scal
 run fast "${common[@]}" --network fast
 run slow "${common[@]}" --network slow
 run kill "${common[@]}" --network fast --kill spare@6
+run join --no-build --workload synthetic --jobs 120 --data-size medium --time-scale 10000 --network fast \
+  --join extra@1+20 --kill spare@6
 run restart "${common[@]}" --network fast --kill spare@6+2
 python3 - "$WORK" <<'PY'
 import json, sys
@@ -52,6 +59,17 @@ assert a["not_submitted"] + a["origin_unreachable"] > 0, a
 for x in k["not_completed"]:
     assert x["outcome"] == "lost" and "spare" in x["reason"], x
 assert a["completed"] > 120, a
+j = load("join", "summary.json")
+a = j["accounting"]
+runs = {s["name"]: s["jobs_executed"] for s in j["per_server"]}
+print("join accounting", {x: y for x, y in a.items() if not isinstance(y, list)}, "runs", runs)
+assert a["settled"] and a["in_progress"] == 0 and a["unknown_records"] == 0, a
+assert a["completed"] + a["lost"] + a["rejected"] + a["origin_unreachable"] == a["submitted"], a
+assert a["submitted"] + a["not_submitted"] == a["handed"] == 480, a
+assert runs.get("extra", 0) > 0, f"the peer that joined ran nothing: {runs}"
+for x in j["not_completed"]:
+    assert x["outcome"] == "lost" and "spare" in x["reason"], x
+assert load("join", "testbed.json")["join"] == "extra@1+20"
 r = load("restart", "summary.json")
 a = r["accounting"]
 print("restart accounting", {x: y for x, y in a.items() if not isinstance(y, list)})

@@ -93,6 +93,8 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
                                           "--state-dir",
                                           "/var/lib/gridpeer",
                                           "--peer",
+                                          "A=10.200.0.10:7400",  // itself: the address it gives a joiner
+                                          "--peer",
                                           "B=10.201.0.11:7400",
                                           "--peer",
                                           "C_fast=10.200.0.12:7400",
@@ -102,6 +104,7 @@ BOOST_AUTO_TEST_CASE(addresses_and_routes_by_hand) {
   // C reaches both over the WAN; gridctl reaches everyone over the WAN.
   BOOST_TEST(plan.peers[2].command[16] == "A=10.200.0.10:7400");
   BOOST_TEST(plan.peers[2].command[18] == "B=10.200.0.11:7400");
+  BOOST_TEST(plan.peers[2].command[20] == "C_fast=10.200.0.12:7400");
   BOOST_TEST(plan.control_peer_args[1] == "A=10.200.0.10:7400");
   // gridctl in the control container speaks TLS as the operator "control".
   const std::vector<std::string> tail(plan.control_peer_args.end() - 4, plan.control_peer_args.end());

@@ -109,9 +109,12 @@ ComposePlan plan_compose(const topology::Topology& grid, const ComposeOptions& o
                     options.tls_in_container};
     if (options.journal) peer.command.insert(peer.command.end(), {"--state-dir", options.state_in_container});
     for (const PeerPlan& other : plan.peers) {
-      if (&other == &peer) continue;
       // Same site: the site network; else the WAN, whose shaping is the WAN's.
-      const std::string& address = other.site == peer.site ? other.site_address : other.wan_address;
+      // Its own entry is the address it gives of itself (a peer that joins
+      // the running testbed reaches it on the WAN).
+      const std::string& address = &other == &peer           ? other.wan_address
+                                   : other.site == peer.site ? other.site_address
+                                                             : other.wan_address;
       peer.command.push_back("--peer");
       peer.command.push_back(endpoint_arg(other.server, address, port));
     }
