@@ -91,7 +91,7 @@ std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& 
   return reach;
 }
 
-std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid) {
+std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid, bool with_left) {
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
     protocol::PeerStatus status;
     try {
@@ -103,6 +103,7 @@ std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_conte
     for (const protocol::MemberStatus& member : status.members) {
       auto& servers = grid.topology.servers;
       if (member.index < servers.size() && !servers[member.index].spec.name.empty()) continue;  // in the file
+      if (member.state == protocol::MemberState::left && !with_left) continue;
       if (servers.size() <= member.index) {
         servers.resize(member.index + 1);
         grid.addresses.resize(member.index + 1);

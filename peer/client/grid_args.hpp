@@ -50,6 +50,9 @@ std::vector<PeerReach> poll_status(transport::asio::io_context& io, const Grid& 
 /// Adds the members that joined the running grid (gridpeer --join) to
 /// `grid`, as the first peer that answers knows them, so that a command
 /// reaches them too; returns that peer's status (nothing if none answered).
-std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid);
+/// Members that left are added only with `with_left` (results: what they
+/// held of their own may still be asked for).
+std::optional<protocol::PeerStatus> add_joined_members(transport::asio::io_context& io, Grid& grid,
+                                                       bool with_left = false);
 
 }  // namespace gridpeer::client

@@ -386,6 +386,7 @@ int status_command(int argc, char** argv) {
       "recovered");
   const auto reach = client::poll_status(io, grid);
   for (std::size_t i = 0; i < reach.size(); ++i) {
+    if (grid.addresses[i].port == 0) continue;  // an index between members, or one that left
     if (!reach[i].status) {
       ++unreachable;
       std::cout << fmt::format("{:<8} unreachable: {}\n", grid.topology.servers[i].spec.name, reach[i].error);
@@ -431,12 +432,13 @@ int results_command(int argc, char** argv) {
   const cxxopts::ParseResult& args = *command_line;
   Grid grid = grid_from(args);
   transport::asio::io_context io;
-  client::add_joined_members(io, grid);
+  client::add_joined_members(io, grid, true);  // one that left may still hold its own results
   std::vector<protocol::ResultRecord> all;
   std::vector<std::string> unreachable;
   std::set<ServerIndex> unreachable_peers;
   std::map<ServerIndex, std::uint64_t> boots;
   for (std::size_t i = 0; i < grid.addresses.size(); ++i) {
+    if (grid.addresses[i].port == 0) continue;  // an index no member answered for
     try {
       client::PeerClient peer(io, grid.addresses[i], client::settings_for(grid, i));
       // A journaled peer's restart keeps its jobs: only an empty one's takes them.
