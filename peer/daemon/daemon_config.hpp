@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "peer/core/grid_config.hpp"
+#include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/time.hpp"
 #include "peer/transport/connection.hpp"
@@ -23,6 +24,10 @@ struct DaemonConfig {
   /// (peer/daemon/grid_join.hpp), not from the topology file alone.
   bool joined = false;
   GridConfig grid_config;
+  /// Whom this peer asks among the members (--partners), recomputed as they
+  /// come and go; random:K draws from partner_seed.
+  topology::PartnerRule partners;
+  std::uint64_t partner_seed = 1;
   std::vector<transport::PeerAddress> addresses;  ///< one per server of the grid
   /// Where to accept connections; empty host: this peer's own entry in addresses.
   /// Containers listen on 0.0.0.0 while partners dial them by site or WAN address.

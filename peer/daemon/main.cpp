@@ -40,8 +40,17 @@ int run(int argc, char** argv) {
       "network; the peer's certificate names it",
       cxxopts::value<std::vector<std::string>>())(
       "listen", "HOST:PORT to accept connections on (default: this peer's own address; 0.0.0.0:PORT in containers)",
-      cxxopts::value<std::string>())("algorithm", "local, central, si, ri or syi",
-                                     cxxopts::value<std::string>()->default_value("si"))(
+      cxxopts::value<std::string>())(
+      "partners",
+      "whom this peer asks about its jobs, among the members not left or dead, chosen again whenever one joins, "
+      "leaves or is declared dead: all (as Shan et al. 2004), site (its own site's), random:K (K drawn from "
+      "--partner-seed; a member that joins takes a place only where it is drawn before the K-th, one that goes is "
+      "replaced by the next drawn) or best:K (the K with the widest, then shortest, route). It still links to "
+      "every member; others may ask it whatever their own sets",
+      cxxopts::value<std::string>()->default_value("all"))("partner-seed",
+                                                           "seed of --partners random:K (each peer's draw is its own)",
+                                                           cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "algorithm", "local, central, si, ri or syi", cxxopts::value<std::string>()->default_value("si"))(
       "central",
       "with --algorithm central: the peer that places every job from its ATT queries (name or index; every peer "
       "must name the same one)",
@@ -143,6 +152,13 @@ int run(int argc, char** argv) {
   config.grid_config.algorithm = *parsed;
   if (*parsed == GridAlgorithm::central) {
     config.grid_config.central_peer = config.grid.resolve_server(args["central"].as<std::string>());
+  }
+  config.partners = topology::parse_partner_rule(args["partners"].as<std::string>());
+  config.partner_seed = args["partner-seed"].as<std::uint64_t>();
+  if (*parsed == GridAlgorithm::central && config.partners.kind != topology::PartnerRule::Kind::all) {
+    throw std::invalid_argument(
+        "--partners applies to si, ri, syi and local: under central every peer asks the "
+        "central peer, which asks every member");
   }
   config.grid_config.parameters.data_blind = args.count("data-blind") != 0U;
   config.time_scale = args["time-scale"].as<double>();

@@ -10,6 +10,7 @@
 
 #include "peer/daemon/grid_join.hpp"
 #include "peer/io/topology/network_graph.hpp"
+#include "peer/io/topology/partners.hpp"
 #include "peer/model/overloaded.hpp"
 #include "peer/transport/epoch_bounds.hpp"
 #include "peer/transport/plaintext.hpp"
@@ -133,19 +134,18 @@ void PeerDaemon::start() {
   setup.id = config_.self;
   setup.server = config_.grid.servers.at(config_.self).spec;
   setup.config = config_.grid_config;
-  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
-    if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) setup.partners.push_back(i);
-  }
   setup.incarnation = incarnation_;
   setup.peer_lost_after = config_.peer_lost_after;
-  const std::vector<ServerIndex> partners = setup.partners;
   host_ = std::make_unique<PeerHost>(std::move(setup), *network_, now());
   if (journal_) recover();
   // Nobody is asked until connected (Shan et al. §3.1.1: non-responders are
   // ignored; a peer known to be down is not waited for).
-  for (const ServerIndex partner : partners) {
-    host_->on_peer(partner, PeerState::unreachable, "not connected yet", now());
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) {
+      host_->on_peer(i, PeerState::unreachable, "not connected yet", now());
+    }
   }
+  refresh_partners();
   settle();
   log_event(
       spdlog::level::info,
@@ -272,6 +272,7 @@ void PeerDaemon::epoch_adopted(const std::string& from) {
 
 void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
   members_.connected(peer, hello, now());
+  refresh_partners();  // one held dead is a member again
   // Each side tells the other every member it knows: a member that was away
   // when another joined hears of it here.
   if (hello.membership) links_.send(peer, protocol::MemberSync{every_member(), false});
@@ -652,7 +653,8 @@ std::optional<std::string> PeerDaemon::learn_member(const protocol::MemberCard& 
     }
   }
   if (host_) {
-    host_->add_partner(index);
+    host_->on_peer(index, PeerState::unreachable, "not connected yet", now());
+    refresh_partners();
     gate_.dial(index);  // if it is this peer's to dial (a lower index)
   }
   log_event(spdlog::level::info,
@@ -695,6 +697,7 @@ void PeerDaemon::member_sync(ServerIndex from, const protocol::MemberSync& sync)
       members_.left(from, now());
       log_event(spdlog::level::info, "member " + name_of(from) + " left the grid");
       host_->on_peer(from, PeerState::gone, "it left the grid", now());
+      refresh_partners();
       settle();
       continue;
     }
@@ -709,11 +712,40 @@ void PeerDaemon::member_sync(ServerIndex from, const protocol::MemberSync& sync)
 }
 
 void PeerDaemon::expire_members() {
-  for (const ServerIndex dead : members_.expire(now(), config_.peer_lost_after)) {
-    log_event(spdlog::level::warn, "member " + name_of(dead) + " is declared dead: away for " +
+  const std::vector<ServerIndex> dead = members_.expire(now(), config_.peer_lost_after);
+  for (const ServerIndex member : dead) {
+    log_event(spdlog::level::warn, "member " + name_of(member) + " is declared dead: away for " +
                                        std::to_string(to_seconds(config_.peer_lost_after)) +
                                        " virtual s (--peer-lost-after)");
   }
+  if (!dead.empty()) {
+    refresh_partners();
+    settle();
+  }
+}
+
+void PeerDaemon::refresh_partners() {
+  if (!host_) return;
+  const auto& servers = config_.grid.servers;
+  std::vector<bool> present(servers.size(), false);
+  for (ServerIndex i = 0; i < servers.size(); ++i) {
+    const bool gone = i < members_.size() && (members_.at(i).state == protocol::MemberState::left ||
+                                              members_.at(i).state == protocol::MemberState::dead);
+    present[i] = i != config_.self && !servers[i].spec.name.empty() && !gone;
+  }
+  std::vector<ServerIndex> chosen = topology::partners_of(config_.grid, config_.partners, config_.partner_seed,
+                                                          config_.self, present, network_.get());
+  if (chosen == host_->partners()) return;
+  std::string names;
+  for (const ServerIndex partner : chosen) names += (names.empty() ? "" : ", ") + name_of(partner);
+  const auto members = static_cast<std::size_t>(std::count(present.begin(), present.end(), true));
+  log_event(spdlog::level::info, "asks " + std::to_string(chosen.size()) + " of " + std::to_string(members) +
+                                     " members (--partners " + topology::to_string(config_.partners) +
+                                     (config_.partners.kind == topology::PartnerRule::Kind::random
+                                          ? " --partner-seed " + std::to_string(config_.partner_seed)
+                                          : std::string()) +
+                                     "): " + (names.empty() ? std::string("nobody") : names));
+  host_->set_partners(std::move(chosen));
 }
 
 void PeerDaemon::shutdown(const std::string& why, int code) {

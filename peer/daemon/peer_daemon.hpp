@@ -110,6 +110,9 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   void member_sync(ServerIndex from, const protocol::MemberSync& sync);
   /// Members away too long are dead: logged once.
   void expire_members();
+  /// Recomputes whom this peer asks (--partners) from the members not left
+  /// or dead, and logs the set when it changed.
+  void refresh_partners();
 
   // ClientBackend: users' requests
   protocol::SubmitAck submit(const Job& job) override;

@@ -75,13 +75,17 @@ int run_compare_command(int argc, char** argv) {
     json["command_line"] = command_line_of(argc, argv);
     all.push_back(json);
   }
-  if (base.churn) {
+  if (base.has_churn()) {
     // Which jobs a grid accepts depends on when a leaving peer goes, so each
     // algorithm's means are over the jobs it accepted; these say how many.
+    const ChurnConfig drawn = base.churn.value_or(ChurnConfig{});
+    std::string given;
+    if (drawn.joiners > 0) given += fmt::format(", {} servers joining at {} a day", drawn.joiners, drawn.joins_per_day);
+    if (!base.churn_file.empty()) given += ", the events of " + base.churn_file;
     std::cout << fmt::format(
-        "\nchurn: {} leaves a day, away up to {:.0f} s (the instant-knowledge reference has no "
+        "\nchurn: {} leaves a day, away up to {:.0f} s{} (the instant-knowledge reference has no "
         "peers to leave)\n",
-        base.churn->leaves_per_day, to_seconds(base.churn->max_away));
+        drawn.leaves_per_day, to_seconds(drawn.max_away), given);
     std::cout << fmt::format("{:<10} {:>7} {:>6} {:>6} {:>9} {:>6} {:>6}\n", "algorithm", "leaves", "gone", "joins",
                              "refused", "lost", "jobs");
     for (std::size_t i = 0; i < specs.size(); ++i) {

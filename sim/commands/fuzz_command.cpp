@@ -18,6 +18,7 @@
 #include "sim/driver/faults.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/run_audit.hpp"
+#include "sim/studies/grid_options.hpp"
 #include "sim/studies/synthetic_grid.hpp"
 #include "sim/studies/workloads.hpp"
 
@@ -95,12 +96,11 @@ int run_fuzz_command(int argc, char** argv) {
                                                  cxxopts::value<double>()->default_value("5"))(
       "max-drift-ppm", "each peer's clock runs up to this many parts per million fast or slow",
       cxxopts::value<std::int64_t>()->default_value("1000"))(
-      "churn",
-      "peers leave the grid this many times per simulated day (over the grid): each stops taking work, finishes "
-      "what it holds, goes, and joins again empty after up to --churn-away; a leave may lose no job",
-      cxxopts::value<double>()->default_value("0"))("churn-away", "seconds a peer that left stays away, at most",
-                                                    cxxopts::value<double>()->default_value("3600"))("h,help",
-                                                                                                     "show this help");
+      "partners",
+      "whom each peer asks: all, site, random:K or best:K (drawn from each seed), chosen again as peers leave and "
+      "join",
+      cxxopts::value<std::string>()->default_value("all"))("h,help", "show this help");
+  add_churn_options(options);
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -138,18 +138,18 @@ int run_fuzz_command(int argc, char** argv) {
   for (const double p : {faults.drop, faults.duplicate, faults.delay}) {
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument("--drop, --duplicate and --delay are probabilities (0..1)");
   }
-  std::optional<ChurnConfig> churn;
-  if (args["churn"].as<double>() > 0) {
-    const double away = args["churn-away"].as<double>();
-    if (!(away >= 1)) throw std::invalid_argument("--churn-away must be at least 1 s");
-    churn = ChurnConfig{args["churn"].as<double>(), seconds_ceil(away)};
-    if (std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
-      throw std::invalid_argument(
-          "--churn with central: the central peer may leave, and no job could be placed; "
-          "fuzz si, ri, syi or local under churn");
-    }
-  } else if (args["churn"].as<double>() < 0) {
-    throw std::invalid_argument("--churn must be >= 0");
+  const std::optional<ChurnConfig> churn = churn_from_options(args);
+  if (churn && std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
+    throw std::invalid_argument(
+        "--churn or --joiners with central: the central peer may be away, and no job could be placed; "
+        "fuzz si, ri, syi or local under churn");
+  }
+  const topology::PartnerRule partners = topology::parse_partner_rule(args["partners"].as<std::string>());
+  if (partners.kind != topology::PartnerRule::Kind::all &&
+      std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
+    throw std::invalid_argument(
+        "--partners with central: every peer must reach the central one; fuzz si, ri, syi or "
+        "local with partner sets");
   }
   const std::size_t servers = args["servers"].as<std::size_t>();
   const std::size_t jobs_per_server = args["jobs"].as<std::size_t>();
@@ -181,6 +181,11 @@ int run_fuzz_command(int argc, char** argv) {
       run_options.audit = true;
       run_options.fault_seed = seed;
       run_options.churn = churn;
+      if (partners.kind != topology::PartnerRule::Kind::all) {
+        run_options.partners = topology::partner_sets(grid, partners, seed);
+        run_options.partner_rule = partners;
+        run_options.partner_seed = seed;
+      }
       const GridRunResult run = run_grid(grid, workload.jobs, run_options);
       ++runs;
       total.dropped += run.faults.dropped;
@@ -222,12 +227,17 @@ int run_fuzz_command(int argc, char** argv) {
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
           "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {} --max-clock-offset {} "
-          "--max-drift-ppm {}{}{}\n",
+          "--max-drift-ppm {}{}{}{}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
           to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
           to_seconds(faults.max_clock_offset), faults.max_drift_ppm, faults.durable_crashes ? " --durable-crashes" : "",
-          churn ? fmt::format(" --churn {} --churn-away {}", churn->leaves_per_day, to_seconds(churn->max_away))
-                : std::string());
+          churn ? fmt::format(" --churn {} --churn-away {}{}", churn->leaves_per_day, to_seconds(churn->max_away),
+                              churn->joiners > 0 ? fmt::format(" --joiners {} --joins-per-day {}", churn->joiners,
+                                                               churn->joins_per_day)
+                                                 : std::string())
+                : std::string(),
+          partners.kind != topology::PartnerRule::Kind::all ? " --partners " + topology::to_string(partners)
+                                                            : std::string());
     }
   }
   std::cout << fmt::format(
@@ -242,8 +252,8 @@ int run_fuzz_command(int argc, char** argv) {
           : std::string("restarted empty"),
       lost, refused);
   if (churn) {
-    std::cout << fmt::format("churn: {} leaves asked, {} peers went once they held nothing, {} joined again\n", leaves,
-                             gone, joins);
+    std::cout << fmt::format("churn: {} leaves asked, {} peers went once they held nothing, {} joins\n", leaves, gone,
+                             joins);
   }
   return failures == 0 ? 0 : 1;
 }

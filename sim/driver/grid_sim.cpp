@@ -17,6 +17,7 @@
 #include "peer/model/overloaded.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
+#include "peer/network/static_view.hpp"
 #include "sim/driver/parked_volunteers.hpp"
 #include "sim/driver/wire_sizes.hpp"
 
@@ -59,7 +60,8 @@ struct ServerSlot {
   std::uint64_t incarnation = 1;             ///< its peer's starts so far
   bool down = false;                         ///< crashed, not yet restarted, or away from the grid
   bool leaving = false;                      ///< asked to leave: draining until it holds nothing
-  bool away = false;                         ///< left the grid, not joined again yet
+  bool away = false;                         ///< left the grid, not joined again yet (or never in it yet)
+  bool joined = true;                        ///< has been in the grid (false: outside since the start)
   std::size_t transfers = 0;                 ///< transfers from or to it on the network
 };
 
@@ -102,13 +104,29 @@ class GridDriver {
       crashes_.insert(crashes_.end(), drawn.begin(), drawn.end());
     }
     leaves_ = options.leaves;
+    joins_ = options.joins;
+    if (options.churn) {
+      const auto drawn = join_schedule(*options.churn, n, options.fault_seed);
+      joins_.insert(joins_.end(), drawn.begin(), drawn.end());
+    }
+    const std::vector<TimePoint> in_from = first_in_grid();
+    if (std::count(in_from.begin(), in_from.end(), TimePoint{}) == 0 && n > 0) {
+      throw std::invalid_argument("every server joins later: at least one must be in the grid from the start");
+    }
     if (options.churn && !jobs.empty()) {
       TimePoint last_submit{};
       for (const Job& job : jobs) last_submit = std::max(last_submit, job.submit);
-      const auto drawn = churn_schedule(*options.churn, grid.servers.size(), last_submit, options.fault_seed);
+      const auto drawn = churn_schedule(*options.churn, n, last_submit, options.fault_seed, in_from);
       leaves_.insert(leaves_.end(), drawn.begin(), drawn.end());
     }
-    if (meta_ && (faults_ || !crashes_.empty() || !leaves_.empty())) {
+    for (ServerIndex i = 0; i < n; ++i) {
+      if (in_from[i] != TimePoint{}) {
+        servers_[i].away = servers_[i].down = true;
+        servers_[i].joined = false;
+        ++result_.outside_at_start;
+      }
+    }
+    if (meta_ && (faults_ || !crashes_.empty() || !leaves_.empty() || !joins_.empty())) {
       throw std::invalid_argument(
           "faults, crashes and churn need peers: run Centralized over messages (a central peer)");
     }
@@ -148,7 +166,8 @@ class GridDriver {
     // Parked volunteers are handed over by the receiver's clock at their
     // arrival and skip its deadlines' wake-ups in between: exact only
     // without drift, faults or crashes (which drop what a down peer is sent).
-    parking_ = options.park_volunteers && !meta_ && !faults_ && crashes_.empty() && leaves_.empty() && !drifting;
+    parking_ = options.park_volunteers && !meta_ && !faults_ && crashes_.empty() && leaves_.empty() && joins_.empty() &&
+               !drifting;
   }
 
   GridRunResult run() {
@@ -169,6 +188,8 @@ class GridDriver {
     for (std::size_t l = 0; l < leaves_.size(); ++l) {
       push({leaves_[l].at, 0, Event::Kind::leave, leaves_[l].peer, 0, 0, l});
     }
+    for (const PeerJoin& join : joins_) push({join.at, 0, Event::Kind::rejoin, join.peer, 0, 0, 0});
+    enter_outside();
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
     while (!queue_.empty() && ended_ < jobs_.size()) {
@@ -342,9 +363,11 @@ class GridDriver {
         leave(event.server);
         break;
       case Event::Kind::rejoin:
-        if (!servers_[event.server].away) break;  // it never went (a crash cut its leave short)
+        if (!servers_[event.server].away) break;  // it never went (a crash cut its leave short), or is back
         servers_[event.server].away = false;
+        servers_[event.server].joined = true;
         ++result_.joins;
+        follow_membership();
         restart(event.server, false);  // a new start, empty: the others count it as reachable
         break;
       case Event::Kind::wake: {
@@ -377,7 +400,9 @@ class GridDriver {
     entry.state = JobState::submitted;
     if (servers_[job.origin].down) {  // a client's submission to a peer that is down is refused, never accepted
       result_.refused.emplace_back(job.id, "submitted while peer " + grid_.servers[job.origin].spec.name +
-                                               (servers_[job.origin].away ? " was away from the grid" : " was down"));
+                                               (!servers_[job.origin].joined ? " was not in the grid yet"
+                                                : servers_[job.origin].away  ? " was away from the grid"
+                                                                             : " was down"));
       mark_ended_at(index);
       return;
     }
@@ -575,12 +600,7 @@ class GridDriver {
     }
     slot.down = true;
     schedulers_[peer].wake = kNever;
-    const PeerState seen = crash.durable ? PeerState::unreachable : PeerState::restarted;
-    for (ServerIndex other = 0; other < servers_.size(); ++other) {
-      if (other == peer || servers_[other].down) continue;
-      servers_[other].peer->on_peer(peer, seen, name + " crashed", clock(other));
-      touch(other);
-    }
+    tell_others(peer, crash.durable ? PeerState::unreachable : PeerState::restarted, name + " crashed");
     push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, 0, which});
   }
 
@@ -621,19 +641,81 @@ class GridDriver {
       slot.away = true;
       slot.down = true;
       schedulers_[peer].wake = kNever;
-      const std::string name = grid_.servers[peer].spec.name;
-      for (ServerIndex other = 0; other < servers_.size(); ++other) {
-        if (other == peer || servers_[other].down) continue;
-        servers_[other].peer->on_peer(peer, PeerState::gone, name + " left the grid", clock(other));
-        touch(other);
-      }
+      tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " left the grid");
       const PeerLeave* asked = nullptr;
       for (const PeerLeave& l : leaves_) {
         if (l.peer == peer && l.at <= now_ && (asked == nullptr || l.at > asked->at)) asked = &l;
       }
-      const TimePoint back = std::max(now_ + seconds(1), asked != nullptr ? asked->at + asked->away : now_);
-      push({back, 0, Event::Kind::rejoin, peer, 0, 0, 0});
+      if (asked == nullptr || asked->away != kAwayForGood) {
+        const TimePoint back = std::max(now_ + seconds(1), asked != nullptr ? asked->at + asked->away : now_);
+        push({back, 0, Event::Kind::rejoin, peer, 0, 0, 0});
+      }
+      follow_membership();
       settle();  // what the others do about it, before the next event
+    }
+  }
+
+  /// When each server is first in the grid: at the start, unless its
+  /// first event is a join (kNever: a leave comes first, or nothing).
+  [[nodiscard]] std::vector<TimePoint> first_in_grid() const {
+    const std::size_t n = servers_.size();
+    std::vector<TimePoint> first_join(n, kNever);
+    std::vector<TimePoint> first_leave(n, kNever);
+    for (const PeerJoin& join : joins_) {
+      if (join.peer >= n)
+        throw std::invalid_argument("a join names server " + std::to_string(join.peer) + " of " + std::to_string(n));
+      first_join[join.peer] = std::min(first_join[join.peer], join.at);
+    }
+    for (const PeerLeave& leave : leaves_) {
+      if (leave.peer >= n)
+        throw std::invalid_argument("a leave names server " + std::to_string(leave.peer) + " of " + std::to_string(n));
+      first_leave[leave.peer] = std::min(first_leave[leave.peer], leave.at);
+    }
+    std::vector<TimePoint> in_from(n, TimePoint{});
+    for (ServerIndex i = 0; i < n; ++i) {
+      if (first_join[i] != kNever && first_join[i] <= first_leave[i]) in_from[i] = first_join[i];
+    }
+    return in_from;
+  }
+
+  /// Servers outside the grid at the start: the others count them as gone
+  /// until they join, and ask them nothing.
+  void enter_outside() {
+    for (ServerIndex peer = 0; peer < servers_.size(); ++peer) {
+      if (servers_[peer].joined) continue;
+      schedulers_[peer].wake = kNever;
+      tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " is not in the grid yet");
+    }
+    if (result_.outside_at_start > 0) follow_membership();
+  }
+
+  /// Every other peer up learns `state` of `peer` at once.
+  void tell_others(ServerIndex peer, PeerState state, const std::string& reason) {
+    for (ServerIndex other = 0; other < servers_.size(); ++other) {
+      if (other == peer || servers_[other].down) continue;
+      servers_[other].peer->on_peer(peer, state, reason, clock(other));
+      touch(other);
+    }
+  }
+
+  /// Each peer's partners chosen again among the peers not away, where the
+  /// rule can change them (random:K and best:K replace one that went; all
+  /// and site only lose it, which its being gone already does).
+  void follow_membership() {
+    using Kind = topology::PartnerRule::Kind;
+    const auto& rule = options_.partner_rule;
+    if (!rule || rule->kind == Kind::all || rule->kind == Kind::site) return;
+    if (rule->kind == Kind::best && !partner_view_) {
+      partner_view_.emplace(topology::network_graph(grid_), topology::route_rule(grid_));
+    }
+    std::vector<bool> present(servers_.size());
+    for (ServerIndex i = 0; i < servers_.size(); ++i) present[i] = !servers_[i].away;
+    for (ServerIndex i = 0; i < servers_.size(); ++i) {
+      ServerSlot& slot = servers_[i];
+      if (slot.away) continue;
+      slot.partners = topology::partners_of(grid_, *rule, options_.partner_seed, i, present,
+                                            partner_view_ ? &*partner_view_ : nullptr);
+      if (!slot.down) slot.peer->set_partners(slot.partners);  // a crashed one takes them at its restart
     }
   }
 
@@ -714,6 +796,7 @@ class GridDriver {
   const std::vector<Job>& jobs_;
   const GridRunOptions& options_;
   network::NetworkModel network_;
+  std::optional<network::StaticNetworkView> partner_view_;  // best:K's ranking, made at the first change
   WireSizes wire_sizes_;
   bool meta_;                                        // one meta-scheduler for every server; else one peer each
   std::unique_ptr<Scheduler> meta_scheduler_;        // the meta-scheduler, when meta_
@@ -743,6 +826,7 @@ class GridDriver {
   std::size_t ended_ = 0;
   std::vector<PeerCrash> crashes_;
   std::vector<PeerLeave> leaves_;
+  std::vector<PeerJoin> joins_;
   std::vector<ServerIndex> leaving_;  // peers draining to leave, in the order they asked
 };
 

@@ -13,6 +13,7 @@
 
 #include "peer/core/grid_config.hpp"
 #include "peer/core/scheduler.hpp"
+#include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
@@ -49,6 +50,12 @@ struct GridRunOptions {
   /// Whom each peer asks, one sorted list per server (topology::partner_sets);
   /// empty: every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;
+  /// The rule `partners` came from: each peer's set is then chosen again
+  /// (topology::partners_of, with partner_seed) among the peers not away
+  /// whenever one leaves the grid or joins again, as real peers' sets follow
+  /// membership. Unset: the sets stay as given.
+  std::optional<topology::PartnerRule> partner_rule;
+  std::uint64_t partner_seed = 1;
   /// Start each peer's R-I/Sy-I period at a random phase (drawn from
   /// fault_seed), not all in lockstep at t = 0 (docs/sim-vs-real.md).
   bool stagger_periods = false;
@@ -61,6 +68,9 @@ struct GridRunOptions {
   /// Peers that leave the grid and join again (sim/driver/churn.hpp),
   /// besides those `churn` draws from fault_seed.
   std::vector<PeerLeave> leaves;
+  /// Servers that join the grid (those whose first event is a join start
+  /// outside it), besides those `churn` draws (ChurnConfig::joiners).
+  std::vector<PeerJoin> joins;
   std::optional<ChurnConfig> churn;
   /// Each peer's clock (one per server); empty: exact, or drawn from
   /// fault_seed when faults ask for drift.
@@ -90,9 +100,10 @@ struct GridRunResult {
   std::vector<Arrival> arrivals;
   std::vector<RemoteRun> remote_runs;
   std::size_t crashes = 0;
-  std::size_t leaves = 0;  ///< peers that asked to leave
-  std::size_t gone = 0;    ///< of them, those that went (the others were still finishing at the end)
-  std::size_t joins = 0;   ///< peers that joined again
+  std::size_t leaves = 0;            ///< peers that asked to leave
+  std::size_t gone = 0;              ///< of them, those that went (the others were still finishing at the end)
+  std::size_t joins = 0;             ///< peers that joined (again, or for the first time)
+  std::size_t outside_at_start = 0;  ///< servers not in the grid at the start
   /// Jobs submitted to a peer while it was down: never accepted, with the reason.
   std::vector<std::pair<JobId, std::string>> refused;
   /// What peers restarted from their journals took up again (durable crashes).

@@ -1,5 +1,7 @@
 #include "sim/studies/grid_experiment.hpp"
 
+#include "sim/studies/churn_file.hpp"
+
 #include <chrono>
 
 #include "peer/io/report/jobs_csv.hpp"
@@ -43,8 +45,15 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   options.stagger_periods = spec.stagger_periods;
   options.fault_seed = spec.workload.seed;
   options.churn = spec.churn;
+  if (!spec.churn_file.empty()) {
+    ChurnEvents events = load_churn_events(spec.churn_file, result.grid);
+    options.leaves = std::move(events.leaves);
+    options.joins = std::move(events.joins);
+  }
   if (spec.partners.kind != topology::PartnerRule::Kind::all) {
     options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
+    options.partner_rule = spec.partners;
+    options.partner_seed = spec.workload.seed;
   }
   const auto started = std::chrono::steady_clock::now();
   result.run = run_grid(result.grid, workload.jobs, options);
@@ -112,10 +121,15 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
               {"per_server", per_server},
               {"provenance", result.provenance},
               {"warnings", result.warnings}});
-  if (spec.churn) {
+  if (spec.has_churn()) {
     // Only with churn: runs without it keep the bytes they always had.
-    out["churn"] = {{"leaves_per_day", spec.churn->leaves_per_day},
-                    {"max_away_s", to_seconds(spec.churn->max_away)},
+    const ChurnConfig drawn = spec.churn.value_or(ChurnConfig{});
+    out["churn"] = {{"leaves_per_day", drawn.leaves_per_day},
+                    {"max_away_s", to_seconds(drawn.max_away)},
+                    {"joiners", drawn.joiners},
+                    {"joins_per_day", drawn.joiners > 0 ? drawn.joins_per_day : 0.0},
+                    {"churn_file", spec.churn_file},
+                    {"outside_at_start", result.run.outside_at_start},
                     {"leaves", result.run.leaves},
                     {"gone", result.run.gone},
                     {"joins", result.run.joins},

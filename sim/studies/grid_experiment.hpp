@@ -25,8 +25,14 @@ struct ExperimentSpec {
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
   bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)
-  /// Peers leave and join again during the run (drawn from workload.seed; sim/driver/churn.hpp).
+  /// Peers leave and join again during the run, and servers outside the
+  /// grid join it (drawn from workload.seed; sim/driver/churn.hpp).
   std::optional<ChurnConfig> churn;
+  /// Leaves and joins at given times (sim/studies/churn_file.hpp); empty: none.
+  std::string churn_file;
+
+  /// Whether peers come and go during the run (drawn or given).
+  [[nodiscard]] bool has_churn() const { return churn.has_value() || !churn_file.empty(); }
 };
 
 struct ExperimentResult {

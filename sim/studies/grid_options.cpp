@@ -53,14 +53,39 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
                                      "drawn from the seed), best:K (K with the "
                                      "highest bandwidth, then lowest latency)",
                                      cxxopts::value<std::string>()->default_value("all"))(
+      "churn-file",
+      "leaves and joins at given times, one per line: time_s,leave|join,server[,away_s] (a leave without away_s is "
+      "for good; a server whose first event is a join starts outside the grid)",
+      cxxopts::value<std::string>())("verbose", "more log output");
+  add_churn_options(options);
+  cli::add_scheduler_options(options);
+}
+
+void add_churn_options(cxxopts::Options& options) {
+  options.add_options()(
       "churn",
       "peers leave the running grid this many times per simulated day (over the grid, at Poisson times drawn from "
       "the seed): each stops taking work, finishes what it holds, goes, and joins again empty after up to "
       "--churn-away; jobs submitted to it meanwhile are refused (0: none)",
       cxxopts::value<double>()->default_value("0"))(
       "churn-away", "with --churn: the longest a peer stays away, in seconds (each stays 1 s up to this)",
-      cxxopts::value<double>()->default_value("3600"))("verbose", "more log output");
-  cli::add_scheduler_options(options);
+      cxxopts::value<double>()->default_value("3600"))(
+      "joiners",
+      "the last N servers of the grid start outside it and join one after another at Poisson times of rate "
+      "--joins-per-day (drawn from the seed); jobs submitted to one before it joins are refused",
+      cxxopts::value<std::size_t>()->default_value("0"))("joins-per-day", "with --joiners: joins per simulated day",
+                                                         cxxopts::value<double>()->default_value("24"));
+}
+
+std::optional<ChurnConfig> churn_from_options(const cxxopts::ParseResult& args) {
+  const double churn = args["churn"].as<double>();
+  const double away = args["churn-away"].as<double>();
+  if (!(churn >= 0) || !(away >= 1)) throw std::invalid_argument("--churn must be >= 0 and --churn-away at least 1 s");
+  const auto joiners = args["joiners"].as<std::size_t>();
+  const double joins_per_day = args["joins-per-day"].as<double>();
+  if (!(joins_per_day > 0)) throw std::invalid_argument("--joins-per-day must be positive");
+  if (churn == 0 && joiners == 0) return std::nullopt;
+  return ChurnConfig{churn, seconds_ceil(away), joiners, joins_per_day};
 }
 
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
@@ -124,10 +149,8 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   const auto parsed = network::parse_sharing(sharing);
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
   spec.sharing = *parsed;
-  const double churn = args["churn"].as<double>();
-  const double away = args["churn-away"].as<double>();
-  if (!(churn >= 0) || !(away >= 1)) throw std::invalid_argument("--churn must be >= 0 and --churn-away at least 1 s");
-  if (churn > 0) spec.churn = ChurnConfig{churn, seconds_ceil(away)};
+  spec.churn = churn_from_options(args);
+  if (args.count("churn-file") != 0U) spec.churn_file = args["churn-file"].as<std::string>();
   return spec;
 }
 
@@ -177,7 +200,7 @@ std::vector<ExperimentSpec> compare_specs(const ExperimentSpec& base, bool data_
                                         GridAlgorithm::receiver, GridAlgorithm::symmetric}) {
     // Under churn, the instant-knowledge reference has no peers to leave:
     // the four algorithms of peers are compared.
-    if (algorithm == GridAlgorithm::central && base.churn) continue;
+    if (algorithm == GridAlgorithm::central && base.has_churn()) continue;
     ExperimentSpec spec = plain;
     spec.config.algorithm = algorithm;
     specs.push_back(spec);

@@ -1,6 +1,7 @@
 #pragma once
 // Command-line options shared by `gridsim run` and `gridsim sweep`.
 #include <cxxopts.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@ namespace gridpeer::sim {
 void add_grid_options(cxxopts::Options& options, const std::string& default_workload = "topology");
 /// Everything but the algorithm, from parsed options; throws on bad values.
 ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args);
+
+/// --churn, --churn-away, --joiners, --joins-per-day (gridsim's grid commands and fuzz).
+void add_churn_options(cxxopts::Options& options);
+/// Nothing when no peer leaves and none joins; throws naming a bad option.
+std::optional<ChurnConfig> churn_from_options(const cxxopts::ParseResult& args);
 
 /// The grid options plus those that pick the algorithm (--algorithm,
 /// --data-blind, --stagger-periods, --central-peer): everything that defines

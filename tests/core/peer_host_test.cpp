@@ -29,6 +29,7 @@ Job job(int cpus, std::int64_t run_s) {
 /// a persist of N entries and results); throws in persist when asked to.
 struct Recorder final : PeerEnvironment {
   Said calls;
+  std::vector<ServerIndex> sent_to;  ///< each message's destination, in order
   std::vector<JobEnded> ends;
   bool fail_persist = false;
   void persist(std::span<const Persist* const> kept, std::span<const JobEnded* const> ended) override {
@@ -36,6 +37,7 @@ struct Recorder final : PeerEnvironment {
     if (fail_persist) throw std::runtime_error("disk full");
   }
   void send(ServerIndex to, const protocol::Message& message) override {
+    sent_to.push_back(to);
     for (auto& word : testing::said_of(SchedulerOutput{SendMessage{to, message}})) calls.push_back(word);
   }
   void stage(const DataTransfer& transfer) override {
@@ -179,15 +181,16 @@ BOOST_AUTO_TEST_CASE(links_become_peer_states) {
 
 BOOST_AUTO_TEST_CASE(a_member_that_joins_is_asked_once_its_link_is_up) {
   // A (server 0) starts with partner 1 only. Server 2 joins the running grid:
-  // a partner at once, but out of reach -- a job submitted now asks 1 alone.
-  // Once 2's link is up, the next job asks both (one query to each).
+  // a partner at once, but out of reach until its link is up (the driver says
+  // so first) -- a job submitted now asks 1 alone. Once 2's link is up, the
+  // next job asks both (one query to each).
   const testing::FixedNetwork network;
   PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));
   Recorder env;
   host.link_up(1, 7, false, at(0));
-  host.add_partner(2);
-  host.add_partner(2);              // heard of twice: one partner
-  host.add_partner(0);              // itself: never its own partner
+  host.on_peer(2, PeerState::unreachable, "not connected yet", at(0));
+  host.set_partners({2, 1, 2, 0});  // heard of twice: one partner; itself: never its own
+  BOOST_TEST(host.partners() == (std::vector<ServerIndex>{1, 2}), boost::test_tools::per_element());
   host.submit(job(4, 100), at(0));  // runs here
   host.submit(job(4, 100), at(1));  // waits: A asks its partners in reach
   host.settle(env);
@@ -196,6 +199,36 @@ BOOST_AUTO_TEST_CASE(a_member_that_joins_is_asked_once_its_link_is_up) {
   host.submit(job(4, 100), at(3));
   host.settle(env);
   BOOST_TEST(env.take() == (Said{"query", "query"}), boost::test_tools::per_element());
+  host.check_invariants();
+}
+
+BOOST_AUTO_TEST_CASE(a_partner_set_that_changes_keeps_what_is_open_with_the_old_one) {
+  // A asks 1 and 2 about J2 (J1 runs here). Its set then becomes {2, 3} (3
+  // never said to be out of reach, so in reach); 1's reply to the open query
+  // still counts, and with 2's it concludes the query: J2 is offered to 1,
+  // the better of the two. The next job asks 2 and 3 only.
+  const testing::FixedNetwork network;
+  PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));
+  Recorder env;
+  host.link_up(1, 7, false, at(0));
+  host.link_up(2, 8, false, at(0));
+  host.set_partners({1, 2});
+  host.submit(job(4, 100), at(0));
+  const JobId j2 = host.submit(job(4, 100), at(0)).id;
+  host.settle(env);
+  BOOST_TEST(env.take() == (Said{"query", "query"}), boost::test_tools::per_element());
+  host.set_partners({2, 3});
+  host.on_message(1, protocol::AttReply{0, j2, seconds(50), {}, 0.0}, at(1));
+  host.on_message(2, protocol::AttReply{0, j2, seconds(90), {}, 0.0}, at(1));
+  env.sent_to.clear();
+  host.settle(env);
+  BOOST_TEST(env.take() == Said{"offer#1"}, boost::test_tools::per_element());
+  BOOST_TEST(env.sent_to == std::vector<ServerIndex>{1}, boost::test_tools::per_element());
+  env.sent_to.clear();
+  host.submit(job(4, 100), at(2));
+  host.settle(env);
+  BOOST_TEST(env.take() == (Said{"query", "query"}), boost::test_tools::per_element());
+  BOOST_TEST(env.sent_to == (std::vector<ServerIndex>{2, 3}), boost::test_tools::per_element());
   host.check_invariants();
 }
 

@@ -6,7 +6,9 @@
 # gridctl status, and jobs submitted at A, B and C run on it. Killed, it is
 # declared dead by the others, and no job is lost. A fifth, E, joins through
 # B and leaves with gridctl leave: it exits by itself and every member lists
-# it as left. Over mutual TLS; bounded: 150 s in all.
+# it as left. Each member's partners follow: A, B and C ask every member
+# (--partners all), and E asks one drawn (random:1). Over mutual TLS;
+# bounded: 150 s in all.
 set -euo pipefail
 source "$(dirname "$0")/grid_tls.sh"
 BIN=$1 TOPOLOGY=$2 PORT=$3
@@ -64,6 +66,12 @@ D_PID=$!
 member_is D alive
 grep -q "joined the grid through A at 127.0.0.1:$PORT: server 3 of 4" D.log
 grep -q "member D joined the grid as server 3 .*joined through this peer" peers.log
+# Each of A, B and C asks the member that joined from then on.
+for _ in $(seq 50); do
+  [[ $(grep -c "asks 3 of 3 members (--partners all): .*D" peers.log) -ge 3 ]] && break
+  sleep 0.2
+done
+[[ $(grep -c "asks 3 of 3 members (--partners all): .*D" peers.log) -eq 3 ]]
 # Every member links to it: its row answers and lists the three others.
 for _ in $(seq 100); do
   ctl status >status.txt 2>/dev/null || true
@@ -99,6 +107,12 @@ PY
 kill -9 $D_PID
 member_is D dead
 grep -q "member D is declared dead" peers.log
+# ... and none asks it any more: each is back to the two others.
+for _ in $(seq 50); do
+  [[ $(grep -c "asks 2 of 2 members (--partners all)" peers.log) -ge 6 ]] && break
+  sleep 0.2
+done
+[[ $(grep -c "asks 2 of 2 members (--partners all)" peers.log) -eq 6 ]]  # at the start, and now
 ctl results --out after-kill.json --manifest manifest.jsonl >/dev/null
 python3 - $((3 * JOBS)) <<'PY'
 import json, sys
@@ -108,10 +122,12 @@ PY
 
 # E joins through B, then leaves: it exits by itself, and is listed as left.
 one_server E 4 1
-peer --topology E.toml --id E --peer E=127.0.0.1:$((PORT + 11)) --join 127.0.0.1:$((PORT + 1)) 2>>E.log &
+peer --topology E.toml --id E --peer E=127.0.0.1:$((PORT + 11)) --join 127.0.0.1:$((PORT + 1)) \
+  --partners random:1 --partner-seed 7 2>>E.log &
 E_PID=$!
 member_is E alive
 grep -q "joined the grid through B" E.log
+grep -Eq "asks 1 of [34] members \(--partners random:1 --partner-seed 7\): [A-D]$" E.log
 ctl leave --to E
 for _ in $(seq 100); do kill -0 $E_PID 2>/dev/null || break; sleep 0.1; done
 if kill -0 $E_PID 2>/dev/null; then echo "FAIL: E did not exit after gridctl leave" >&2; exit 1; fi

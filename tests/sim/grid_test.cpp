@@ -7,10 +7,12 @@
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/p2p/grid_peer.hpp"
+#include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/rng.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/driver/run_audit.hpp"
+#include "sim/studies/churn_file.hpp"
 #include "sim/studies/grid_experiment.hpp"
 
 using namespace gridpeer;
@@ -630,6 +632,136 @@ BOOST_AUTO_TEST_CASE(a_peer_that_leaves_finishes_what_it_holds_and_joins_again_e
   BOOST_TEST(result.refused[0].second == "B is draining; submit elsewhere");
   BOOST_TEST(result.refused[1].first == 4U);
   BOOST_TEST(result.refused[1].second == "submitted while peer B was away from the grid");
+  BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
+}
+
+BOOST_AUTO_TEST_CASE(random_partners_follow_a_leave) {
+  // A, B and C as A and B above, C in a third site. Under random:1, A asks
+  // one of B and C, P. P leaves at 1 s, holding nothing: gone at once. At
+  // 10 s A is given J0 and J1 (4 CPUs, 100 s each): J1 would wait 100 s
+  // > phi at home. With the sets following membership A now asks the other
+  // one, Q, and J1 moves there; with sets fixed at the start A has nobody
+  // to ask and J1 runs at home after J0, from 110 s.
+  const topology::Topology grid = topology::parse_topology(
+      std::string(kTwoServers) + "[[servers]]\nname = \"C\"\nnodes = 4\ncpus_per_node = 1\nmhz = 1000\nsite = 2\n",
+      "three.toml");
+  const topology::PartnerRule rule = topology::parse_partner_rule("random:1");
+  const std::uint64_t seed = 4;
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.partners = topology::partner_sets(grid, rule, seed);
+  const ServerIndex p = options.partners[0].at(0);
+  const ServerIndex q = p == 1 ? 2 : 1;
+  options.leaves = {PeerLeave{p, at_seconds(1), seconds(1000)}};
+  const std::vector<Job> jobs{job(0, 0, 10, 4, 100), job(1, 0, 10, 4, 100)};
+  const GridRunResult fixed = run_grid(grid, jobs, options);
+  BOOST_TEST(by_id(fixed).at(1).executed_on == 0U);
+  BOOST_TEST(us(by_id(fixed).at(1).start) == 110'000'000);
+  options.partner_rule = rule;
+  options.partner_seed = seed;
+  const GridRunResult following = run_grid(grid, jobs, options);
+  BOOST_TEST(following.gone == 1U);
+  BOOST_TEST(by_id(following).at(1).executed_on == q);
+  BOOST_TEST(following.lost.empty());
+  BOOST_TEST(audit_run(grid, jobs, following).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_server_outside_the_grid_joins_and_takes_work) {
+  // B is outside the grid until it joins at 100 s. A is given J0 and J1 (4
+  // CPUs, 100 s each) at 0 s: with nobody to ask, J1 runs at home after J0,
+  // from 100 s. J2, submitted to B at 50 s, is refused. At 150 s A is given
+  // J3 (4 CPUs, 100 s), which would wait 50 s at home (J1 runs to 200 s):
+  // B, in the grid now and idle, takes it. Messages between A and B take
+  // their size in us: query, reply, offer and accept, 96 + 88 + 104 + 48 =
+  // 336 us to the start (an empty input needs no time).
+  const std::vector<Job> jobs{job(0, 0, 0, 4, 100), job(1, 0, 0, 4, 100), job(2, 1, 50, 1, 10), job(3, 0, 150, 4, 100)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.joins = {PeerJoin{1, at_seconds(100)}};
+  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  const auto records = by_id(result);
+  BOOST_TEST(result.outside_at_start == 1U);
+  BOOST_TEST(result.joins == 1U);
+  BOOST_TEST(records.at(1).executed_on == 0U);
+  BOOST_TEST(us(records.at(1).start) == 100'000'000);
+  BOOST_REQUIRE(result.refused.size() == 1U);
+  BOOST_TEST(result.refused[0].first == 2U);
+  BOOST_TEST(result.refused[0].second == "submitted while peer B was not in the grid yet");
+  BOOST_TEST(records.at(3).executed_on == 1U);
+  BOOST_TEST(us(records.at(3).start) == 150'000'336);
+  BOOST_TEST(result.lost.empty());
+  BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
+  // Every server joining later leaves nobody to start the grid.
+  options.joins.push_back(PeerJoin{0, at_seconds(10)});
+  BOOST_CHECK_THROW(run_grid(two_servers(), jobs, options), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(joins_are_drawn_for_the_last_servers_and_leaves_wait_for_them) {
+  ChurnConfig churn{48, seconds(600), 2, 24};
+  const auto joins = join_schedule(churn, 5, 3);
+  BOOST_REQUIRE(joins.size() == 2U);
+  BOOST_TEST(joins[0].peer == 3U);
+  BOOST_TEST(joins[1].peer == 4U);
+  BOOST_TEST((joins[0].at > TimePoint{} && joins[0].at < joins[1].at));
+  BOOST_TEST((join_schedule(churn, 5, 3)[1].at == joins[1].at));
+  std::vector<TimePoint> in_from(5, TimePoint{});
+  in_from[3] = joins[0].at;
+  in_from[4] = joins[1].at;
+  for (const PeerLeave& leave : churn_schedule(churn, 5, at_seconds(3 * 86400), 3, in_from)) {
+    BOOST_TEST((leave.at >= in_from[leave.peer]), "server " << leave.peer << " leaves before it joined");
+  }
+  churn.joiners = 5;
+  BOOST_CHECK_THROW(join_schedule(churn, 5, 3), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(a_churn_file_gives_leaves_and_joins_and_names_its_errors) {
+  const topology::Topology grid = topology::parse_topology(
+      std::string(kTwoServers) + "[[servers]]\nname = \"C\"\nnodes = 4\ncpus_per_node = 1\nmhz = 1000\nsite = 2\n",
+      "three.toml");
+  const ChurnEvents events = parse_churn_events(
+      "time_s,event,server,away_s\n# B comes and goes\n3600,leave,B,7200\n\n7200.5,join,C  # C was outside\n"
+      "86400,leave,0\n",
+      "churn.csv", grid);
+  BOOST_REQUIRE(events.leaves.size() == 2U);
+  BOOST_TEST(events.leaves[0].peer == 1U);
+  BOOST_TEST((events.leaves[0].at == at_seconds(3600)));
+  BOOST_TEST((events.leaves[0].away == seconds(7200)));
+  BOOST_TEST(events.leaves[1].peer == 0U);
+  BOOST_TEST((events.leaves[1].away == kAwayForGood));
+  BOOST_REQUIRE(events.joins.size() == 1U);
+  BOOST_TEST(events.joins[0].peer == 2U);
+  BOOST_TEST(us(events.joins[0].at) == 7'200'500'000);  // to the microsecond
+  const auto error_of = [&](const std::string& text) {
+    try {
+      parse_churn_events(text, "churn.csv", grid);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(error_of("10,leave,B\n20,leave,Z\n").starts_with("churn.csv:2: 'Z' is not a server of the grid"));
+  BOOST_TEST(error_of("10,stay,B\n").starts_with("churn.csv:1: 'stay' is not leave or join"));
+  BOOST_TEST(error_of("\n-5,join,C\n").starts_with("churn.csv:2: '-5' is not a time in seconds >= 0"));
+  BOOST_TEST(error_of("10,join,C,60\n").starts_with("churn.csv:1: a join has no away time"));
+  BOOST_TEST(error_of("10,leave,B,0\n").starts_with("churn.csv:1: '0' is not an away time of at least 1 s"));
+  BOOST_TEST(error_of("10,leave\n").starts_with("churn.csv:1: expected 3 or 4 fields, found 2"));
+}
+
+BOOST_AUTO_TEST_CASE(a_leave_for_good_never_comes_back) {
+  // B leaves at 10 s for good, holding nothing: gone at once, and its job
+  // submitted at 500 s is refused.
+  const std::vector<Job> jobs{job(0, 0, 0, 1, 10), job(1, 1, 500, 1, 10)};
+  GridRunOptions options;
+  options.config = config(GridAlgorithm::sender);
+  options.audit = true;
+  options.leaves = {PeerLeave{1, at_seconds(10), kAwayForGood}};
+  const GridRunResult result = run_grid(two_servers(), jobs, options);
+  BOOST_TEST(result.gone == 1U);
+  BOOST_TEST(result.joins == 0U);
+  BOOST_REQUIRE(result.refused.size() == 1U);
+  BOOST_TEST(result.refused[0].second == "submitted while peer B was away from the grid");
   BOOST_TEST(audit_run(two_servers(), jobs, result).empty());
 }
 

@@ -1,12 +1,17 @@
 #define BOOST_TEST_MODULE topology
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "../workload/trace_dir.hpp"
+#include "peer/io/topology/network_graph.hpp"
 #include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
 #include "peer/io/traces/trace_file.hpp"
+#include "peer/network/static_view.hpp"
 #include "peer/workload/swf_jobs.hpp"
 
 using namespace gridpeer;
@@ -215,14 +220,37 @@ BOOST_AUTO_TEST_CASE(unknown_keys_are_errors_naming_the_key_and_the_line) {
   BOOST_TEST(contains(error_of(shaped), "'wan' must be per-pair, per-site or one"));
 }
 
-BOOST_AUTO_TEST_CASE(partner_sets_follow_their_rule) {
-  // Six servers, sites 0 0 0 1 1 1, site networks 800 Mb/s, WAN 40 Mb/s.
-  std::string text = "name = \"six\"\n[networks.n]\nsite_mbps = 800\nwan_mbps = 40\n";
-  for (int i = 0; i < 6; ++i) {
+namespace {
+
+// `n` servers, sites of three, site networks 800 Mb/s, WAN 40 Mb/s.
+Topology grid_of(int n) {
+  std::string text = "name = \"grid\"\n[networks.n]\nsite_mbps = 800\nwan_mbps = 40\n";
+  for (int i = 0; i < n; ++i) {
     text += "[[servers]]\nname = \"S" + std::to_string(i) +
             "\"\nnodes = 1\ncpus_per_node = 1\nmhz = 1\nsite = " + std::to_string(i / 3) + "\n";
   }
-  const Topology grid = parse_topology(text, "six.toml");
+  return parse_topology(text, "grid.toml");
+}
+
+// random:K by its definition: the K present others placed first.
+std::vector<ServerIndex> first_placed(std::size_t k, std::uint64_t seed, ServerIndex self,
+                                      const std::vector<bool>& present) {
+  std::vector<std::pair<std::uint32_t, ServerIndex>> placed;
+  for (ServerIndex j = 0; j < present.size(); ++j) {
+    if (j != self && present[j]) placed.emplace_back(random_partner_place(seed, self, j), j);
+  }
+  std::sort(placed.begin(), placed.end());
+  std::vector<ServerIndex> set;
+  for (std::size_t m = 0; m < std::min(k, placed.size()); ++m) set.push_back(placed[m].second);
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(partner_sets_follow_their_rule) {
+  // Six servers, sites 0 0 0 1 1 1, site networks 800 Mb/s, WAN 40 Mb/s.
+  const Topology grid = grid_of(6);
   using V = std::vector<ServerIndex>;
   const auto all = partner_sets(grid, parse_partner_rule("all"), 1);
   BOOST_TEST(all[0] == (V{1, 2, 3, 4, 5}), boost::test_tools::per_element());
@@ -248,4 +276,85 @@ BOOST_AUTO_TEST_CASE(partner_sets_follow_their_rule) {
   for (const char* bad : {"some", "random", "random:0", "best:x", "best:3x"}) {
     BOOST_CHECK_THROW(parse_partner_rule(bad), std::invalid_argument);
   }
+}
+
+BOOST_AUTO_TEST_CASE(random_partners_are_a_seeded_order_of_the_whole_index_range) {
+  // The order is a permutation of 2^20 places: every place taken once.
+  std::vector<bool> taken(kMaxPartnerIndex, false);
+  for (std::uint32_t j = 0; j < kMaxPartnerIndex; ++j) {
+    const std::uint32_t place = random_partner_place(5, 3, j);
+    BOOST_REQUIRE(place < kMaxPartnerIndex);
+    BOOST_REQUIRE(!taken[place]);
+    taken[place] = true;
+  }
+  BOOST_TEST(random_partner_place(5, 3, 17) != random_partner_place(5, 4, 17));  // each server's own
+  BOOST_TEST(random_partner_place(5, 3, 17) != random_partner_place(6, 3, 17));  // and each seed's
+}
+
+BOOST_AUTO_TEST_CASE(random_partners_follow_membership_with_the_fewest_changes) {
+  const Topology grid = grid_of(41);
+  const PartnerRule rule = parse_partner_rule("random:5");
+  std::vector<bool> present(41, true);
+  present[40] = false;  // not joined yet
+  using V = std::vector<ServerIndex>;
+  const V before = partners_of(grid, rule, 3, 0, present, nullptr);
+  BOOST_TEST(before == first_placed(5, 3, 0, present), boost::test_tools::per_element());
+  // One that is not a partner goes: nothing changes.
+  ServerIndex outsider = 1;
+  while (std::binary_search(before.begin(), before.end(), outsider)) ++outsider;
+  present[outsider] = false;
+  BOOST_TEST(partners_of(grid, rule, 3, 0, present, nullptr) == before, boost::test_tools::per_element());
+  present[outsider] = true;
+  // A partner goes: it alone is replaced, by the next placed.
+  present[before[2]] = false;
+  const V after_leave = partners_of(grid, rule, 3, 0, present, nullptr);
+  V kept;
+  std::set_intersection(before.begin(), before.end(), after_leave.begin(), after_leave.end(), std::back_inserter(kept));
+  BOOST_TEST(kept.size() == 4U);
+  BOOST_TEST(after_leave == first_placed(5, 3, 0, present), boost::test_tools::per_element());
+  present[before[2]] = true;
+  // A member joins: it takes a place only where it is placed before the 5th,
+  // and then it alone enters.
+  present[40] = true;
+  const V after_join = partners_of(grid, rule, 3, 0, present, nullptr);
+  std::uint32_t fifth = 0;
+  for (const ServerIndex p : before) fifth = std::max(fifth, random_partner_place(3, 0, p));
+  const bool enters = random_partner_place(3, 0, 40) < fifth;
+  BOOST_TEST(std::binary_search(after_join.begin(), after_join.end(), ServerIndex{40}) == enters);
+  kept.clear();
+  std::set_intersection(before.begin(), before.end(), after_join.begin(), after_join.end(), std::back_inserter(kept));
+  BOOST_TEST(kept.size() == (enters ? 4U : 5U));
+  // Fewer members than K: every one.
+  std::vector<bool> few(41, false);
+  few[7] = few[9] = true;
+  BOOST_TEST(partners_of(grid, rule, 3, 0, few, nullptr) == (V{7, 9}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(random_partners_of_a_big_grid_walk_the_order_to_the_same_set) {
+  // 3,000 servers, K = 8: 3,000^2 > 8 * 2^20, so the set is found by walking
+  // the order from its first place; it must equal placing every member.
+  const Topology grid = grid_of(3000);
+  const PartnerRule rule = parse_partner_rule("random:8");
+  std::vector<bool> present(3000, true);
+  for (const ServerIndex self : {0U, 1234U, 2999U}) {
+    BOOST_TEST(partners_of(grid, rule, 11, self, present, nullptr) == first_placed(8, 11, self, present),
+               boost::test_tools::per_element());
+  }
+  for (ServerIndex j = 0; j < 3000; j += 97) present[j] = false;
+  BOOST_TEST(partners_of(grid, rule, 11, 5, present, nullptr) == first_placed(8, 11, 5, present),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(best_partners_skip_members_not_present) {
+  // The six servers above; S1 has left. best:3 from S0: S2 at 800 Mb/s, then
+  // in ring order among the 40 Mb/s ones over those present: S5, S4 (S3 last).
+  const Topology grid = grid_of(6);
+  const network::StaticNetworkView view(network_graph(grid), route_rule(grid));
+  std::vector<bool> present(6, true);
+  present[1] = false;
+  BOOST_TEST(
+      partners_of(grid, parse_partner_rule("best:3"), 1, 0, present, &view) == (std::vector<ServerIndex>{2, 4, 5}),
+      boost::test_tools::per_element());
+  BOOST_TEST(partners_of(grid, parse_partner_rule("site"), 1, 0, present, &view) == std::vector<ServerIndex>{2},
+             boost::test_tools::per_element());
 }

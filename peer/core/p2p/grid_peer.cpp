@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <stdexcept>
 
 #include "peer/core/policy/estimate.hpp"
@@ -336,20 +337,29 @@ std::vector<ServerIndex> GridPeer::recent_volunteers(TimePoint now) const {
   return recent;
 }
 
-void GridPeer::add_partner(ServerIndex partner) {
-  if (partner == id_) return;
-  const auto at = std::lower_bound(partners_.begin(), partners_.end(), partner);
-  if (at == partners_.end() || *at != partner) partners_.insert(at, partner);
+void GridPeer::set_partners(std::vector<ServerIndex> partners) {
+  std::sort(partners.begin(), partners.end());
+  partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+  partners.erase(std::remove(partners.begin(), partners.end(), id_), partners.end());
+  partners_ = std::move(partners);
+  live_partners_.clear();
+  std::set_difference(partners_.begin(), partners_.end(), out_of_reach_.begin(), out_of_reach_.end(),
+                      std::back_inserter(live_partners_));
   checked();
 }
 
-void GridPeer::set_reachable(ServerIndex partner, bool reachable) {
-  if (!std::binary_search(partners_.begin(), partners_.end(), partner)) return;
-  const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), partner);
-  const bool live = at != live_partners_.end() && *at == partner;
-  if (reachable && !live) live_partners_.insert(at, partner);
+void GridPeer::set_reachable(ServerIndex peer, bool reachable) {
+  if (peer == id_) return;
+  const auto away = std::lower_bound(out_of_reach_.begin(), out_of_reach_.end(), peer);
+  const bool was_away = away != out_of_reach_.end() && *away == peer;
+  if (reachable && was_away) out_of_reach_.erase(away);
+  if (!reachable && !was_away) out_of_reach_.insert(away, peer);
+  if (!reachable) volunteers_.erase(peer);  // its offer to take work went with it
+  if (!std::binary_search(partners_.begin(), partners_.end(), peer)) return;
+  const auto at = std::lower_bound(live_partners_.begin(), live_partners_.end(), peer);
+  const bool live = at != live_partners_.end() && *at == peer;
+  if (reachable && !live) live_partners_.insert(at, peer);
   if (!reachable && live) live_partners_.erase(at);
-  if (!reachable) volunteers_.erase(partner);  // its offer to take work went with it
 }
 
 void GridPeer::tick(TimePoint now) {

@@ -76,9 +76,11 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   void set_draining(bool draining) { draining_ = draining; }
   [[nodiscard]] ServerIndex id() const { return id_; }
   [[nodiscard]] const std::vector<ServerIndex>& partners() const { return partners_; }
-  /// A member that joined the running grid: a partner from now on, out of
-  /// reach until on_peer says it is reachable.
-  void add_partner(ServerIndex partner);
+  /// Whom it asks from now on (any order; itself never): the partner set
+  /// following membership. A partner is in reach unless on_peer last said
+  /// otherwise of it (whether or not it was a partner then); queries and
+  /// hand-offs already open with a partner dropped from the set go on.
+  void set_partners(std::vector<ServerIndex> partners);
   [[nodiscard]] const ServerSpec& server() const { return local_.server(); }
   [[nodiscard]] const LocalScheduler& local() const { return local_; }
   [[nodiscard]] const SchedulerCounters& counters() const { return counters_; }
@@ -232,6 +234,7 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   std::vector<int> queued_cpus_;            // scratch: the grid queue's CPUs for rules that read it
   std::vector<ServerIndex> partners_;       // sorted
   std::vector<ServerIndex> live_partners_;  // sorted: the partners in reach, asked in queries
+  std::vector<ServerIndex> out_of_reach_;   // sorted: peers on_peer last said are not in reach
   const network::NetworkView& network_;
   LocalScheduler local_;
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order

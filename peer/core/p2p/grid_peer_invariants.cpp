@@ -21,6 +21,10 @@ void GridPeer::check_invariants() const {
   require(std::is_sorted(partners_.begin(), partners_.end()), "partners sorted");
   require(std::includes(partners_.begin(), partners_.end(), live_partners_.begin(), live_partners_.end()),
           "live partners are partners");
+  require(std::is_sorted(out_of_reach_.begin(), out_of_reach_.end()), "peers out of reach sorted");
+  for (ServerIndex partner : live_partners_) {
+    require(!std::binary_search(out_of_reach_.begin(), out_of_reach_.end(), partner), "a live partner is in reach");
+  }
   std::size_t armed = 0;
   const auto owns = [&](const TimerSlot& slot) {
     if (!slot) return;

@@ -93,9 +93,9 @@ class PeerHost {
   void on_transfer_done(const DataTransfer& transfer, TimePoint now);
 
   // ---- partners --------------------------------------------------------------
-  /// A member that joined the running grid becomes a partner, out of reach
-  /// until its link is up.
-  void add_partner(ServerIndex peer) { peer_.add_partner(peer); }
+  /// Whom its peer asks from now on (GridPeer::set_partners).
+  void set_partners(std::vector<ServerIndex> partners) { peer_.set_partners(std::move(partners)); }
+  [[nodiscard]] const std::vector<ServerIndex>& partners() const { return peer_.partners(); }
   /// What the driver knows of a partner, told directly.
   void on_peer(ServerIndex peer, PeerState state, std::string_view reason, TimePoint now);
   /// A link to `peer` is up, its hello saying `boot_id` (new at every start

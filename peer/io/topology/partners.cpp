@@ -1,6 +1,7 @@
 #include "peer/io/topology/partners.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <optional>
 #include <stdexcept>
@@ -44,63 +45,150 @@ std::string to_string(const PartnerRule& rule) {
   return "?";
 }
 
+namespace {
+
+// random:K's order: a four-round Feistel permutation of 20-bit indices keyed
+// by the seed and the choosing server. Being a permutation, it can be walked
+// from the first place (a big grid) or evaluated per member (a small one),
+// with the same result.
+constexpr unsigned kHalfBits = 10;
+constexpr std::uint32_t kHalfMask = (1U << kHalfBits) - 1;
+static_assert(kMaxPartnerIndex == std::size_t{1} << (2 * kHalfBits));
+
+std::uint32_t feistel_round(std::uint64_t key, unsigned round, std::uint32_t half) {
+  std::uint64_t z = key + 0x9e37'79b9'7f4a'7c15ULL * (round + 1) + half;
+  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
+  return static_cast<std::uint32_t>(z ^ (z >> 31)) & kHalfMask;
+}
+
+std::uint64_t order_key(std::uint64_t seed, ServerIndex self) {
+  // A stream of its own, apart from the workload's.
+  return Rng(seed ^ 0x9a27'7e25'0f1d'3c4bULL).fork(self).next_u64();
+}
+
+std::uint32_t place_of(std::uint64_t key, std::uint32_t index) {
+  std::uint32_t left = index >> kHalfBits;
+  std::uint32_t right = index & kHalfMask;
+  for (unsigned round = 0; round < 4; ++round) {
+    const std::uint32_t next = left ^ feistel_round(key, round, right);
+    left = right;
+    right = next;
+  }
+  return (left << kHalfBits) | right;
+}
+
+std::uint32_t index_at(std::uint64_t key, std::uint32_t place) {
+  std::uint32_t left = place >> kHalfBits;
+  std::uint32_t right = place & kHalfMask;
+  for (unsigned round = 4; round-- > 0;) {
+    const std::uint32_t previous = right ^ feistel_round(key, round, left);
+    right = left;
+    left = previous;
+  }
+  return (left << kHalfBits) | right;
+}
+
+std::vector<ServerIndex> random_partners(std::size_t k, std::uint64_t seed, ServerIndex self,
+                                         const std::vector<bool>& present) {
+  const std::uint64_t key = order_key(seed, self);
+  const auto member = [&](std::size_t j) { return j != self && j < present.size() && present[j]; };
+  std::size_t members = 0;
+  for (std::size_t j = 0; j < present.size(); ++j) members += member(j) ? 1 : 0;
+  std::vector<ServerIndex> set;
+  if (members <= k) {
+    for (ServerIndex j = 0; j < present.size(); ++j) {
+      if (member(j)) set.push_back(j);
+    }
+    return set;
+  }
+  // Walking the order finds the K first in about K * 2^20 / members steps;
+  // placing every member costs `members`: the cheaper of the two.
+  if (members * members > k * kMaxPartnerIndex) {
+    for (std::uint32_t place = 0; set.size() < k && place < kMaxPartnerIndex; ++place) {
+      const std::uint32_t j = index_at(key, place);
+      if (member(j)) set.push_back(j);
+    }
+  } else {
+    std::vector<std::pair<std::uint32_t, ServerIndex>> placed;
+    placed.reserve(members);
+    for (ServerIndex j = 0; j < present.size(); ++j) {
+      if (member(j)) placed.emplace_back(place_of(key, static_cast<std::uint32_t>(j)), j);
+    }
+    std::nth_element(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(k), placed.end());
+    for (std::size_t m = 0; m < k; ++m) set.push_back(placed[m].second);
+  }
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
+std::vector<ServerIndex> best_partners(std::size_t k, ServerIndex self, const std::vector<bool>& present,
+                                       const network::StaticNetworkView& network) {
+  // Candidates in ring order from self (i+1, i-1, i+2, i-2, ...) over the
+  // present members, then a stable sort by bandwidth (desc) and latency (asc)
+  // keeps that order on ties.
+  const std::size_t n = present.size();
+  std::vector<ServerIndex> ring;
+  const auto take = [&](std::size_t j) {
+    if (j != self && present[j]) ring.push_back(static_cast<ServerIndex>(j));
+  };
+  for (std::size_t d = 1; 2 * d <= n; ++d) {
+    take((self + d) % n);
+    if (2 * d != n) take((self + n - d) % n);
+  }
+  const auto& routes = network.routes();
+  std::stable_sort(ring.begin(), ring.end(), [&](ServerIndex a, ServerIndex b) {
+    const double ba = network.bottleneck_bandwidth(self, a);
+    const double bb = network.bottleneck_bandwidth(self, b);
+    if (ba != bb) return ba > bb;
+    return routes.latency(routes.route(self, a)) < routes.latency(routes.route(self, b));
+  });
+  ring.resize(std::min(k, ring.size()));
+  std::sort(ring.begin(), ring.end());
+  return ring;
+}
+
+}  // namespace
+
+std::uint32_t random_partner_place(std::uint64_t seed, ServerIndex self, ServerIndex other) {
+  return place_of(order_key(seed, self), static_cast<std::uint32_t>(other));
+}
+
+std::vector<ServerIndex> partners_of(const Topology& grid, const PartnerRule& rule, std::uint64_t seed,
+                                     ServerIndex self, const std::vector<bool>& present,
+                                     const network::StaticNetworkView* network) {
+  assert(present.size() <= grid.servers.size() && present.size() <= kMaxPartnerIndex);
+  switch (rule.kind) {
+    case PartnerRule::Kind::all:
+    case PartnerRule::Kind::site: {
+      std::vector<ServerIndex> set;
+      for (ServerIndex j = 0; j < present.size(); ++j) {
+        const bool same_site = grid.servers[j].spec.site == grid.servers[self].spec.site;
+        if (j != self && present[j] && (rule.kind == PartnerRule::Kind::all || same_site)) set.push_back(j);
+      }
+      return set;
+    }
+    case PartnerRule::Kind::random:
+      return random_partners(rule.k, seed, self, present);
+    case PartnerRule::Kind::best:
+      assert(network != nullptr);
+      return best_partners(rule.k, self, present, *network);
+  }
+  return {};
+}
+
 std::vector<std::vector<ServerIndex>> partner_sets(const Topology& grid, const PartnerRule& rule, std::uint64_t seed) {
   const std::size_t n = grid.servers.size();
-  std::vector<std::vector<ServerIndex>> sets(n);
-  Rng root(seed ^ 0x9a27'7e25'0f1d'3c4bULL);          // a stream of its own, apart from the workload's
+  if (n > kMaxPartnerIndex) {
+    throw std::invalid_argument("partner sets are drawn among at most " + std::to_string(kMaxPartnerIndex) +
+                                " servers; this grid has " + std::to_string(n));
+  }
   std::optional<network::StaticNetworkView> network;  // best:K ranks by the routes' bottlenecks and latencies
   if (rule.kind == PartnerRule::Kind::best) network.emplace(network_graph(grid), route_rule(grid));
-  for (ServerIndex i = 0; i < n; ++i) {
-    std::vector<ServerIndex>& set = sets[i];
-    switch (rule.kind) {
-      case PartnerRule::Kind::all:
-      case PartnerRule::Kind::site:
-        for (ServerIndex j = 0; j < n; ++j) {
-          const bool same_site = grid.servers[j].spec.site == grid.servers[i].spec.site;
-          if (j != i && (rule.kind == PartnerRule::Kind::all || same_site)) set.push_back(j);
-        }
-        break;
-      case PartnerRule::Kind::random: {
-        // Partial Fisher-Yates over the others: k distinct, uniformly.
-        std::vector<ServerIndex> others;
-        others.reserve(n - 1);
-        for (ServerIndex j = 0; j < n; ++j) {
-          if (j != i) others.push_back(j);
-        }
-        Rng rng = root.fork(i);
-        const std::size_t k = std::min(rule.k, others.size());
-        for (std::size_t m = 0; m < k; ++m) {
-          const auto pick = static_cast<std::size_t>(
-              rng.uniform_int(static_cast<std::int64_t>(m), static_cast<std::int64_t>(others.size()) - 1));
-          std::swap(others[m], others[pick]);
-          set.push_back(others[m]);
-        }
-        break;
-      }
-      case PartnerRule::Kind::best: {
-        // Candidates in ring order from i (i+1, i-1, i+2, i-2, ...), then a
-        // stable sort by bandwidth (desc) and latency (asc) keeps that order on ties.
-        std::vector<ServerIndex> ring;
-        ring.reserve(n - 1);
-        for (std::size_t d = 1; ring.size() + 1 < n; ++d) {
-          ring.push_back(static_cast<ServerIndex>((i + d) % n));
-          const auto back = static_cast<ServerIndex>((i + n - d % n) % n);
-          if (ring.size() + 1 < n && back != ring.back()) ring.push_back(back);
-        }
-        const auto& routes = network->routes();
-        std::stable_sort(ring.begin(), ring.end(), [&](ServerIndex a, ServerIndex b) {
-          const double ba = network->bottleneck_bandwidth(i, a);
-          const double bb = network->bottleneck_bandwidth(i, b);
-          if (ba != bb) return ba > bb;
-          return routes.latency(routes.route(i, a)) < routes.latency(routes.route(i, b));
-        });
-        ring.resize(std::min(rule.k, ring.size()));
-        set = std::move(ring);
-        break;
-      }
-    }
-    std::sort(set.begin(), set.end());
-  }
+  const std::vector<bool> present(n, true);
+  std::vector<std::vector<ServerIndex>> sets(n);
+  for (ServerIndex i = 0; i < n; ++i)
+    sets[i] = partners_of(grid, rule, seed, i, present, network ? &*network : nullptr);
   return sets;
 }
 
