@@ -1,17 +1,50 @@
 // gridsim sweep: an experiment file's runs, sharded, resumable and honest.
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "sim/commands/commands.hpp"
 #include "sim/studies/cli_support.hpp"
-#include "sim/sweeps/experiment_file.hpp"
 #include "sim/studies/run_identity.hpp"
+#include "sim/sweeps/experiment_file.hpp"
+#include "sim/sweeps/slurm_array.hpp"
 #include "sim/sweeps/sweep.hpp"
 
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
+
+namespace {
+
+/// gridsim sweep --slurm FILE: the array script, and the folder its logs go to.
+void write_slurm_array(const cxxopts::ParseResult& args, const ExperimentFile& experiment,
+                       const std::filesystem::path& out, std::size_t shards) {
+  SlurmArray array;
+  array.gridsim = std::filesystem::canonical("/proc/self/exe");
+  const std::string name = args["experiment"].as<std::string>();
+  array.experiment = std::filesystem::exists(name) ? std::filesystem::absolute(name).string() : name;
+  array.out = std::filesystem::absolute(out);
+  if (args.count("seeds") != 0U) array.arguments.push_back("--seeds=" + args["seeds"].as<std::string>());
+  if (args.count("set") != 0U) {
+    for (const auto& assignment : args["set"].as<std::vector<std::string>>())
+      array.arguments.push_back("--set=" + assignment);
+  }
+  array.tasks = shards;
+  array.cpus_per_task = args.count("threads") != 0U ? args["threads"].as<std::size_t>() : 1;
+  if (args.count("slurm-option") != 0U) array.sbatch_options = args["slurm-option"].as<std::vector<std::string>>();
+  array.job_name = "gridsim-" + experiment.name;
+  const std::string file = args["slurm"].as<std::string>();
+  std::filesystem::create_directories(array.out / "slurm");  // sbatch writes the tasks' logs there, and makes no folder
+  write_text_file(file, slurm_array_script(array));
+  std::filesystem::permissions(file, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+  std::cout << "wrote " << file << ": " << shards << " array tasks of " << array.cpus_per_task << " CPU(s) into "
+            << array.out.string() << "\nsubmit: sbatch " << file << "\nprogress: " << array.gridsim.string()
+            << " sweep " << array.experiment << " --out " << array.out.string() << " --status --shards " << shards
+            << '\n';
+}
+
+}  // namespace
 
 int run_sweep_command(int argc, char** argv) {
   // The built-in experiments are listed from the one registry --list prints.
@@ -42,7 +75,18 @@ int run_sweep_command(int argc, char** argv) {
       "report-only",
       "run nothing; assemble results and report from OUT/runs (runs of an older build are accepted when their options "
       "and inputs are the ones planned and all come from one build, which the report names)")(
-      "list", "print the built-in experiments and exit")("verbose", "more log output")("h,help", "show this help");
+      "status",
+      "run nothing; say how many runs OUT holds with the planned identity, per shard of --shards, and which are "
+      "missing: from any node that sees OUT, while shards run")(
+      "slurm",
+      "run nothing; write FILE, an sbatch script that runs this sweep as a Slurm job array of --shards tasks "
+      "(task I: --shard I/N) into OUT, which every node must see; each task takes --threads CPUs (default 1). "
+      "Then: sbatch FILE",
+      cxxopts::value<std::string>())("shards", "with --slurm or --status: how many array tasks (shards)",
+                                     cxxopts::value<std::size_t>()->default_value("8"))(
+      "slurm-option", "with --slurm: one more sbatch option for the script, e.g. --partition=long (repeatable)",
+      cxxopts::value<std::vector<std::string>>())("list", "print the built-in experiments and exit")(
+      "verbose", "more log output")("h,help", "show this help");
   options.parse_positional({"experiment"});
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -78,6 +122,16 @@ int run_sweep_command(int argc, char** argv) {
   }
   if (sweep.shard_count == 0 || sweep.shard_index >= sweep.shard_count) {
     throw std::invalid_argument("--shard I/N needs 0 <= I < N");
+  }
+  const std::size_t shards = args["shards"].as<std::size_t>();
+  if (shards == 0) throw std::invalid_argument("--shards must be at least 1");
+  if (args.count("status") != 0U) {
+    sweep_status(experiment, sweep, shards, std::cout);
+    return 0;
+  }
+  if (args.count("slurm") != 0U) {
+    write_slurm_array(args, experiment, sweep.out, shards);
+    return 0;
   }
   sweep.threads = args.count("threads") != 0U ? args["threads"].as<std::size_t>()
                                               : std::max(1U, std::thread::hardware_concurrency());

@@ -5,7 +5,9 @@
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -57,10 +59,26 @@ WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args) {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
-  out << text;
-  if (!out) throw std::runtime_error("failed while writing '" + path + "'");
+  // Written aside and renamed: a reader (another shard of a sweep on a shared
+  // file system, gridsim sweep --status) sees the old file or the new one,
+  // never half of one.
+  // One writer per process and thread at a time: their ids make the name unique.
+  const std::string aside = path + ".part-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(aside, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(aside.c_str());
+      throw std::runtime_error("failed while writing '" + path + "' (is the disk full?)");
+    }
+  }
+  if (std::rename(aside.c_str(), path.c_str()) != 0) {
+    std::remove(aside.c_str());
+    throw std::runtime_error("cannot replace '" + path + "': check the directory is writable");
+  }
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& json) {

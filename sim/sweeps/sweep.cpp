@@ -268,4 +268,47 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   return 0;
 }
 
+bool sweep_status(const ExperimentFile& experiment, const SweepOptions& options, std::size_t shards,
+                  std::ostream& out) {
+  const std::unique_ptr<SweepModel> model = make_sweep_model(experiment.model);
+  FileHashes hashes;
+  std::vector<ResolvedRun> runs;
+  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, *model, plan, hashes));
+  shards = std::max<std::size_t>(shards, 1);
+  std::vector<std::size_t> in(shards, 0);
+  std::vector<std::size_t> of(shards, 0);
+  std::size_t done = 0;
+  std::size_t other = 0;
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ++of[i % shards];
+    const std::string saved = saved_hash(run_file(options.out, runs[i].plan.name));
+    if (saved == runs[i].hash) {
+      ++done;
+      ++in[i % shards];
+    } else {
+      if (!saved.empty()) ++other;
+      missing.push_back(runs[i].plan.name);
+    }
+  }
+  out << fmt::format("{} in {}: {} of {} runs in ({:.0f}%)", experiment.name, options.out.string(), done, runs.size(),
+                     runs.empty() ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(runs.size()));
+  if (other > 0) out << fmt::format("; {} saved with other options, inputs or code (they run again)", other);
+  out << '\n';
+  if (shards > 1) {
+    for (std::size_t shard = 0; shard < shards; ++shard) {
+      out << fmt::format("  shard {}/{}: {} of {}\n", shard, shards, in[shard], of[shard]);
+    }
+  }
+  constexpr std::size_t kNamed = 10;
+  for (std::size_t i = 0; i < std::min(missing.size(), kNamed); ++i) out << "  not in yet: " << missing[i] << '\n';
+  if (missing.size() > kNamed) out << fmt::format("  ... and {} more\n", missing.size() - kNamed);
+  const bool complete = missing.empty();
+  const bool reported = std::filesystem::exists(options.out / "summary.json");
+  out << (complete ? (reported ? "complete; the report is written\n"
+                               : "complete; no report yet: run the sweep again with --report-only\n")
+                   : "not complete\n");
+  return complete;
+}
+
 }  // namespace gridpeer::sim

@@ -6,6 +6,7 @@
 #include <spdlog/logger.h>
 #include <cstddef>
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,11 @@ struct SweepOptions {
 
 /// Returns the process exit code.
 int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spdlog::logger& logger);
+
+/// How far a sweep into options.out has come, read from its run files alone
+/// (any node that sees the folder may ask, while shards run): the runs
+/// saved with the planned identity, those saved otherwise, and, per shard
+/// of `shards`, how many of its runs are in. True when every run is in.
+bool sweep_status(const ExperimentFile& experiment, const SweepOptions& options, std::size_t shards, std::ostream& out);
 
 }  // namespace gridpeer::sim

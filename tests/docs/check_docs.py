@@ -83,7 +83,8 @@ for path in documents:
         if status != 0:
             failures.append(f"{where}: {tool} {sub} --help failed")
             continue
-        for option in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", rest):
+        # "--slurm-option=--time=10": what follows "=" is a value passed on to another program.
+        for option in re.findall(r"(?<![\w=-])--([a-z][a-z0-9-]*)", rest):
             checked += 1
             if not re.search(rf"--{re.escape(option)}\b", text):
                 failures.append(f"{where}: {tool} {sub} has no option --{option}")
