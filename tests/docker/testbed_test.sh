@@ -10,9 +10,10 @@
 #     results account for every job.
 #  4. Open membership: "extra" (not in the topology) joins the running grid a
 #     second into a replay of twice the jobs with a file of its own server
-#     alone, takes jobs, and leaves again 20 s later (gridctl leave); "spare" is
-#     killed meanwhile. Every job is accounted for, and the ones extra ran are
-#     in the results.
+#     alone, takes jobs, and leaves again 20 s later (gridctl leave); "late"
+#     joins two seconds after it, in a site of its own too, and stays; "spare"
+#     is killed meanwhile. Every job is accounted for, and the ones the joiners
+#     ran are in the results.
 #  5. Durability: "spare" is killed the same way and its container
 #     started again 2 s later on its journal (a volume of its own): every job a
 #     peer acknowledged completes, exactly once, none lost.
@@ -31,7 +32,7 @@ run fast "${common[@]}" --network fast
 run slow "${common[@]}" --network slow
 run kill "${common[@]}" --network fast --kill spare@6
 run join --no-build --workload synthetic --jobs 120 --data-size medium --time-scale 10000 --network fast \
-  --join extra@1+20 --kill spare@6
+  --join extra@1+20 --join late@3 --kill spare@6
 run restart "${common[@]}" --network fast --kill spare@6+2
 python3 - "$WORK" <<'PY'
 import json, sys
@@ -67,9 +68,10 @@ assert a["settled"] and a["in_progress"] == 0 and a["unknown_records"] == 0, a
 assert a["completed"] + a["lost"] + a["rejected"] + a["origin_unreachable"] == a["submitted"], a
 assert a["submitted"] + a["not_submitted"] == a["handed"] == 480, a
 assert runs.get("extra", 0) > 0, f"the peer that joined ran nothing: {runs}"
+assert "late" in runs, f"the second joiner is not in the results: {runs}"
 for x in j["not_completed"]:
     assert x["outcome"] == "lost" and "spare" in x["reason"], x
-assert load("join", "testbed.json")["join"] == "extra@1+20"
+assert load("join", "testbed.json")["join"] == "extra@1+20,late@3"
 r = load("restart", "summary.json")
 a = r["accounting"]
 print("restart accounting", {x: y for x, y in a.items() if not isinstance(y, list)})
