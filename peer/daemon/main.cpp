@@ -35,9 +35,9 @@ int run(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>())(
       "join",
       "HOST:PORT of a member of a running grid to join through (repeat to name more, tried in turn): this peer "
-      "learns the grid from it, is given a server index, and becomes every member's partner without any of them "
-      "restarting. --topology then need describe only this peer's server (one [[servers]] entry) and the grid's "
-      "network; the peer's certificate names it",
+      "learns the grid from it, is given a server index, and becomes a member (a partner wherever a member's "
+      "--partners takes it) without any of them restarting. --topology then need describe only this peer's "
+      "server (one [[servers]] entry) and the grid's network; the peer's certificate names it",
       cxxopts::value<std::vector<std::string>>())(
       "listen", "HOST:PORT to accept connections on (default: this peer's own address; 0.0.0.0:PORT in containers)",
       cxxopts::value<std::string>())(
