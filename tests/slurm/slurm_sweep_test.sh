@@ -110,18 +110,18 @@ grep -q "complete; the report is written" after.txt
 "$GRIDSIM" sweep study.toml --out "$WORK/local" --threads 2 >/dev/null 2>&1
 python3 - "$WORK/study" "$WORK/local" <<'PY'
 import json, sys
-def numbers(folder):
-    summary = json.load(open(f"{folder}/summary.json"))
-    def strip(value):
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items()
-                    if k not in ("wall_seconds", "jobs_per_second", "command_line", "source", "made_by")}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-    return strip(summary)
-a, b = numbers(sys.argv[1]), numbers(sys.argv[2])
-assert a == b, "the Slurm sweep's summary differs from the local one's"
+# Every number of every run and of the summary, timings and the command lines aside.
+ASIDE = ("wall_seconds", "jobs_per_second", "command_line", "source", "made_by")
+def strip(value):
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items() if k not in ASIDE}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    return value
+def load(folder, name):
+    return strip(json.load(open(f"{folder}/{name}")))
+for name in ("summary.json", "results.json"):
+    assert load(sys.argv[1], name) == load(sys.argv[2], name), f"the Slurm sweep's {name} differs from the local one's"
 runs = json.load(open(f"{sys.argv[1]}/results.json"))
-print(f"Slurm array of 3 tasks: {len(runs)} runs, the summary equal to a local sweep's")
+print(f"Slurm array of 3 tasks: {len(runs)} runs, every run and the summary equal to a local sweep's")
 PY
