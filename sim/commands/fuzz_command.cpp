@@ -139,14 +139,14 @@ int run_fuzz_command(int argc, char** argv) {
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument("--drop, --duplicate and --delay are probabilities (0..1)");
   }
   const std::optional<ChurnConfig> churn = churn_from_options(args);
-  if (churn && std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
+  const bool central = std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end();
+  if (churn && central) {
     throw std::invalid_argument(
         "--churn or --joiners with central: the central peer may be away, and no job could be placed; "
         "fuzz si, ri, syi or local under churn");
   }
   const topology::PartnerRule partners = topology::parse_partner_rule(args["partners"].as<std::string>());
-  if (partners.kind != topology::PartnerRule::Kind::all &&
-      std::find(algorithms.begin(), algorithms.end(), GridAlgorithm::central) != algorithms.end()) {
+  if (partners.kind != topology::PartnerRule::Kind::all && central) {
     throw std::invalid_argument(
         "--partners with central: every peer must reach the central one; fuzz si, ri, syi or "
         "local with partner sets");
@@ -182,7 +182,6 @@ int run_fuzz_command(int argc, char** argv) {
       run_options.fault_seed = seed;
       run_options.churn = churn;
       if (partners.kind != topology::PartnerRule::Kind::all) {
-        run_options.partners = topology::partner_sets(grid, partners, seed);
         run_options.partner_rule = partners;
         run_options.partner_seed = seed;
       }

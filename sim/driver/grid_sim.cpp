@@ -146,6 +146,8 @@ class GridDriver {
         ServerSlot& slot = servers_[i];
         if (!options.partners.empty()) {
           slot.partners = options.partners.at(i);
+        } else if (options.partner_rule) {
+          slot.partners = partners_among(i, std::vector<bool>(n, true));
         } else {
           for (ServerIndex j = 0; j < n; ++j) {
             if (j != i) slot.partners.push_back(j);
@@ -655,8 +657,8 @@ class GridDriver {
     }
   }
 
-  /// When each server is first in the grid: at the start, unless its
-  /// first event is a join (kNever: a leave comes first, or nothing).
+  /// When each server is first in the grid: at its first join when that
+  /// comes before any leave of it, else at the start.
   [[nodiscard]] std::vector<TimePoint> first_in_grid() const {
     const std::size_t n = servers_.size();
     std::vector<TimePoint> first_join(n, kNever);
@@ -705,18 +707,24 @@ class GridDriver {
     using Kind = topology::PartnerRule::Kind;
     const auto& rule = options_.partner_rule;
     if (!rule || rule->kind == Kind::all || rule->kind == Kind::site) return;
-    if (rule->kind == Kind::best && !partner_view_) {
-      partner_view_.emplace(topology::network_graph(grid_), topology::route_rule(grid_));
-    }
     std::vector<bool> present(servers_.size());
     for (ServerIndex i = 0; i < servers_.size(); ++i) present[i] = !servers_[i].away;
     for (ServerIndex i = 0; i < servers_.size(); ++i) {
       ServerSlot& slot = servers_[i];
       if (slot.away) continue;
-      slot.partners = topology::partners_of(grid_, *rule, options_.partner_seed, i, present,
-                                            partner_view_ ? &*partner_view_ : nullptr);
+      slot.partners = partners_among(i, present);
       if (!slot.down) slot.peer->set_partners(slot.partners);  // a crashed one takes them at its restart
     }
+  }
+
+  /// `peer`'s partners by options_.partner_rule among the servers `present` marks.
+  std::vector<ServerIndex> partners_among(ServerIndex peer, const std::vector<bool>& present) {
+    const topology::PartnerRule& rule = *options_.partner_rule;
+    if (rule.kind == topology::PartnerRule::Kind::best && !partner_view_) {
+      partner_view_.emplace(topology::network_graph(grid_), topology::route_rule(grid_));
+    }
+    return topology::partners_of(grid_, rule, options_.partner_seed, peer, present,
+                                 partner_view_ ? &*partner_view_ : nullptr);
   }
 
   void restart(ServerIndex peer, bool durable) {

@@ -47,13 +47,13 @@ struct GridRunOptions {
   /// per server.
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
-  /// Whom each peer asks, one sorted list per server (topology::partner_sets);
-  /// empty: every other server, as in 002.
+  /// Whom each peer asks, one sorted list per server, fixed for the run;
+  /// empty: by partner_rule, or every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;
-  /// The rule `partners` came from: each peer's set is then chosen again
-  /// (topology::partners_of, with partner_seed) among the peers not away
-  /// whenever one leaves the grid or joins again, as real peers' sets follow
-  /// membership. Unset: the sets stay as given.
+  /// Whom each peer asks by a rule (topology::partners_of, with
+  /// partner_seed): chosen at the start, and again among the peers not away
+  /// whenever one leaves the grid or joins, as real peers' sets follow
+  /// membership.
   std::optional<topology::PartnerRule> partner_rule;
   std::uint64_t partner_seed = 1;
   /// Start each peer's R-I/Sy-I period at a random phase (drawn from

@@ -51,7 +51,6 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
     options.joins = std::move(events.joins);
   }
   if (spec.partners.kind != topology::PartnerRule::Kind::all) {
-    options.partners = topology::partner_sets(result.grid, spec.partners, spec.workload.seed);
     options.partner_rule = spec.partners;
     options.partner_seed = spec.workload.seed;
   }

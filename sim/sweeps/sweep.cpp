@@ -48,6 +48,15 @@ ResolvedRun resolve(const ExperimentFile& experiment, const SweepModel& model, P
   }
 }
 
+/// Every run the experiment plans, resolved.
+std::vector<ResolvedRun> resolve_all(const ExperimentFile& experiment, const SweepModel& model,
+                                     const std::vector<RunOption>& overrides) {
+  FileHashes hashes;
+  std::vector<ResolvedRun> runs;
+  for (auto& plan : plan_runs(experiment, overrides)) runs.push_back(resolve(experiment, model, plan, hashes));
+  return runs;
+}
+
 std::filesystem::path run_file(const std::filesystem::path& out, const std::string& name) {
   return out / "runs" / (name + ".json");
 }
@@ -151,9 +160,7 @@ void check_folder(const ExperimentFile& experiment, const std::vector<ResolvedRu
 
 int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spdlog::logger& logger) {
   const std::unique_ptr<SweepModel> model = make_sweep_model(experiment.model);
-  FileHashes hashes;
-  std::vector<ResolvedRun> runs;
-  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, *model, plan, hashes));
+  const std::vector<ResolvedRun> runs = resolve_all(experiment, *model, options.overrides);
   std::filesystem::create_directories(options.out / "runs");
   std::string made_by = gridpeer_version();
   if (options.report_only) {
@@ -271,9 +278,7 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
 bool sweep_status(const ExperimentFile& experiment, const SweepOptions& options, std::size_t shards,
                   std::ostream& out) {
   const std::unique_ptr<SweepModel> model = make_sweep_model(experiment.model);
-  FileHashes hashes;
-  std::vector<ResolvedRun> runs;
-  for (auto& plan : plan_runs(experiment, options.overrides)) runs.push_back(resolve(experiment, *model, plan, hashes));
+  const std::vector<ResolvedRun> runs = resolve_all(experiment, *model, options.overrides);
   shards = std::max<std::size_t>(shards, 1);
   std::vector<std::size_t> in(shards, 0);
   std::vector<std::size_t> of(shards, 0);

@@ -19,7 +19,7 @@ export SLURM_CONF=$WORK/slurm.conf
 cleanup() {
   scontrol shutdown >/dev/null 2>&1 || true
   for pid_file in "$WORK"/slurmctld.pid "$WORK"/slurmd.pid; do
-    [[ -f $pid_file ]] && kill "$(cat "$pid_file")" 2>/dev/null || true
+    [[ -f $pid_file ]] && kill "$(cat "$pid_file" 2>/dev/null)" 2>/dev/null || true
   done
   munged --stop --socket="$WORK/munge/socket" >/dev/null 2>&1 || true
   [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"
