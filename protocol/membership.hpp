@@ -32,6 +32,8 @@ struct MemberCard {
   /// Its server index in the grid (in every job id it numbers): set by the
   /// member it joined through, kNoMemberIndex until then and in gridsim.
   std::uint32_t index = kNoMemberIndex;
+
+  friend bool operator==(const MemberCard&, const MemberCard&) = default;
 };
 
 /// One fact about one member, as gossip carries it.

@@ -21,6 +21,8 @@ struct ServerSpec {
   [[nodiscard]] int nodes_for(int cpus) const { return cpus <= 0 ? 1 : (cpus + cpus_per_node - 1) / cpus_per_node; }
 
   [[nodiscard]] bool can_ever_fit(int cpus) const { return nodes_for(cpus) <= nodes; }
+
+  friend bool operator==(const ServerSpec&, const ServerSpec&) = default;
 };
 
 /// Throws std::invalid_argument naming the offending field.

@@ -28,144 +28,176 @@ membership::MemberCard MembershipGrid::card_of(const std::string& name) const {
 }
 
 MembershipGrid::Node& MembershipGrid::start(const std::string& name, TimePoint at) {
-  if (nodes_.count(name) != 0U) throw std::invalid_argument("membership grid: member " + name + " exists");
-  Node node;
-  node.membership = std::make_unique<Membership>(card_of(name), 0, options_.config, rng_.fork(++member_seed_), at);
-  return nodes_.emplace(name, std::move(node)).first->second;
+  const auto index = roster_.add(card_of(name));
+  if (!index) throw std::invalid_argument("membership grid: the roster is full");
+  if (*index >= nodes_.size()) nodes_.resize(*index + 1);
+  Node& node = nodes_[*index];
+  if (node.membership) throw std::invalid_argument("membership grid: member " + name + " exists");
+  node.membership =
+      std::make_unique<Membership>(card_of(name), 0, options_.config, rng_.fork(++member_seed_), at, roster_);
+  node.running = true;
+  return node;
+}
+
+MembershipGrid::Index MembershipGrid::index_of(const std::string& name) const {
+  const auto index = roster_.find(name);
+  if (!index || *index >= nodes_.size() || !nodes_[*index].membership) {
+    throw std::invalid_argument("membership grid: no member " + name);
+  }
+  return *index;
+}
+
+const MembershipGrid::Node* MembershipGrid::node(std::string_view name) const {
+  const auto index = roster_.find(name);
+  if (!index || *index >= nodes_.size() || !nodes_[*index].membership) return nullptr;
+  return &nodes_[*index];
 }
 
 std::vector<std::string> MembershipGrid::start_static(std::size_t count, TimePoint at, const std::string& prefix) {
+  // Every card in the shared roster first, so that each member knows them
+  // all as one range (no per-member copy of the list).
   std::vector<std::string> names;
-  std::vector<membership::MemberCard> cards;
+  const auto first = static_cast<std::uint32_t>(roster_.size());
   for (std::size_t i = 0; i < count; ++i) {
     names.push_back(prefix + std::to_string(i));
-    cards.push_back(card_of(names.back()));
+    const auto index = roster_.add(card_of(names.back()));
+    if (!index || *index != first + i)
+      throw std::invalid_argument("membership grid: member " + names.back() + " exists");
   }
-  for (const std::string& name : names) {
-    start(name, at).membership->add_known(cards, at);
-    settle(name);
+  const auto end = static_cast<std::uint32_t>(roster_.size());
+  for (Index member = first; member < end; ++member) {
+    start(name_of(member), at).membership->add_known_range(first, end, at);
+    settle(member);
   }
-
   now_ = std::max(now_, at);
   return names;
 }
 
 void MembershipGrid::join(const std::string& name, const std::vector<std::string>& via, TimePoint at) {
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, name, via, at] {
-                   std::vector<membership::MemberCard> cards;
-                   cards.reserve(via.size());
-                   for (const std::string& seed : via) cards.push_back(card_of(seed));
-                   start(name, at).membership->join(cards, at);
-                   settle(name);
-                 }});
+  schedule_action(at, [this, name, via, at] {
+    std::vector<membership::MemberCard> cards;
+    cards.reserve(via.size());
+    for (const std::string& seed : via) cards.push_back(card_of(seed));
+    start(name, at).membership->join(cards, at);
+    settle(index_of(name));
+  });
 }
 
 void MembershipGrid::stop(const std::string& name, TimePoint at) {
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, name] { nodes_.at(name).running = false; }});
+  schedule_action(at, [this, name] { nodes_[index_of(name)].running = false; });
 }
 
 void MembershipGrid::leave(const std::string& name, TimePoint at) {
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, name, at] {
-                   Node& node = nodes_.at(name);
-                   if (!node.running) return;
-                   node.membership->leave(at);
-                   settle(name);
-                 }});
+  schedule_action(at, [this, name, at] {
+    const Index member = index_of(name);
+    Node& leaving = nodes_[member];
+    if (!leaving.running) return;
+    leaving.membership->leave(at);
+    settle(member);
+  });
 }
 
 void MembershipGrid::partition(std::vector<std::set<std::string>> groups, TimePoint at) {
   auto shared = std::make_shared<std::vector<std::set<std::string>>>(std::move(groups));
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, shared] { groups_ = *shared; }});
+  schedule_action(at, [this, shared] { groups_ = *shared; });
 }
 
 void MembershipGrid::cut(const std::string& a, const std::string& b, TimePoint at) {
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, a, b] { cuts_.insert(std::minmax(a, b)); }});
+  schedule_action(at, [this, a, b] { cuts_.insert(std::minmax(a, b)); });
 }
 
 void MembershipGrid::mend(const std::string& a, const std::string& b, TimePoint at) {
-  schedule(Event{at, 0, Event::Kind::action, {}, {}, nullptr, [this, a, b] { cuts_.erase(std::minmax(a, b)); }});
+  schedule_action(at, [this, a, b] { cuts_.erase(std::minmax(a, b)); });
 }
 
-bool MembershipGrid::connected(const std::string& a, const std::string& b) const {
-  if (!cuts_.empty() && cuts_.count(std::minmax(a, b)) != 0U) return false;
+bool MembershipGrid::connected(Index a, Index b) const {
+  if (cuts_.empty() && groups_.empty()) return true;
+  const std::string& first = name_of(a);
+  const std::string& second = name_of(b);
+  if (!cuts_.empty() && cuts_.count(std::minmax(first, second)) != 0U) return false;
   if (groups_.empty()) return true;
   for (const auto& group : groups_) {
-    if (group.count(a) != 0U) return group.count(b) != 0U;
+    if (group.count(first) != 0U) return group.count(second) != 0U;
   }
   return false;
 }
 
 void MembershipGrid::schedule(Event event) {
   event.seq = next_seq_++;
-  events_.push(std::move(event));
+  events_.push_back(std::move(event));
+  std::push_heap(events_.begin(), events_.end(), Later{});
 }
 
-void MembershipGrid::settle(const std::string& name) {
-  Node& node = nodes_.at(name);
-  for (MembershipOutput& output : node.membership->take_outputs()) {
+void MembershipGrid::schedule_action(TimePoint at, std::function<void()> action) {
+  actions_.emplace(next_seq_, std::move(action));
+  schedule(Event{at, 0, Event::Kind::action, 0, 0, nullptr});
+}
+
+void MembershipGrid::settle(Index member) {
+  Node& settled = nodes_[member];
+  for (MembershipOutput& output : settled.membership->take_outputs()) {
     std::visit(
         [&](auto& out) {
           using T = std::decay_t<decltype(out)>;
           if constexpr (std::is_same_v<T, membership::MemberSend>) {
-            const std::string& to = out.to.empty() ? out.address : out.to;
-            if (!connected(name, to) || (options_.loss > 0 && rng_.bernoulli(options_.loss))) {
+            const auto to = roster_.find(out.to.empty() ? out.address : out.to);
+            if (!to || !connected(member, *to) || (options_.loss > 0 && rng_.bernoulli(options_.loss))) {
               ++lost_;
               return;
             }
             Duration delay = options_.latency;
             if (options_.jitter > Duration::zero()) delay += Duration{rng_.uniform_int(0, options_.jitter.count())};
-            schedule(Event{now_ + delay,
-                           0,
-                           Event::Kind::deliver,
-                           to,
-                           name,
-                           std::make_shared<const protocol::MembershipMessage>(std::move(out.message)),
-                           {}});
+            schedule(Event{now_ + delay, 0, Event::Kind::deliver, *to, member,
+                           std::make_shared<const protocol::MembershipMessage>(std::move(out.message))});
           } else if constexpr (std::is_same_v<T, membership::MemberChanged>) {
-            changes_.push_back(ObservedChange{now_, name, std::move(out)});
+            changes_.push_back(ObservedChange{now_, name_of(member), std::move(out)});
           } else if constexpr (std::is_same_v<T, membership::LeaveAnnounced>) {
-            node.running = false;
+            settled.running = false;
           } else {
             static_assert(std::is_same_v<T, membership::JoinFailed>);
-            join_failures_.push_back(name + ": " + out.reason);
+            join_failures_.push_back(name_of(member) + ": " + out.reason);
           }
         },
         output);
   }
-  const TimePoint wake = node.running ? node.membership->next_deadline() : kNever;
-  if (wake != kNever && wake != node.wake) {
-    node.wake = wake;
-    schedule(Event{wake, 0, Event::Kind::wake, name, {}, nullptr, {}});
+  const TimePoint wake = settled.running ? settled.membership->next_deadline() : kNever;
+  if (wake != kNever && wake != settled.wake) {
+    settled.wake = wake;
+    schedule(Event{wake, 0, Event::Kind::wake, member, 0, nullptr});
   }
 }
 
 void MembershipGrid::run_until(TimePoint until, std::uint64_t max_events) {
   std::uint64_t handled = 0;
-  while (!events_.empty() && events_.top().at <= until) {
+  while (!events_.empty() && events_.front().at <= until) {
     if (++handled > max_events) throw std::runtime_error("membership grid: more than the bound of events");
-    Event event = events_.top();
-    events_.pop();
+    std::pop_heap(events_.begin(), events_.end(), Later{});
+    Event event = std::move(events_.back());
+    events_.pop_back();
     now_ = event.at;
     switch (event.kind) {
-      case Event::Kind::action:
-        event.action();
+      case Event::Kind::action: {
+        const auto action = actions_.find(event.seq);
+        const std::function<void()> run = std::move(action->second);
+        actions_.erase(action);
+        run();
         break;
+      }
       case Event::Kind::wake: {
-        Node& node = nodes_.at(event.to);
-        if (!node.running || node.wake != event.at) break;  // superseded
-        node.wake = kNever;
-        node.membership->advance(now_);
+        Node& woken = nodes_[event.to];
+        if (!woken.running || woken.wake != event.at) break;  // superseded
+        woken.wake = kNever;
+        woken.membership->advance(now_);
         settle(event.to);
         break;
       }
       case Event::Kind::deliver: {
-        const auto found = nodes_.find(event.to);
-        if (found == nodes_.end() || !found->second.running) {
+        if (event.to >= nodes_.size() || !nodes_[event.to].running) {
           ++lost_;
           break;
         }
         ++delivered_;
-        found->second.membership->on_message(event.from, *event.message, now_);
+        nodes_[event.to].membership->on_message(name_of(event.from), *event.message, now_);
         settle(event.to);
         break;
       }
@@ -175,41 +207,43 @@ void MembershipGrid::run_until(TimePoint until, std::uint64_t max_events) {
 }
 
 const Membership& MembershipGrid::member(std::string_view name) const {
-  const auto found = nodes_.find(name);
-  if (found == nodes_.end()) throw std::invalid_argument("membership grid: no member " + std::string(name));
-  return *found->second.membership;
+  const Node* found = node(name);
+  if (found == nullptr) throw std::invalid_argument("membership grid: no member " + std::string(name));
+  return *found->membership;
 }
 
 bool MembershipGrid::running(std::string_view name) const {
-  const auto found = nodes_.find(name);
-  return found != nodes_.end() && found->second.running;
+  const Node* found = node(name);
+  return found != nullptr && found->running;
 }
 
 std::vector<std::string> MembershipGrid::names() const {
   std::vector<std::string> out;
-  for (const auto& [name, node] : nodes_) out.push_back(name);
+  for (Index member = 0; member < nodes_.size(); ++member) {
+    if (nodes_[member].membership) out.push_back(name_of(member));
+  }
   return out;
 }
 
 std::size_t MembershipGrid::holding(std::string_view name, protocol::MemberState state) const {
   std::size_t count = 0;
-  for (const auto& [observer, node] : nodes_) {
-    if (!node.running || observer == name) continue;
-    const membership::Member* seen = node.membership->member(name);
-    if (seen != nullptr && seen->state == state) ++count;
+  for (Index observer = 0; observer < nodes_.size(); ++observer) {
+    const Node& seeing = nodes_[observer];
+    if (!seeing.running || name_of(observer) == name) continue;
+    if (seeing.membership->state_of(name) == state) ++count;
   }
   return count;
 }
 
 std::size_t MembershipGrid::running_members() const {
   std::size_t count = 0;
-  for (const auto& [name, node] : nodes_) count += node.running ? 1 : 0;
+  for (const Node& member : nodes_) count += member.running ? 1 : 0;
   return count;
 }
 
 void MembershipGrid::check_invariants() const {
-  for (const auto& [name, node] : nodes_) {
-    if (node.running) node.membership->check_invariants();
+  for (const Node& member : nodes_) {
+    if (member.running) member.membership->check_invariants();
   }
 }
 

@@ -9,7 +9,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <queue>
 #include <set>
 #include <string>
 #include <string_view>
@@ -80,34 +79,41 @@ class MembershipGrid {
   void check_invariants() const;
 
  private:
+  using Index = std::uint32_t;  ///< a member's place in the shared roster
   struct Node {
-    std::unique_ptr<membership::Membership> membership;
-    bool running = true;
+    std::unique_ptr<membership::Membership> membership;  ///< none: in the roster, never started
+    bool running = false;
     TimePoint wake = kNever;  ///< the wake event queued for it
   };
   struct Event {
     TimePoint at;
     std::uint64_t seq = 0;
     enum class Kind : std::uint8_t { deliver, wake, action } kind = Kind::wake;
-    std::string to;
-    std::string from;
-    std::shared_ptr<const protocol::MembershipMessage> message;
-    std::function<void()> action;
+    Index to = 0;
+    Index from = 0;
+    std::shared_ptr<const protocol::MembershipMessage> message;  ///< deliver
   };
+  /// For a min-heap: the earliest first, then the first scheduled.
   struct Later {
     bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
   };
 
   Node& start(const std::string& name, TimePoint at);
-  void settle(const std::string& name);
+  void settle(Index member);
   void schedule(Event event);
-  [[nodiscard]] bool connected(const std::string& a, const std::string& b) const;
+  void schedule_action(TimePoint at, std::function<void()> action);
+  [[nodiscard]] bool connected(Index a, Index b) const;
   [[nodiscard]] membership::MemberCard card_of(const std::string& name) const;
+  [[nodiscard]] const Node* node(std::string_view name) const;
+  [[nodiscard]] Index index_of(const std::string& name) const;
+  [[nodiscard]] const std::string& name_of(Index member) const { return roster_.card(member).name; }
 
   MembershipGridOptions options_;
   Rng rng_;
-  std::map<std::string, Node, std::less<>> nodes_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  membership::Roster roster_;                               ///< every member's card, shared by their views
+  std::vector<Node> nodes_;                                 ///< by roster index
+  std::vector<Event> events_;                               ///< a heap by Later
+  std::map<std::uint64_t, std::function<void()>> actions_;  ///< by their event's seq
   std::uint64_t next_seq_ = 0;
   TimePoint now_{};
   std::vector<std::set<std::string>> groups_;

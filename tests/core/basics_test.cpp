@@ -1,9 +1,11 @@
 // Time, PRNG and distributions, servers and ERT, metrics.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <vector>
 
 #include "peer/core/metrics.hpp"
+#include "peer/model/index_permutation.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/model/server.hpp"
 #include "peer/model/time.hpp"
@@ -34,6 +36,29 @@ BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed) {
   // The first output for seed 0 is fixed forever: results must not change.
   Rng zero(0);
   BOOST_TEST(zero.next_u64() == Rng(0).next_u64());
+}
+
+BOOST_AUTO_TEST_CASE(an_index_permutation_places_every_index_once_and_walks_back) {
+  // 2 x 3 bits: 64 indices, each placed once, index_at undoing place_of.
+  const IndexPermutation order(0x1234, 3);
+  BOOST_TEST(order.size() == 64U);
+  std::vector<int> placed(64, 0);
+  bool moved = false;
+  for (std::uint32_t index = 0; index < 64; ++index) {
+    const std::uint32_t place = order.place_of(index);
+    BOOST_TEST_REQUIRE(place < 64U);
+    ++placed[place];
+    BOOST_TEST(order.index_at(place) == index);
+    moved = moved || place != index;
+  }
+  BOOST_TEST(std::count(placed.begin(), placed.end(), 1) == 64);
+  BOOST_TEST(moved);
+  // Another key, another order; the smallest domain that covers a count.
+  BOOST_TEST(IndexPermutation(0x1235, 3).place_of(5) != order.place_of(5));
+  BOOST_TEST(IndexPermutation::covering(1, 3).size() == 4U);
+  BOOST_TEST(IndexPermutation::covering(1, 4).size() == 4U);
+  BOOST_TEST(IndexPermutation::covering(1, 5).size() == 16U);
+  BOOST_TEST(IndexPermutation::covering(1, 100'000).size() == 262'144U);
 }
 
 BOOST_AUTO_TEST_CASE(distributions_have_their_moments) {

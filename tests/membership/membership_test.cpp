@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE membership
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <ostream>
 #include <variant>
 
@@ -176,7 +177,8 @@ BOOST_AUTO_TEST_CASE(a_suspect_that_hears_of_it_refutes_with_a_higher_incarnatio
   BOOST_TEST((ack.updates[0].state == MemberState::alive));
   BOOST_TEST(ack.updates[0].card.has_value());
   // A stale suspicion (incarnation 0) is not refuted again.
-  c.on_message("B", protocol::MemberPing{8, "C", {MemberUpdate{"C", 0, MemberState::suspect, "B", std::nullopt}}}, at_ms(20));
+  c.on_message("B", protocol::MemberPing{8, "C", {MemberUpdate{"C", 0, MemberState::suspect, "B", std::nullopt}}},
+               at_ms(20));
   BOOST_TEST(c.incarnation() == 1U);
 }
 
@@ -204,10 +206,123 @@ BOOST_AUTO_TEST_CASE(alive_overrides_only_a_lower_incarnation_and_left_is_final_
   BOOST_TEST((a.member("B")->state == MemberState::alive));
   // Unknown members are learnt from an alive fact with a card only.
   hear(MemberUpdate{"D", 0, MemberState::suspect, "C", std::nullopt}, 80);
-  BOOST_TEST(a.member("D") == nullptr);
+  BOOST_TEST(!a.member("D"));
   hear(MemberUpdate{"D", 0, MemberState::alive, {}, card("D")}, 90);
-  BOOST_TEST_REQUIRE(a.member("D") != nullptr);
+  BOOST_TEST_REQUIRE(a.member("D").has_value());
   BOOST_TEST(a.member("D")->card.address == "D:7000");
+  a.check_invariants();
+}
+
+BOOST_AUTO_TEST_CASE(members_sharing_a_roster_keep_their_own_views) {
+  const MembershipConfig config;
+  membership::Roster roster;
+  for (const char* name : {"A", "B", "C"}) BOOST_TEST_REQUIRE(roster.add(card(name)).has_value());
+  Membership a(card("A"), 0, config, Rng(5), at_ms(0), roster);
+  Membership b(card("B"), 0, config, Rng(6), at_ms(0), roster);
+  a.add_known_range(0, 3, at_ms(0));
+  b.add_known_range(0, 3, at_ms(0));
+  BOOST_TEST(a.live_members() == 2U);
+  BOOST_TEST(a.known_members() == 2U);
+  BOOST_TEST(!a.member("A"));  // itself
+  BOOST_TEST((a.member("C")->state == MemberState::alive));
+  BOOST_TEST(a.member("C")->since == at_ms(0));
+  // C comes back at incarnation 1 with another address: A's view holds the
+  // new card; the roster and B's view keep the first.
+  protocol::MemberCard moved = card("C");
+  moved.address = "C:7001";
+  a.on_message("B", protocol::MemberPing{1, "A", {MemberUpdate{"C", 1, MemberState::alive, {}, moved}}}, at_ms(10));
+  BOOST_TEST(a.member("C")->card.address == "C:7001");
+  BOOST_TEST(a.member("C")->incarnation == 1U);
+  BOOST_TEST(b.member("C")->card.address == "C:7000");
+  BOOST_TEST(roster.card(2).address == "C:7000");
+  // A member A learns of enters the roster once; B does not know it.
+  a.on_message("B", protocol::MemberPing{2, "A", {MemberUpdate{"D", 0, MemberState::alive, {}, card("D")}}}, at_ms(20));
+  BOOST_TEST(roster.size() == 4U);
+  BOOST_TEST(a.known_members() == 3U);
+  BOOST_TEST(b.known_members() == 2U);
+  BOOST_TEST(!b.member("D"));
+  // A's whole view, by roster index: itself, B, C with its new card, D.
+  a.take_outputs();
+  a.on_message("B", protocol::MemberSync{{}, true}, at_ms(30));
+  const auto sends = of_kind<membership::MemberSend>(a.take_outputs());
+  BOOST_TEST_REQUIRE(sends.size() == 1U);
+  const auto& view = std::get<protocol::MemberSync>(sends[0].message).members;
+  BOOST_TEST_REQUIRE(view.size() == 4U);
+  BOOST_TEST(view[0].member == "A");
+  BOOST_TEST(view[1].member == "B");
+  BOOST_TEST(view[2].member == "C");
+  BOOST_TEST(view[2].incarnation == 1U);
+  BOOST_TEST(view[2].card->address == "C:7001");
+  BOOST_TEST(view[3].member == "D");
+  a.check_invariants();
+  b.check_invariants();
+}
+
+BOOST_AUTO_TEST_CASE(a_dead_member_is_forgotten_and_learnt_again_from_an_alive_fact) {
+  MembershipConfig config;
+  config.forget_after = std::chrono::minutes(1);
+  Membership a(card("A"), 0, config, Rng(7), at_ms(0));
+  a.add_known({card("A"), card("B"), card("C")}, at_ms(0));
+  a.on_message("C", protocol::MemberPing{1, "A", {MemberUpdate{"B", 0, MemberState::dead, {}, std::nullopt}}},
+               at_ms(10));
+  BOOST_TEST((a.member("B")->state == MemberState::dead));
+  BOOST_TEST(a.live_members() == 1U);
+  // Dead members are dropped at the first whole-view time (every 30 s here)
+  // a minute after they died: by 100 s. C answers every probe meanwhile.
+  while (a.next_deadline() <= at_ms(100'000)) {
+    const TimePoint now = a.next_deadline();
+    a.advance(now);
+    for (const auto& send : of_kind<membership::MemberSend>(a.take_outputs())) {
+      if (const auto* ping = std::get_if<protocol::MemberPing>(&send.message)) {
+        a.on_message(send.to, protocol::MemberAck{ping->seq, {}}, now);
+      }
+    }
+  }
+  BOOST_TEST(a.counters().suspicions == 0U);
+  BOOST_TEST(!a.member("B"));
+  BOOST_TEST(a.known_members() == 1U);
+  a.check_invariants();
+  // Its suspicion is nothing now; an alive fact with its card brings it back.
+  a.on_message("C", protocol::MemberPing{2, "A", {MemberUpdate{"B", 0, MemberState::suspect, "C", std::nullopt}}},
+               at_ms(100'010));
+  BOOST_TEST(!a.member("B"));
+  a.on_message("C", protocol::MemberPing{3, "A", {MemberUpdate{"B", 0, MemberState::alive, {}, card("B")}}},
+               at_ms(100'020));
+  BOOST_TEST((a.member("B")->state == MemberState::alive));
+  BOOST_TEST(a.known_members() == 2U);
+  BOOST_TEST(a.live_members() == 2U);
+  a.check_invariants();
+}
+
+BOOST_AUTO_TEST_CASE(every_live_member_is_probed_once_a_pass) {
+  const MembershipConfig config;
+  std::vector<protocol::MemberCard> cards;
+  for (int i = 0; i < 10; ++i) cards.push_back(card("m" + std::to_string(i)));
+  Membership a(cards[0], 0, config, Rng(8), at_ms(0));
+  a.add_known(cards, at_ms(0));
+  // m5 is dead: never probed. The other eight, once in each pass of eight
+  // periods (every Ping answered, so nobody becomes suspect).
+  a.on_message("m1", protocol::MemberPing{1, "m0", {MemberUpdate{"m5", 0, MemberState::dead, {}, std::nullopt}}},
+               at_ms(0));
+  std::vector<std::string> targets;
+  while (targets.size() < 16 && a.next_deadline() < at_ms(60'000)) {
+    const TimePoint now = a.next_deadline();
+    a.advance(now);
+    for (const auto& send : of_kind<membership::MemberSend>(a.take_outputs())) {
+      if (const auto* ping = std::get_if<protocol::MemberPing>(&send.message)) {
+        targets.push_back(send.to);
+        a.on_message(send.to, protocol::MemberAck{ping->seq, {}}, now);
+      }
+    }
+  }
+  BOOST_TEST_REQUIRE(targets.size() == 16U);
+  for (const int pass : {0, 8}) {
+    std::vector<std::string> names(targets.begin() + pass, targets.begin() + pass + 8);
+    std::sort(names.begin(), names.end());
+    BOOST_TEST((std::adjacent_find(names.begin(), names.end()) == names.end()));
+    BOOST_TEST(std::count(names.begin(), names.end(), "m5") == 0);
+  }
+  BOOST_TEST(a.counters().suspicions == 0U);
   a.check_invariants();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -56,27 +57,88 @@ int Membership::retransmit_limit(const MembershipConfig& config, std::size_t mem
 }
 
 Membership::Membership(MemberCard self, std::uint32_t incarnation, MembershipConfig config, Rng rng, TimePoint now)
-    : self_(std::move(self)), incarnation_(incarnation), config_(config), rng_(rng) {
+    : Membership(std::make_unique<Roster>(config.max_members), nullptr, std::move(self), incarnation, config, rng,
+                 now) {}
+
+Membership::Membership(MemberCard self, std::uint32_t incarnation, MembershipConfig config, Rng rng, TimePoint now,
+                       Roster& shared)
+    : Membership(nullptr, &shared, std::move(self), incarnation, config, rng, now) {}
+
+Membership::Membership(std::unique_ptr<Roster> own, Roster* shared, MemberCard self, std::uint32_t incarnation,
+                       MembershipConfig config, Rng rng, TimePoint now)
+    : own_roster_(std::move(own)),
+      roster_(shared != nullptr ? *shared : *own_roster_),
+      self_(std::move(self)),
+      incarnation_(incarnation),
+      config_(config),
+      rng_(rng) {
   config_.validate();
   if (self_.name.empty()) throw std::invalid_argument("membership: a member needs a name");
+  const auto index = roster_.add(self_);
+  if (!index) throw std::invalid_argument("membership: the roster is full");
+  self_index_ = *index;
   // Periods start at a random phase, as members started at different moments
   // do, so that a grid's probes do not all leave at once.
   const auto phase = Duration{rng_.uniform_int(0, config_.period.count() - 1)};
-  timers_.arm(now + phase, Timer{TimerKind::tick, 0, {}});
-  timers_.arm(now + config_.sync_interval + phase, Timer{TimerKind::sync, 0, {}});
+  timers_.arm(now + phase, Timer{TimerKind::tick, 0, 0});
+  timers_.arm(now + config_.sync_interval + phase, Timer{TimerKind::sync, 0, 0});
 }
 
 // ---- inputs -----------------------------------------------------------------------
 
 void Membership::add_known(const std::vector<MemberCard>& members, TimePoint now) {
   for (const MemberCard& card : members) {
-    if (card.name == self_.name || members_.count(card.name) != 0U) continue;
-    if (members_.size() >= config_.max_members) {
+    if (card.name == self_.name) continue;
+    const auto known = roster_.find(card.name);
+    if (known && seen(*known).known) continue;
+    if (known_count_ >= config_.max_members) {
       throw std::invalid_argument("membership: more than " + std::to_string(config_.max_members) + " members");
     }
-    members_.emplace(card.name, Member{card, 0, MemberState::alive, now});
-    add_live(card.name, /*into_this_pass=*/false);  // the first pass is drawn from all of them
+    const auto index = roster_.add(card);
+    if (!index) throw std::invalid_argument("membership: the roster is full");
+    if (roster_.card(*index) == card && !changed_.count(*index)) {
+      add_range(*index, *index + 1, now);
+    } else {
+      Entry& known_entry = entry(*index);
+      known_entry = Entry{true, 0, MemberState::alive, now, nullptr};
+      if (!(roster_.card(*index) == card)) known_entry.card = std::make_unique<MemberCard>(card);
+      ++known_count_;
+      ++live_count_;
+    }
   }
+}
+
+void Membership::add_known_range(std::uint32_t first, std::uint32_t end, TimePoint now) {
+  if (first > end || end > roster_.size()) throw std::invalid_argument("membership: a range beyond the roster");
+  for (const KnownRange& range : known_ranges_) {
+    if (first < range.end && range.first < end) throw std::invalid_argument("membership: a range known twice");
+  }
+  if (!changed_.empty() && changed_.lower_bound(first) != changed_.lower_bound(end)) {
+    throw std::invalid_argument("membership: a range over members already known");
+  }
+  if (known_count_ + (end - first) > config_.max_members) {
+    throw std::invalid_argument("membership: more than " + std::to_string(config_.max_members) + " members");
+  }
+  add_range(first, end, now);
+}
+
+void Membership::add_range(Index first, Index end, TimePoint now) {
+  if (first == end) return;
+  const std::size_t count = end - first - (self_index_ >= first && self_index_ < end ? 1 : 0);
+  known_count_ += count;
+  live_count_ += count;
+  const auto at = std::lower_bound(known_ranges_.begin(), known_ranges_.end(), first,
+                                   [](const KnownRange& range, Index index) { return range.first < index; });
+  // Joined to the range before it when it follows on at the same instant
+  // (a topology's members added one by one make one range).
+  if (at != known_ranges_.begin()) {
+    KnownRange& before = *(at - 1);
+    if (before.end == first && before.since == now) {
+      before.end = end;
+      return;
+    }
+  }
+  known_ranges_.insert(at, KnownRange{first, end, now});
 }
 
 void Membership::join(const std::vector<MemberCard>& via, TimePoint now) {
@@ -95,8 +157,8 @@ void Membership::leave(TimePoint now) {
   gossip(self_update());
   // Long enough for the leave to be sent as often as any update is: at least
   // one probe and its ack carry it every period.
-  const int periods = retransmit_limit(config_, live_.size() + 1) + 1;
-  timers_.arm(now + config_.period * periods, Timer{TimerKind::leave_done, 0, {}});
+  const int periods = retransmit_limit(config_, live_count_ + 1) + 1;
+  timers_.arm(now + config_.period * periods, Timer{TimerKind::leave_done, 0, 0});
 }
 
 void Membership::on_message(std::string_view from, const MembershipMessage& message, TimePoint now) {
@@ -112,9 +174,85 @@ std::vector<MembershipOutput> Membership::take_outputs() {
   return std::exchange(outputs_, {});
 }
 
-const Member* Membership::member(std::string_view name) const {
-  const auto found = members_.find(name);
-  return found == members_.end() ? nullptr : &found->second;
+std::optional<Member> Membership::member(std::string_view name) const {
+  const auto index = roster_.find(name);
+  if (!index || *index == self_index_) return std::nullopt;
+  const Seen view = seen(*index);
+  if (!view.known) return std::nullopt;
+  return Member{card_of(*index), view.incarnation, view.state, view.since};
+}
+
+std::optional<MemberState> Membership::state_of(std::string_view name) const {
+  const auto index = roster_.find(name);
+  if (!index || *index == self_index_) return std::nullopt;
+  const Seen view = seen(*index);
+  if (!view.known) return std::nullopt;
+  return view.state;
+}
+
+// ---- the view -----------------------------------------------------------------------
+
+const Membership::KnownRange* Membership::range_of(Index member) const {
+  const auto after = std::upper_bound(known_ranges_.begin(), known_ranges_.end(), member,
+                                      [](Index index, const KnownRange& range) { return index < range.first; });
+  if (after == known_ranges_.begin()) return nullptr;
+  const KnownRange& range = *(after - 1);
+  return member < range.end ? &range : nullptr;
+}
+
+Membership::Seen Membership::seen(Index member) const {
+  if (member == self_index_) return {};
+  const auto found = changed_.find(member);
+  if (found != changed_.end()) {
+    const Entry& known = found->second;
+    return Seen{known.known, known.incarnation, known.state, known.since};
+  }
+  const KnownRange* range = range_of(member);
+  if (range == nullptr) return {};
+  return Seen{true, 0, MemberState::alive, range->since};
+}
+
+bool Membership::live_at(Index member) const {
+  const Seen view = seen(member);
+  return view.known && is_live(view.state);
+}
+
+Membership::Entry& Membership::entry(Index member) {
+  const auto found = changed_.find(member);
+  if (found != changed_.end()) return found->second;
+  const KnownRange* range = range_of(member);
+  Entry made;
+  made.known = range != nullptr;
+  made.since = range != nullptr ? range->since : TimePoint{};
+  return changed_.emplace(member, std::move(made)).first->second;
+}
+
+const MemberCard& Membership::card_of(Index member) const {
+  if (member == self_index_) return self_;
+  const auto found = changed_.find(member);
+  if (found != changed_.end() && found->second.card) return *found->second.card;
+  return roster_.card(member);
+}
+
+template <class Visit>
+void Membership::for_each_known(Visit&& visit) const {
+  // The ranges and the entries merged by index; an entry overrides its range.
+  auto change = changed_.begin();
+  const auto visit_entry = [&] {
+    if (change->second.known) visit(change->first, seen(change->first));
+    ++change;
+  };
+  for (const KnownRange& range : known_ranges_) {
+    for (Index member = range.first; member < range.end; ++member) {
+      while (change != changed_.end() && change->first < member) visit_entry();
+      if (change != changed_.end() && change->first == member) {
+        visit_entry();
+      } else if (member != self_index_) {
+        visit(member, Seen{true, 0, MemberState::alive, range.since});
+      }
+    }
+  }
+  while (change != changed_.end()) visit_entry();
 }
 
 // ---- messages -----------------------------------------------------------------------
@@ -122,7 +260,8 @@ const Member* Membership::member(std::string_view name) const {
 void Membership::handle(std::string_view from, const protocol::MemberPing& ping, TimePoint now) {
   apply_all(ping.updates, from, now);
   if (ping.target != self_.name) return;  // meant for a member that had this address before
-  send(std::string(from), protocol::MemberAck{ping.seq, piggyback(std::string(from))});
+  const std::string to(from);
+  send_by_name(to, protocol::MemberAck{ping.seq, piggyback(to)});
 }
 
 void Membership::handle(std::string_view from, const protocol::MemberAck& ack, TimePoint now) {
@@ -134,20 +273,21 @@ void Membership::handle(std::string_view from, const protocol::MemberAck& ack, T
     const std::string requester = relay->second.requester;
     const std::uint64_t seq = relay->second.requester_seq;
     relays_.erase(relay);
-    send(requester, protocol::MemberAck{seq, piggyback(requester)});
+    send_by_name(requester, protocol::MemberAck{seq, piggyback(requester)});
   }
 }
 
 void Membership::handle(std::string_view from, const protocol::MemberPingReq& request, TimePoint now) {
   apply_all(request.updates, from, now);
+  const std::string requester(from);
   if (request.target == self_.name) {
-    send(std::string(from), protocol::MemberAck{request.seq, piggyback(std::string(from))});
+    send_by_name(requester, protocol::MemberAck{request.seq, piggyback(requester)});
     return;
   }
   const std::uint64_t seq = next_seq_++;
-  const auto expiry = timers_.arm(now + config_.period, Timer{TimerKind::relay_expiry, seq, {}});
-  relays_.emplace(seq, Relay{std::string(from), request.seq, expiry});
-  send(request.target, protocol::MemberPing{seq, request.target, piggyback(request.target)});
+  const auto expiry = timers_.arm(now + config_.period, Timer{TimerKind::relay_expiry, seq, 0});
+  relays_.emplace(seq, Relay{requester, request.seq, expiry});
+  send_by_name(request.target, protocol::MemberPing{seq, request.target, piggyback(request.target)});
 }
 
 void Membership::handle(std::string_view from, const protocol::MemberSync& sync, TimePoint now) {
@@ -157,7 +297,7 @@ void Membership::handle(std::string_view from, const protocol::MemberSync& sync,
     joined_ = true;
     timers_.disarm(join_timer_);
   }
-  if (sync.wants_answer) send(std::string(from), protocol::MemberSync{whole_view(), false});
+  if (sync.wants_answer) send_by_name(std::string(from), protocol::MemberSync{whole_view(), false});
 }
 
 // ---- timers -----------------------------------------------------------------------
@@ -191,13 +331,13 @@ void Membership::fire(const Timer& timer, TimePoint now) {
 }
 
 void Membership::tick(TimePoint now) {
-  timers_.arm(now + config_.period, Timer{TimerKind::tick, 0, {}});
+  timers_.arm(now + config_.period, Timer{TimerKind::tick, 0, 0});
   // The last period's probe, unanswered directly and through others: its
   // target is suspect, unless something else changed its state meanwhile.
   if (probe_ && !probe_->answered) {
-    const auto target = members_.find(probe_->target);
-    if (target != members_.end() && target->second.state == MemberState::alive) {
-      start_suspicion(target->first, target->second.incarnation, self_.name, now);
+    const Seen target = seen(probe_->target);
+    if (target.known && target.state == MemberState::alive) {
+      start_suspicion(probe_->target, target.incarnation, self_.name, now);
     }
   }
   probe_.reset();
@@ -208,24 +348,24 @@ void Membership::tick(TimePoint now) {
   const std::uint64_t seq = next_seq_++;
   probe_ = Probe{seq, *target, false};
   ++counters_.probes;
-  probe_timer_ = timers_.arm(now + config_.probe_timeout, Timer{TimerKind::probe_timeout, seq, {}});
-  send(*target, protocol::MemberPing{seq, *target, piggyback(*target)});
+  probe_timer_ = timers_.arm(now + config_.probe_timeout, Timer{TimerKind::probe_timeout, seq, 0});
+  send(*target, protocol::MemberPing{seq, name_of(*target), piggyback(name_of(*target))});
 }
 
 void Membership::probe_timed_out(std::uint64_t seq) {
   if (!probe_ || probe_->seq != seq || probe_->answered) return;
-  for (const std::string& helper : random_live(static_cast<std::size_t>(config_.indirect_probes), probe_->target)) {
+  for (const Index helper : random_live(static_cast<std::size_t>(config_.indirect_probes), probe_->target)) {
     ++counters_.indirect_probes;
-    send(helper, protocol::MemberPingReq{seq, probe_->target, piggyback(helper)});
+    send(helper, protocol::MemberPingReq{seq, name_of(probe_->target), piggyback(name_of(helper))});
   }
 }
 
-void Membership::suspicion_expired(const std::string& name, TimePoint now) {
-  suspicions_.erase(name);  // its timer just fired
-  const auto found = members_.find(name);
-  if (found == members_.end() || found->second.state != MemberState::suspect) return;
-  set_state(found->first, found->second, MemberState::dead, found->second.incarnation, now);
-  gossip(update_of(found->first, found->second));
+void Membership::suspicion_expired(Index member, TimePoint now) {
+  suspicions_.erase(member);  // its timer just fired
+  const Seen view = seen(member);
+  if (!view.known || view.state != MemberState::suspect) return;
+  set_state(member, MemberState::dead, view.incarnation, now);
+  gossip(update_of(member));
 }
 
 void Membership::try_next_join(TimePoint now) {
@@ -244,7 +384,7 @@ void Membership::try_next_join(TimePoint now) {
   const MemberCard& via = join_via_[join_next_++];
   ++counters_.syncs;
   send_to(via.name, via.address, protocol::MemberSync{{self_update()}, true});
-  join_timer_ = timers_.arm(now + config_.join_timeout, Timer{TimerKind::join_timeout, 0, {}});
+  join_timer_ = timers_.arm(now + config_.join_timeout, Timer{TimerKind::join_timeout, 0, 0});
 }
 
 Duration Membership::sync_interval(const MembershipConfig& config, std::size_t members) {
@@ -257,18 +397,19 @@ Duration Membership::sync_interval(const MembershipConfig& config, std::size_t m
 }
 
 void Membership::sync(TimePoint now) {
-  timers_.arm(now + sync_interval(config_, live_.size() + 1), Timer{TimerKind::sync, 0, {}});
+  timers_.arm(now + sync_interval(config_, live_count_ + 1), Timer{TimerKind::sync, 0, 0});
   forget_old(now);
-  if (leaving_) return;
+  if (leaving_ || !config_.syncs) return;
   // One live member (anti-entropy) and one held dead (a partition healed: if
-  // it is there it finds itself held dead and refutes).
-  for (const std::string& member : random_live(1, {})) {
+  // it is there it finds itself held dead and refutes). Only entries can be
+  // dead: a range holds members alive.
+  for (const Index member : random_live(1, std::nullopt)) {
     ++counters_.syncs;
     send(member, protocol::MemberSync{whole_view(), true});
   }
-  std::vector<std::string> dead;
-  for (const auto& [name, member] : members_) {
-    if (member.state == MemberState::dead) dead.push_back(name);
+  std::vector<Index> dead;
+  for (const auto& [member, known] : changed_) {
+    if (known.known && known.state == MemberState::dead) dead.push_back(member);
   }
   if (!dead.empty()) {
     const auto pick = static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(dead.size()) - 1));
@@ -295,21 +436,10 @@ bool Membership::apply(const MemberUpdate& update, std::string_view from, TimePo
     }
     return false;
   }
-  auto found = members_.find(update.member);
-  if (found == members_.end()) {
-    // A member is known by an alive fact with its card; of others nothing
-    // can be done (no address, nothing it brings).
-    if (update.state != MemberState::alive || !update.card || update.card->name != update.member) return false;
-    if (members_.size() >= config_.max_members) return false;
-    found = members_.emplace(update.member, Member{*update.card, update.incarnation, MemberState::alive, now}).first;
-    add_live(found->first);
-    outputs_.emplace_back(
-        MemberChanged{found->first, std::nullopt, MemberState::alive, update.incarnation, found->second.card});
-    gossip(update_of(found->first, found->second));
-    return true;
-  }
-  const std::string& name = found->first;
-  Member& member = found->second;
+  const auto index = roster_.find(update.member);
+  if (!index || !seen(*index).known) return learn(update, now);
+  const Index member = *index;
+  const Seen view = seen(member);
   MemberState state = update.state;
   // A whole view's "dead" is a suspicion here: the member may be in the
   // other half of a healed partition, and refutes if it is alive.
@@ -317,33 +447,61 @@ bool Membership::apply(const MemberUpdate& update, std::string_view from, TimePo
   const std::string by = update.by.empty() ? std::string(from) : update.by;
   switch (state) {
     case MemberState::alive:
-      if (update.incarnation <= member.incarnation) return false;
-      if (update.card && update.card->name == name) member.card = *update.card;
-      end_suspicion(name);
-      set_state(name, member, MemberState::alive, update.incarnation, now);
-      gossip(update_of(name, member));
+      if (update.incarnation <= view.incarnation) return false;
+      if (update.card && update.card->name == update.member && !(*update.card == card_of(member))) {
+        Entry& changed = entry(member);
+        if (*update.card == roster_.card(member)) {
+          changed.card.reset();
+        } else {
+          changed.card = std::make_unique<MemberCard>(*update.card);
+        }
+      }
+      end_suspicion(member);
+      set_state(member, MemberState::alive, update.incarnation, now);
+      gossip(update_of(member));
       return true;
     case MemberState::suspect:
-      if (update.incarnation < member.incarnation) return false;
-      if (member.state == MemberState::suspect) {
-        if (update.incarnation > member.incarnation) member.incarnation = update.incarnation;
-        return confirm_suspicion(name, by, now);
+      if (update.incarnation < view.incarnation) return false;
+      if (view.state == MemberState::suspect) {
+        if (update.incarnation > view.incarnation) entry(member).incarnation = update.incarnation;
+        return confirm_suspicion(member, by, now);
       }
-      if (!is_live(member.state) && update.incarnation == member.incarnation) return false;
-      start_suspicion(name, update.incarnation, by, now);
+      if (!is_live(view.state) && update.incarnation == view.incarnation) return false;
+      start_suspicion(member, update.incarnation, by, now);
       return true;
     case MemberState::dead:
     case MemberState::left: {
-      if (update.incarnation < member.incarnation) return false;
-      const bool already = member.state == state || (member.state == MemberState::left && state == MemberState::dead);
-      if (already && update.incarnation == member.incarnation) return false;
-      end_suspicion(name);
-      set_state(name, member, state, update.incarnation, now);
-      gossip(update_of(name, member));
+      if (update.incarnation < view.incarnation) return false;
+      const bool already = view.state == state || (view.state == MemberState::left && state == MemberState::dead);
+      if (already && update.incarnation == view.incarnation) return false;
+      end_suspicion(member);
+      set_state(member, state, update.incarnation, now);
+      gossip(update_of(member));
       return true;
     }
   }
   return false;
+}
+
+bool Membership::learn(const MemberUpdate& update, TimePoint now) {
+  // A member is known by an alive fact with its card; of others nothing can
+  // be done (no address, nothing it brings).
+  if (update.state != MemberState::alive || !update.card || update.card->name != update.member) return false;
+  if (known_count_ >= config_.max_members) return false;
+  const auto index = roster_.add(*update.card);
+  if (!index) return false;
+  Entry& learnt = entry(*index);
+  learnt.known = true;
+  learnt.incarnation = update.incarnation;
+  learnt.state = MemberState::alive;
+  learnt.since = now;
+  learnt.card = *update.card == roster_.card(*index) ? nullptr : std::make_unique<MemberCard>(*update.card);
+  ++known_count_;
+  ++live_count_;
+  outputs_.emplace_back(
+      MemberChanged{update.member, std::nullopt, MemberState::alive, update.incarnation, card_of(*index)});
+  gossip(update_of(*index));
+  return true;
 }
 
 void Membership::refute(std::uint32_t heard, TimePoint /*now*/) {
@@ -352,68 +510,83 @@ void Membership::refute(std::uint32_t heard, TimePoint /*now*/) {
   gossip(self_update());
 }
 
-void Membership::set_state(const std::string& name, Member& member, MemberState state, std::uint32_t incarnation,
-                           TimePoint now) {
-  const MemberState before = member.state;
-  member.incarnation = incarnation;
+void Membership::set_state(Index member, MemberState state, std::uint32_t incarnation, TimePoint now) {
+  Entry& changed = entry(member);
+  const MemberState before = changed.state;
+  changed.incarnation = incarnation;
   if (before == state) return;
-  member.state = state;
-  member.since = now;
-  if (is_live(state) && !is_live(before)) add_live(name);
-  if (!is_live(state) && is_live(before)) remove_live(name);
-  outputs_.emplace_back(MemberChanged{name, before, state, incarnation, member.card});
+  changed.state = state;
+  changed.since = now;
+  if (is_live(state) && !is_live(before)) ++live_count_;
+  if (!is_live(state) && is_live(before)) --live_count_;
+  outputs_.emplace_back(MemberChanged{name_of(member), before, state, incarnation, card_of(member)});
 }
 
-void Membership::start_suspicion(const std::string& name, std::uint32_t incarnation, const std::string& by,
-                                 TimePoint now) {
-  Member& member = members_.at(name);
-  set_state(name, member, MemberState::suspect, incarnation, now);
+void Membership::start_suspicion(Index member, std::uint32_t incarnation, const std::string& by, TimePoint now) {
+  set_state(member, MemberState::suspect, incarnation, now);
   if (by == self_.name) ++counters_.suspicions;
-  end_suspicion(name);
-  const Duration timeout = suspicion_timeout(config_, live_.size() + 1, 0);
-  Suspicion suspicion{timers_.arm(now + timeout, Timer{TimerKind::suspicion, 0, name}), now, {by}};
-  suspicions_.emplace(name, std::move(suspicion));
-  gossip(MemberUpdate{name, incarnation, MemberState::suspect, by, std::nullopt});
+  end_suspicion(member);
+  const Duration timeout = suspicion_timeout(config_, live_count_ + 1, 0);
+  Suspicion suspicion{timers_.arm(now + timeout, Timer{TimerKind::suspicion, 0, member}), now, {by}};
+  suspicions_.emplace(member, std::move(suspicion));
+  gossip(MemberUpdate{name_of(member), incarnation, MemberState::suspect, by, std::nullopt});
 }
 
-bool Membership::confirm_suspicion(const std::string& name, const std::string& by, TimePoint now) {
-  const auto found = suspicions_.find(name);
+bool Membership::confirm_suspicion(Index member, const std::string& by, TimePoint now) {
+  const auto found = suspicions_.find(member);
   if (found == suspicions_.end() || found->second.by.count(by) != 0U) return false;
   Suspicion& suspicion = found->second;
   suspicion.by.insert(by);
   const int confirmations = static_cast<int>(suspicion.by.size()) - 1;
   const TimePoint deadline =
-      std::max(now, suspicion.started + suspicion_timeout(config_, live_.size() + 1, confirmations));
+      std::max(now, suspicion.started + suspicion_timeout(config_, live_count_ + 1, confirmations));
   if (deadline < suspicion.timer.at()) {
     timers_.cancel(suspicion.timer);
-    suspicion.timer = timers_.arm(deadline, Timer{TimerKind::suspicion, 0, name});
+    suspicion.timer = timers_.arm(deadline, Timer{TimerKind::suspicion, 0, member});
   }
-  gossip(MemberUpdate{name, members_.at(name).incarnation, MemberState::suspect, by, std::nullopt});
+  gossip(MemberUpdate{name_of(member), seen(member).incarnation, MemberState::suspect, by, std::nullopt});
   return true;
 }
 
-void Membership::end_suspicion(const std::string& name) {
-  const auto found = suspicions_.find(name);
+void Membership::end_suspicion(Index member) {
+  const auto found = suspicions_.find(member);
   if (found == suspicions_.end()) return;
   timers_.cancel(found->second.timer);
   suspicions_.erase(found);
 }
 
 void Membership::forget_old(TimePoint now) {
-  for (auto it = members_.begin(); it != members_.end();) {
-    if (!is_live(it->second.state) && it->second.since + config_.forget_after <= now) {
-      it = members_.erase(it);
-    } else {
+  // Only entries can be dead or left.
+  for (auto it = changed_.begin(); it != changed_.end();) {
+    Entry& old = it->second;
+    if (!old.known || is_live(old.state) || now < old.since + config_.forget_after) {
       ++it;
+      continue;
+    }
+    --known_count_;
+    if (range_of(it->first) != nullptr) {
+      // Its range would make it known again: the entry stays, unknown.
+      old = Entry{false, 0, MemberState::alive, now, nullptr};
+      ++it;
+    } else {
+      it = changed_.erase(it);
     }
   }
 }
 
 // ---- sending and gossip --------------------------------------------------------------
 
-void Membership::send(const std::string& to, MembershipMessage message) {
-  const auto found = members_.find(to);
-  send_to(to, found == members_.end() ? std::string() : found->second.card.address, std::move(message));
+void Membership::send(Index to, MembershipMessage message) {
+  send_to(name_of(to), card_of(to).address, std::move(message));
+}
+
+void Membership::send_by_name(const std::string& to, MembershipMessage message) {
+  const auto index = roster_.find(to);
+  if (index) {
+    send(*index, std::move(message));
+  } else {
+    send_to(to, std::string(), std::move(message));
+  }
 }
 
 void Membership::send_to(const std::string& to, const std::string& address, MembershipMessage message) {
@@ -421,18 +594,19 @@ void Membership::send_to(const std::string& to, const std::string& address, Memb
   outputs_.emplace_back(MemberSend{to, address, std::move(message)});
 }
 
-std::vector<MemberUpdate> Membership::piggyback(const std::string& to) {
+std::vector<MemberUpdate> Membership::piggyback(const std::string& name) {
   std::vector<MemberUpdate> updates;
   // Lifeguard's buddy system: a suspect hears of its suspicion on the probe
   // itself, first.
-  const auto suspect = suspicions_.find(to);
+  const auto index = roster_.find(name);
+  const auto suspect = index ? suspicions_.find(*index) : suspicions_.end();
   if (suspect != suspicions_.end()) {
     updates.push_back(
-        MemberUpdate{to, members_.at(to).incarnation, MemberState::suspect, *suspect->second.by.begin(), std::nullopt});
+        MemberUpdate{name, seen(*index).incarnation, MemberState::suspect, *suspect->second.by.begin(), std::nullopt});
   }
-  const int limit = retransmit_limit(config_, live_.size() + 1);
+  const int limit = retransmit_limit(config_, live_count_ + 1);
   for (MemberUpdate& update :
-       gossip_.take(config_.max_piggyback - updates.size(), limit, updates.empty() ? std::string_view{} : to)) {
+       gossip_.take(config_.max_piggyback - updates.size(), limit, updates.empty() ? std::string_view{} : name)) {
     updates.push_back(std::move(update));
   }
   counters_.updates_sent += updates.size();
@@ -447,22 +621,22 @@ MemberUpdate Membership::self_update() const {
                       leaving_ ? std::nullopt : std::optional<MemberCard>(self_)};
 }
 
-MemberUpdate Membership::update_of(const std::string& name, const Member& member) const {
-  return MemberUpdate{name,
-                      member.incarnation,
-                      member.state,
+MemberUpdate Membership::update_of(Index member) const {
+  const Seen view = seen(member);
+  return MemberUpdate{name_of(member),
+                      view.incarnation,
+                      view.state,
                       {},
-                      is_live(member.state) ? std::optional<MemberCard>(member.card) : std::nullopt};
+                      is_live(view.state) ? std::optional<MemberCard>(card_of(member)) : std::nullopt};
 }
 
 std::vector<MemberUpdate> Membership::whole_view() const {
   std::vector<MemberUpdate> view{self_update()};
-  view.reserve(members_.size() + 1);
-  for (const auto& [name, member] : members_) {
-    MemberUpdate update = update_of(name, member);
-    update.card = member.card;  // a member the receiver never heard of comes with its card
-    view.push_back(std::move(update));
-  }
+  view.reserve(known_count_ + 1);
+  for_each_known([&](Index member, const Seen& known) {
+    // A member the receiver never heard of comes with its card.
+    view.push_back(MemberUpdate{name_of(member), known.incarnation, known.state, {}, card_of(member)});
+  });
   return view;
 }
 
@@ -470,58 +644,47 @@ void Membership::gossip(const MemberUpdate& update) {
   gossip_.push(update);
 }
 
-void Membership::add_live(const std::string& name, bool into_this_pass) {
-  if (live_index_.count(name) != 0U) return;
-  live_index_.emplace(name, live_.size());
-  live_.push_back(name);
-  if (!into_this_pass) return;
-  // SWIM: a new member enters this pass of the probe order at a random place
-  // still to come, so it is probed within the pass.
-  const auto remaining = static_cast<std::int64_t>(probe_order_.size() - probe_next_);
-  const auto at = probe_next_ + static_cast<std::size_t>(rng_.uniform_int(0, remaining));
-  probe_order_.insert(probe_order_.begin() + static_cast<std::ptrdiff_t>(at), name);
-}
-
-void Membership::remove_live(const std::string& name) {
-  const auto found = live_index_.find(name);
-  if (found == live_index_.end()) return;
-  const std::size_t index = found->second;
-  live_index_.erase(found);
-  if (index + 1 != live_.size()) {
-    live_[index] = std::move(live_.back());
-    live_index_[live_[index]] = index;
-  }
-  live_.pop_back();
-}
-
-std::optional<std::string> Membership::next_probe_target() {
-  // At most one pass over a stale order, then a fresh one of live members only.
+std::optional<Membership::Index> Membership::next_probe_target() {
+  if (live_count_ == 0) return std::nullopt;
+  // The rest of this pass, then at most one fresh pass: a seeded permutation
+  // of the roster's indices, so that each live member is probed once a pass
+  // (a member learnt of during a pass is probed in it if its place is still
+  // to come, as SWIM inserts it at a random place).
   for (int pass = 0; pass < 2; ++pass) {
-    while (probe_next_ < probe_order_.size()) {
-      const std::string& candidate = probe_order_[probe_next_++];
-      if (live_index_.count(candidate) != 0U) return candidate;
+    if (!probe_order_ || probe_place_ >= probe_order_->size()) {
+      probe_order_ = IndexPermutation::covering(rng_.next_u64(), roster_.size());
+      probe_place_ = 0;
     }
-    probe_order_ = live_;
-    for (std::size_t i = probe_order_.size(); i > 1; --i) {
-      const auto j = static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(i) - 1));
-      std::swap(probe_order_[i - 1], probe_order_[j]);
+    while (probe_place_ < probe_order_->size()) {
+      const Index candidate = probe_order_->index_at(static_cast<std::uint32_t>(probe_place_++));
+      if (candidate < roster_.size() && live_at(candidate)) return candidate;
     }
-    probe_next_ = 0;
-    if (probe_order_.empty()) return std::nullopt;
   }
   return std::nullopt;
 }
 
-std::vector<std::string> Membership::random_live(std::size_t count, std::string_view except) {
-  std::vector<std::string> chosen;
-  const std::size_t available = live_.size() - (live_index_.count(except) != 0U ? 1 : 0);
+std::vector<Membership::Index> Membership::random_live(std::size_t count, std::optional<Index> except) {
+  std::vector<Index> chosen;
+  const std::size_t available = live_count_ - (except && live_at(*except) ? 1 : 0);
   count = std::min(count, available);
-  // Draws with rejection: few are wanted of many, and the draws are bounded.
+  const auto eligible = [&](Index candidate) {
+    return candidate != except && live_at(candidate) &&
+           std::find(chosen.begin(), chosen.end(), candidate) == chosen.end();
+  };
+  const auto roster_size = static_cast<std::int64_t>(roster_.size());
+  // Draws with rejection over the roster: few are wanted of many, and the
+  // draws are bounded; where most of the roster is not live, a scan from a
+  // random place finishes.
   for (std::size_t draws = 0; chosen.size() < count && draws < 8 * count + 16; ++draws) {
-    const auto index = static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(live_.size()) - 1));
-    const std::string& candidate = live_[index];
-    if (candidate == except || std::find(chosen.begin(), chosen.end(), candidate) != chosen.end()) continue;
-    chosen.push_back(candidate);
+    const auto candidate = static_cast<Index>(rng_.uniform_int(0, roster_size - 1));
+    if (eligible(candidate)) chosen.push_back(candidate);
+  }
+  if (chosen.size() < count) {
+    const auto start = static_cast<Index>(rng_.uniform_int(0, roster_size - 1));
+    for (std::int64_t step = 0; step < roster_size && chosen.size() < count; ++step) {
+      const auto candidate = static_cast<Index>((start + step) % roster_size);
+      if (eligible(candidate)) chosen.push_back(candidate);
+    }
   }
   return chosen;
 }
@@ -532,22 +695,37 @@ void Membership::check_invariants() const {
   const auto fail = [&](const std::string& what) {
     throw std::logic_error("membership of " + self_.name + ": " + what);
   };
-  if (members_.count(self_.name) != 0U) fail("it lists itself among the others");
-  if (live_.size() != live_index_.size()) fail("the live list and its index differ in size");
-  for (std::size_t i = 0; i < live_.size(); ++i) {
-    const auto index = live_index_.find(live_[i]);
-    if (index == live_index_.end() || index->second != i) fail(live_[i] + " is out of the live index");
-    const Member* known = member(live_[i]);
-    if (known == nullptr || !is_live(known->state)) fail(live_[i] + " is live but not alive or suspect");
+  if (changed_.count(self_index_) != 0U) fail("it has an entry of itself");
+  for (std::size_t i = 1; i < known_ranges_.size(); ++i) {
+    if (known_ranges_[i - 1].end > known_ranges_[i].first) fail("its known ranges overlap");
   }
-  for (const auto& [name, known] : members_) {
-    if (is_live(known.state) && live_index_.count(name) == 0U) fail(name + " is alive or suspect but not live");
-    if ((known.state == MemberState::suspect) != (suspicions_.count(name) != 0U)) {
-      fail(name + (known.state == MemberState::suspect ? " is suspect without a time-out" : " has a stale suspicion"));
+  // The counts from the ranges and the entries alone (not member by member:
+  // a grid of 100,000 checks each of its members). A ranged member is known
+  // and alive unless its entry says otherwise.
+  std::int64_t known = 0;
+  for (const KnownRange& range : known_ranges_) {
+    known += range.end - range.first - (self_index_ >= range.first && self_index_ < range.end ? 1 : 0);
+  }
+  std::int64_t live = known;
+  for (const auto& [member, changed] : changed_) {
+    const int ranged = range_of(member) != nullptr ? 1 : 0;
+    known += (changed.known ? 1 : 0) - ranged;
+    live += (changed.known && is_live(changed.state) ? 1 : 0) - ranged;
+    if (changed.known && (changed.state == MemberState::suspect) != (suspicions_.count(member) != 0U)) {
+      fail(name_of(member) +
+           (changed.state == MemberState::suspect ? " is suspect without a time-out" : " has a stale suspicion"));
     }
   }
-  for (const auto& [name, suspicion] : suspicions_) {
-    if (!timers_.armed(suspicion.timer)) fail("the suspicion of " + name + " has no timer");
+  if (known != static_cast<std::int64_t>(known_count_)) {
+    fail("it counts " + std::to_string(known_count_) + " known members of " + std::to_string(known));
+  }
+  if (live != static_cast<std::int64_t>(live_count_)) {
+    fail("it counts " + std::to_string(live_count_) + " live members of " + std::to_string(live));
+  }
+  for (const auto& [member, suspicion] : suspicions_) {
+    if (!timers_.armed(suspicion.timer)) fail("the suspicion of " + name_of(member) + " has no timer");
+    const Seen view = seen(member);
+    if (!view.known || view.state != MemberState::suspect) fail(name_of(member) + " has a stale suspicion");
   }
   for (const auto& [seq, relay] : relays_) {
     if (!timers_.armed(relay.expiry)) fail("relay " + std::to_string(seq) + " has no expiry");

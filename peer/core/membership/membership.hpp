@@ -24,10 +24,18 @@
 //
 // Inputs carry `now`; outputs are values (sends, changes of a member's state,
 // a join that failed, a leave announced); next_deadline() says when to call
-// advance(). Ties: timers by (time, arming order); members by name.
+// advance(). Ties: timers by (time, arming order); members by roster index.
+//
+// Sized for 100,000 members in one process: cards live in a roster (one per
+// daemon, one shared by a simulated grid's members), and a member's view
+// keeps only where it differs from "alive at incarnation 0" for the members
+// it knew from the start. A pass's probe order is a seeded permutation of the
+// roster's index range, and members are drawn by rejection: nothing per
+// member holds a list of every member.
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,7 +44,9 @@
 #include <vector>
 
 #include "peer/core/membership/gossip_queue.hpp"
+#include "peer/core/membership/roster.hpp"
 #include "peer/core/timer_table.hpp"
+#include "peer/model/index_permutation.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/model/time.hpp"
 #include "protocol/membership.hpp"
@@ -62,6 +72,11 @@ struct MembershipConfig {
   /// memberlist bounds it); fewer saturate under loss (docs/membership.md).
   std::size_t max_piggyback = 32;
   Duration sync_interval = std::chrono::seconds(30);
+  /// The periodic whole-view exchange (anti-entropy, and what heals a
+  /// partition). SWIM has none; at 100,000 members each costs 100,000
+  /// updates, so the big points of the study turn it off. Joins are
+  /// answered either way.
+  bool syncs = true;
   Duration join_timeout = std::chrono::seconds(3);  ///< per member asked, before the next
   int join_rounds = 3;                              ///< passes over the members given, then it fails
   Duration forget_after = std::chrono::hours(24);   ///< dead and left members kept so long, then dropped
@@ -115,14 +130,21 @@ struct MembershipCounters {
 class Membership {
  public:
   /// `self` at `incarnation` (a journaled member that restarts passes one
-  /// above its last), its random choices from `rng`.
+  /// above its last), its random choices from `rng`, with a roster of its own.
   Membership(MemberCard self, std::uint32_t incarnation, MembershipConfig config, Rng rng, TimePoint now);
+  /// The same with a roster shared among the members one driver runs (it
+  /// must outlive this member).
+  Membership(MemberCard self, std::uint32_t incarnation, MembershipConfig config, Rng rng, TimePoint now,
+             Roster& shared);
 
   // ---- inputs -------------------------------------------------------------
   /// Members known from a static topology: alive at incarnation 0, as every
   /// member started from the same file knows them. The caller knows them
   /// already: no MemberChanged is output for them.
   void add_known(const std::vector<MemberCard>& members, TimePoint now);
+  /// The same for the roster's members first .. end - 1, already in it (a
+  /// driver that shares one roster among a static grid's members).
+  void add_known_range(std::uint32_t first, std::uint32_t end, TimePoint now);
   /// Joins through these members, one at a time, until one answers (by name
   /// and address: a name may be only a label until the answer comes).
   void join(const std::vector<MemberCard>& via, TimePoint now);
@@ -142,11 +164,14 @@ class Membership {
   [[nodiscard]] bool leaving() const { return leaving_; }
   /// Started from a topology, or its join was answered.
   [[nodiscard]] bool joined() const { return joined_; }
-  /// Every other member known, by name.
-  [[nodiscard]] const std::map<std::string, Member, std::less<>>& members() const { return members_; }
-  [[nodiscard]] const Member* member(std::string_view name) const;
+  /// Another member as this one sees it; none when unknown (or forgotten).
+  [[nodiscard]] std::optional<Member> member(std::string_view name) const;
+  /// The same, its state alone (no card copied).
+  [[nodiscard]] std::optional<MemberState> state_of(std::string_view name) const;
   /// Members alive or suspect, this one aside.
-  [[nodiscard]] std::size_t live_members() const { return live_.size(); }
+  [[nodiscard]] std::size_t live_members() const { return live_count_; }
+  /// Members known in any state, this one aside.
+  [[nodiscard]] std::size_t known_members() const { return known_count_; }
   [[nodiscard]] const MembershipCounters& counters() const { return counters_; }
   /// Throws std::logic_error naming a broken invariant.
   void check_invariants() const;
@@ -162,11 +187,14 @@ class Membership {
   static int retransmit_limit(const MembershipConfig& config, std::size_t members);
 
  private:
+  using Index = std::uint32_t;
+  Membership(std::unique_ptr<Roster> own, Roster* shared, MemberCard self, std::uint32_t incarnation,
+             MembershipConfig config, Rng rng, TimePoint now);
   enum class TimerKind : std::uint8_t { tick, probe_timeout, relay_expiry, suspicion, join_timeout, sync, leave_done };
   struct Timer {
     TimerKind kind = TimerKind::tick;
     std::uint64_t seq = 0;  ///< probe_timeout, relay_expiry
-    std::string member;     ///< suspicion
+    Index member = 0;       ///< suspicion
   };
   using Timers = TimerTable<Timer>;
   struct Suspicion {
@@ -176,7 +204,7 @@ class Membership {
   };
   struct Probe {
     std::uint64_t seq = 0;
-    std::string target;
+    Index target = 0;
     bool answered = false;
   };
   /// A PingReq this member carries out: the Ack it gets is passed back.
@@ -184,6 +212,27 @@ class Membership {
     std::string requester;
     std::uint64_t requester_seq = 0;
     Timers::Handle expiry;
+  };
+  /// Roster members first .. end - 1, known alive at incarnation 0 since `since`.
+  struct KnownRange {
+    Index first = 0;
+    Index end = 0;
+    TimePoint since{};
+  };
+  /// A member whose view differs from its known range's (or that is in none).
+  struct Entry {
+    bool known = true;  ///< false: forgotten (or never known)
+    std::uint32_t incarnation = 0;
+    MemberState state = MemberState::alive;
+    TimePoint since{};
+    std::unique_ptr<MemberCard> card;  ///< when it differs from the roster's
+  };
+  /// One member as this one sees it, read from its range and its entry.
+  struct Seen {
+    bool known = false;
+    std::uint32_t incarnation = 0;
+    MemberState state = MemberState::alive;
+    TimePoint since{};
   };
 
   void handle(std::string_view from, const protocol::MemberPing& ping, TimePoint now);
@@ -194,7 +243,7 @@ class Membership {
 
   void tick(TimePoint now);
   void probe_timed_out(std::uint64_t seq);
-  void suspicion_expired(const std::string& member, TimePoint now);
+  void suspicion_expired(Index member, TimePoint now);
   void try_next_join(TimePoint now);
   void sync(TimePoint now);
 
@@ -202,40 +251,58 @@ class Membership {
   /// (then it is gossiped on). `from_sync`: a whole view's "dead" counts as
   /// suspect, so a member in the other half of a healed partition may refute.
   bool apply(const MemberUpdate& update, std::string_view from, TimePoint now, bool from_sync = false);
+  bool learn(const MemberUpdate& update, TimePoint now);
   void apply_all(const std::vector<MemberUpdate>& updates, std::string_view from, TimePoint now);
   void refute(std::uint32_t heard, TimePoint now);
-  void set_state(const std::string& name, Member& member, MemberState state, std::uint32_t incarnation, TimePoint now);
-  void start_suspicion(const std::string& name, std::uint32_t incarnation, const std::string& by, TimePoint now);
+  void set_state(Index member, MemberState state, std::uint32_t incarnation, TimePoint now);
+  void start_suspicion(Index member, std::uint32_t incarnation, const std::string& by, TimePoint now);
   /// Another member's independent suspicion: the time-out shortens. Whether it was new.
-  bool confirm_suspicion(const std::string& name, const std::string& by, TimePoint now);
-  void end_suspicion(const std::string& name);
+  bool confirm_suspicion(Index member, const std::string& by, TimePoint now);
+  void end_suspicion(Index member);
   void forget_old(TimePoint now);
 
-  void send(const std::string& to, MembershipMessage message);
+  // The view: ranges known from the start, and entries where it differs.
+  [[nodiscard]] const KnownRange* range_of(Index member) const;
+  [[nodiscard]] Seen seen(Index member) const;
+  [[nodiscard]] bool live_at(Index member) const;
+  /// The member's entry, made from its range if it has none yet.
+  Entry& entry(Index member);
+  [[nodiscard]] const MemberCard& card_of(Index member) const;
+  [[nodiscard]] const std::string& name_of(Index member) const { return roster_.card(member).name; }
+  void add_range(Index first, Index end, TimePoint now);
+  /// Calls `visit(index, seen)` for every member known, by index.
+  template <class Visit>
+  void for_each_known(Visit&& visit) const;
+
+  void send(Index to, MembershipMessage message);
+  /// To a member that may not be in the roster (no address then).
+  void send_by_name(const std::string& to, MembershipMessage message);
   void send_to(const std::string& to, const std::string& address, MembershipMessage message);
   [[nodiscard]] std::vector<MemberUpdate> piggyback(const std::string& to);
   [[nodiscard]] MemberUpdate self_update() const;
-  [[nodiscard]] MemberUpdate update_of(const std::string& name, const Member& member) const;
+  [[nodiscard]] MemberUpdate update_of(Index member) const;
   [[nodiscard]] std::vector<MemberUpdate> whole_view() const;
   void gossip(const MemberUpdate& update);
-  /// `into_this_pass`: a member learnt of now enters the current pass of the
-  /// probe order at a random place still to come (SWIM).
-  void add_live(const std::string& name, bool into_this_pass = true);
-  void remove_live(const std::string& name);
-  [[nodiscard]] std::optional<std::string> next_probe_target();
+  /// The next live member of this pass's probe order, starting a new pass
+  /// (a new permutation) when this one is done.
+  [[nodiscard]] std::optional<Index> next_probe_target();
   /// Up to `count` live members other than `except`, drawn without replacement.
-  [[nodiscard]] std::vector<std::string> random_live(std::size_t count, std::string_view except);
+  [[nodiscard]] std::vector<Index> random_live(std::size_t count, std::optional<Index> except);
 
+  std::unique_ptr<Roster> own_roster_;  ///< when none is shared
+  Roster& roster_;
   MemberCard self_;
+  Index self_index_ = 0;
   std::uint32_t incarnation_;
   MembershipConfig config_;
   Rng rng_;
-  std::map<std::string, Member, std::less<>> members_;
-  std::vector<std::string> live_;  ///< alive or suspect, in a stable order for draws
-  std::map<std::string, std::size_t, std::less<>> live_index_;
-  std::vector<std::string> probe_order_;  ///< this pass's shuffled targets
-  std::size_t probe_next_ = 0;
-  std::map<std::string, Suspicion, std::less<>> suspicions_;
+  std::vector<KnownRange> known_ranges_;  ///< by first index, disjoint
+  std::map<Index, Entry> changed_;
+  std::size_t known_count_ = 0;
+  std::size_t live_count_ = 0;
+  std::optional<IndexPermutation> probe_order_;
+  std::uint64_t probe_place_ = 0;  ///< the next place of this pass's order
+  std::map<Index, Suspicion> suspicions_;
   std::optional<Probe> probe_;
   std::optional<Timers::Handle> probe_timer_;
   std::map<std::uint64_t, Relay> relays_;  ///< by the seq of the Ping sent for it

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "peer/io/topology/network_graph.hpp"
+#include "peer/model/index_permutation.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/network/static_view.hpp"
 
@@ -47,51 +48,20 @@ std::string to_string(const PartnerRule& rule) {
 
 namespace {
 
-// random:K's order: a four-round Feistel permutation of 20-bit indices keyed
-// by the seed and the choosing server. Being a permutation, it can be walked
-// from the first place (a big grid) or evaluated per member (a small one),
-// with the same result.
+// random:K's order: a permutation of the 20-bit index range keyed by the seed
+// and the choosing server. It can be walked from the first place (a big
+// grid) or evaluated per member (a small one), with the same result.
 constexpr unsigned kHalfBits = 10;
-constexpr std::uint32_t kHalfMask = (1U << kHalfBits) - 1;
 static_assert(kMaxPartnerIndex == std::size_t{1} << (2 * kHalfBits));
 
-std::uint32_t feistel_round(std::uint64_t key, unsigned round, std::uint32_t half) {
-  std::uint64_t z = key + 0x9e37'79b9'7f4a'7c15ULL * (round + 1) + half;
-  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
-  return static_cast<std::uint32_t>(z ^ (z >> 31)) & kHalfMask;
-}
-
-std::uint64_t order_key(std::uint64_t seed, ServerIndex self) {
+IndexPermutation order_of(std::uint64_t seed, ServerIndex self) {
   // A stream of its own, apart from the workload's.
-  return Rng(seed ^ 0x9a27'7e25'0f1d'3c4bULL).fork(self).next_u64();
-}
-
-std::uint32_t place_of(std::uint64_t key, std::uint32_t index) {
-  std::uint32_t left = index >> kHalfBits;
-  std::uint32_t right = index & kHalfMask;
-  for (unsigned round = 0; round < 4; ++round) {
-    const std::uint32_t next = left ^ feistel_round(key, round, right);
-    left = right;
-    right = next;
-  }
-  return (left << kHalfBits) | right;
-}
-
-std::uint32_t index_at(std::uint64_t key, std::uint32_t place) {
-  std::uint32_t left = place >> kHalfBits;
-  std::uint32_t right = place & kHalfMask;
-  for (unsigned round = 4; round-- > 0;) {
-    const std::uint32_t previous = right ^ feistel_round(key, round, left);
-    right = left;
-    left = previous;
-  }
-  return (left << kHalfBits) | right;
+  return {Rng(seed ^ 0x9a27'7e25'0f1d'3c4bULL).fork(self).next_u64(), kHalfBits};
 }
 
 std::vector<ServerIndex> random_partners(std::size_t k, std::uint64_t seed, ServerIndex self,
                                          const std::vector<bool>& present) {
-  const std::uint64_t key = order_key(seed, self);
+  const IndexPermutation order = order_of(seed, self);
   const auto member = [&](std::size_t j) { return j != self && j < present.size() && present[j]; };
   std::size_t members = 0;
   for (std::size_t j = 0; j < present.size(); ++j) members += member(j) ? 1 : 0;
@@ -106,14 +76,14 @@ std::vector<ServerIndex> random_partners(std::size_t k, std::uint64_t seed, Serv
   // placing every member costs `members`: the cheaper of the two.
   if (members * members > k * kMaxPartnerIndex) {
     for (std::uint32_t place = 0; set.size() < k && place < kMaxPartnerIndex; ++place) {
-      const std::uint32_t j = index_at(key, place);
+      const std::uint32_t j = order.index_at(place);
       if (member(j)) set.push_back(j);
     }
   } else {
     std::vector<std::pair<std::uint32_t, ServerIndex>> placed;
     placed.reserve(members);
     for (ServerIndex j = 0; j < present.size(); ++j) {
-      if (member(j)) placed.emplace_back(place_of(key, static_cast<std::uint32_t>(j)), j);
+      if (member(j)) placed.emplace_back(order.place_of(static_cast<std::uint32_t>(j)), j);
     }
     std::nth_element(placed.begin(), placed.begin() + static_cast<std::ptrdiff_t>(k), placed.end());
     for (std::size_t m = 0; m < k; ++m) set.push_back(placed[m].second);
@@ -151,7 +121,7 @@ std::vector<ServerIndex> best_partners(std::size_t k, ServerIndex self, const st
 }  // namespace
 
 std::uint32_t random_partner_place(std::uint64_t seed, ServerIndex self, ServerIndex other) {
-  return place_of(order_key(seed, self), static_cast<std::uint32_t>(other));
+  return order_of(seed, self).place_of(static_cast<std::uint32_t>(other));
 }
 
 std::vector<ServerIndex> partners_of(const Topology& grid, const PartnerRule& rule, std::uint64_t seed,
