@@ -294,6 +294,20 @@ BOOST_AUTO_TEST_CASE(a_dead_member_is_forgotten_and_learnt_again_from_an_alive_f
   a.check_invariants();
 }
 
+BOOST_AUTO_TEST_CASE(nameless_senders_targets_and_members_are_ignored) {
+  // Found by the membership fuzz target: a reply to no one, a probe of no
+  // one, a member with no name.
+  const MembershipConfig config;
+  Membership a(card("A"), 0, config, Rng(9), at_ms(0));
+  a.add_known({card("A"), card("B")}, at_ms(0));
+  a.on_message("", protocol::MemberPing{1, "A", {}}, at_ms(10));
+  a.on_message("B", protocol::MemberPingReq{2, "", {}}, at_ms(20));
+  a.on_message("B", protocol::MemberPing{3, "B", {MemberUpdate{"", 0, MemberState::alive, {}, card("")}}}, at_ms(30));
+  BOOST_TEST(a.take_outputs().empty());
+  BOOST_TEST(a.known_members() == 1U);
+  a.check_invariants();
+}
+
 BOOST_AUTO_TEST_CASE(every_live_member_is_probed_once_a_pass) {
   const MembershipConfig config;
   std::vector<protocol::MemberCard> cards;

@@ -116,7 +116,8 @@ void Membership::add_known_range(std::uint32_t first, std::uint32_t end, TimePoi
   if (!changed_.empty() && changed_.lower_bound(first) != changed_.lower_bound(end)) {
     throw std::invalid_argument("membership: a range over members already known");
   }
-  if (known_count_ + (end - first) > config_.max_members) {
+  const std::size_t others = end - first - (self_index_ >= first && self_index_ < end ? 1 : 0);
+  if (known_count_ + others > config_.max_members) {
     throw std::invalid_argument("membership: more than " + std::to_string(config_.max_members) + " members");
   }
   add_range(first, end, now);
@@ -163,6 +164,7 @@ void Membership::leave(TimePoint now) {
 
 void Membership::on_message(std::string_view from, const MembershipMessage& message, TimePoint now) {
   advance(now);
+  if (from.empty()) return;  // from no one: nobody to answer, and no one to count as a suspecter
   std::visit([&](const auto& body) { handle(from, body, now); }, message);
 }
 
@@ -284,6 +286,7 @@ void Membership::handle(std::string_view from, const protocol::MemberPingReq& re
     send_by_name(requester, protocol::MemberAck{request.seq, piggyback(requester)});
     return;
   }
+  if (request.target.empty()) return;  // no member to probe
   const std::uint64_t seq = next_seq_++;
   const auto expiry = timers_.arm(now + config_.period, Timer{TimerKind::relay_expiry, seq, 0});
   relays_.emplace(seq, Relay{requester, request.seq, expiry});
@@ -487,7 +490,7 @@ bool Membership::learn(const MemberUpdate& update, TimePoint now) {
   // A member is known by an alive fact with its card; of others nothing can
   // be done (no address, nothing it brings).
   if (update.state != MemberState::alive || !update.card || update.card->name != update.member) return false;
-  if (known_count_ >= config_.max_members) return false;
+  if (update.member.empty() || known_count_ >= config_.max_members) return false;
   const auto index = roster_.add(*update.card);
   if (!index) return false;
   Entry& learnt = entry(*index);

@@ -151,6 +151,7 @@ class Membership {
   /// Announces that this member leaves; LeaveAnnounced follows when it has
   /// been gossiped enough.
   void leave(TimePoint now);
+  /// A message from a member by name (one with no name is ignored).
   void on_message(std::string_view from, const MembershipMessage& message, TimePoint now);
   void advance(TimePoint now);
 
