@@ -101,9 +101,11 @@ int run_membership_command(int argc, char** argv) {
       "after SWIM (Das, Gupta & Motivala 2002) with Lifeguard's refinements (Dadgar, Phillips & Currey 2018).\n"
       "N members that know each other probe one member each per period; after a warm-up the run measures\n"
       "the traffic and the false suspicions over a steady window, then how long a crash takes to be detected\n"
-      "and known by all, then how long a join through one member takes to be known by all. Every member\n"
-      "holds a full view: a few thousand members fit one process. The study over sizes and losses:\n"
-      "gridsim sweep swim-membership --out DIR; docs/membership.md.");
+      "and known by all, then how long a join through one member takes to be known by all. The members\n"
+      "share one roster of cards and each keeps only where its view differs, so 100,000 members fit one\n"
+      "process (about 420 MB, with --no-syncs). The studies over sizes and losses: gridsim sweep\n"
+      "swim-membership (100 to 1,000 members) and swim-membership-large (10,000 and 100,000);\n"
+      "docs/membership.md.");
 }
 
 }  // namespace gridpeer::sim
