@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace gridpeer::workload {
@@ -135,10 +136,43 @@ void SwfReader::read_header_line(std::string_view line) {
   }
 }
 
+bool SwfReader::next_line(std::string_view& line) {
+  constexpr std::size_t kBlock = std::size_t{1} << 18;
+  // A line longer than any SWF line could be is not read on (a file with no
+  // newline would otherwise be held whole).
+  constexpr std::size_t kLongestLine = std::size_t{1} << 20;
+  for (;;) {
+    const char* begin = buffer_.data() + buffer_start_;
+    const std::size_t left = buffer_.size() - buffer_start_;
+    if (const void* newline = std::memchr(begin, '\n', left)) {
+      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - begin);
+      line = std::string_view(begin, length);
+      buffer_start_ += length + 1;
+      return true;
+    }
+    if (ended_) {
+      if (left == 0) return false;
+      line = std::string_view(begin, left);  // the last line, with no newline
+      buffer_start_ = buffer_.size();
+      return true;
+    }
+    if (left > kLongestLine) throw SwfError(source_, line_number_ + 1, "a line longer than 1 MiB: is this an SWF log?");
+    buffer_.erase(0, buffer_start_);
+    buffer_start_ = 0;
+    const std::size_t kept = buffer_.size();
+    buffer_.resize(kept + kBlock);
+    in_.read(buffer_.data() + kept, static_cast<std::streamsize>(kBlock));
+    buffer_.resize(kept + static_cast<std::size_t>(in_.gcount()));
+    if (in_.bad()) throw SwfError(source_, line_number_, "read error");
+    if (!in_) ended_ = true;
+  }
+}
+
 std::optional<SwfRecord> SwfReader::next() {
-  while (std::getline(in_, buffer_)) {
+  std::string_view raw;
+  while (next_line(raw)) {
     ++line_number_;
-    const std::string_view line = trim(buffer_);
+    const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == ';') {
       read_header_line(line);

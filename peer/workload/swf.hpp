@@ -90,6 +90,10 @@ class SwfReader {
 
  private:
   void read_header_line(std::string_view line);
+  /// The next line (without its newline) from the buffer, read in blocks
+  /// (one call per line through a decompressing stream cost twice the
+  /// parse); false at the end. The view lives until the next call.
+  bool next_line(std::string_view& line);
 
   std::istream& in_;
   std::string source_;
@@ -98,7 +102,9 @@ class SwfReader {
   std::size_t line_number_ = 0;
   std::size_t skipped_ = 0;
   std::vector<std::string> skip_reasons_;
-  std::string buffer_;
+  std::string buffer_;  ///< what was read and not yet split, from buffer_start_
+  std::size_t buffer_start_ = 0;
+  bool ended_ = false;  ///< the stream has nothing more
 };
 
 struct SwfTrace {

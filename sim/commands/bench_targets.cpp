@@ -160,7 +160,7 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 
 | path | cost | bound |
 |---|---|---|
-| SWF parsing | O(lines): one `getline` and 18 `from_chars` per line, through zlib | the records vector is reserved from the header's MaxRecords |
+| SWF parsing | O(lines): lines split from 256 KiB blocks read through zlib, 18 `from_chars` per line | the records vector is reserved from the header's MaxRecords |
 | local FCFS | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
 | local EASY / conservative | a finish replans the queue in order: O(queue x profile steps) | conservative holds every reservation; EASY one |
 | AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |

@@ -76,6 +76,33 @@ BOOST_AUTO_TEST_CASE(a_malformed_line_names_the_file_and_line) {
   BOOST_TEST(kept.skip_reasons.front().find("broken.swf:3:") == 0U);
 }
 
+BOOST_AUTO_TEST_CASE(lines_across_read_blocks_crlf_and_a_last_line_without_newline) {
+  // 30,000 job lines of ~45 bytes: about 1.3 MB, so lines straddle the
+  // reader's 256 KiB blocks; CRLF endings; the last line has no newline.
+  std::string text = "; MaxRecords: 30000\r\n";
+  for (int job = 1; job <= 30'000; ++job) {
+    text += std::to_string(job) + " " + std::to_string(job * 10) + " 5 100 4 -1 -1 4 200 -1 1 1 1 -1 3 -1 -1 -1";
+    if (job < 30'000) text += "\r\n";
+  }
+  std::istringstream in(text);
+  const SwfTrace trace = read_swf(in, "blocks.swf");
+  BOOST_REQUIRE(trace.records.size() == 30'000U);
+  for (std::size_t i = 0; i < trace.records.size(); ++i) {
+    BOOST_REQUIRE(trace.records[i].job_number == static_cast<std::int64_t>(i + 1));
+    BOOST_REQUIRE(trace.records[i].submit_time == static_cast<std::int64_t>((i + 1) * 10));
+    BOOST_REQUIRE(trace.records[i].line == i + 2);
+  }
+  // A "line" of 2 MiB with no newline is refused, naming its line.
+  std::istringstream endless("; a header\n" + std::string(std::size_t{2} << 20, '7'));
+  try {
+    read_swf(endless, "endless.swf");
+    BOOST_FAIL("expected an error");
+  } catch (const SwfError& error) {
+    BOOST_TEST(error.line() == 2U);
+    BOOST_TEST(std::string(error.what()).find("longer than 1 MiB") != std::string::npos);
+  }
+}
+
 // Job lines per file, as published (shared/traces/README.md).
 const std::map<std::string, std::size_t> kJobLines{
     {"CEA-Curie-2011-2.1-cln.swf.gz", 312826}, {"CTC-SP2-1996-3.1-cln.swf.gz", 77222},
