@@ -4,7 +4,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <string>
 
 namespace gridpeer::workload {
@@ -144,8 +143,8 @@ bool SwfReader::next_line(std::string_view& line) {
   for (;;) {
     const char* begin = buffer_.data() + buffer_start_;
     const std::size_t left = buffer_.size() - buffer_start_;
-    if (const void* newline = std::memchr(begin, '\n', left)) {
-      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - begin);
+    const std::size_t length = std::string_view(begin, left).find('\n');
+    if (length != std::string_view::npos) {
       line = std::string_view(begin, length);
       buffer_start_ += length + 1;
       return true;
