@@ -116,8 +116,7 @@ void Membership::add_known_range(std::uint32_t first, std::uint32_t end, TimePoi
   if (!changed_.empty() && changed_.lower_bound(first) != changed_.lower_bound(end)) {
     throw std::invalid_argument("membership: a range over members already known");
   }
-  const std::size_t others = end - first - (self_index_ >= first && self_index_ < end ? 1 : 0);
-  if (known_count_ + others > config_.max_members) {
+  if (known_count_ + others_in(first, end) > config_.max_members) {
     throw std::invalid_argument("membership: more than " + std::to_string(config_.max_members) + " members");
   }
   add_range(first, end, now);
@@ -125,7 +124,7 @@ void Membership::add_known_range(std::uint32_t first, std::uint32_t end, TimePoi
 
 void Membership::add_range(Index first, Index end, TimePoint now) {
   if (first == end) return;
-  const std::size_t count = end - first - (self_index_ >= first && self_index_ < end ? 1 : 0);
+  const std::size_t count = others_in(first, end);
   known_count_ += count;
   live_count_ += count;
   const auto at = std::lower_bound(known_ranges_.begin(), known_ranges_.end(), first,
@@ -176,20 +175,29 @@ std::vector<MembershipOutput> Membership::take_outputs() {
   return std::exchange(outputs_, {});
 }
 
-std::optional<Member> Membership::member(std::string_view name) const {
+std::optional<std::pair<Membership::Index, Membership::Seen>> Membership::known(std::string_view name) const {
   const auto index = roster_.find(name);
-  if (!index || *index == self_index_) return std::nullopt;
-  const Seen view = seen(*index);
+  if (!index) return std::nullopt;
+  const Seen view = seen(*index);  // nothing for itself
   if (!view.known) return std::nullopt;
-  return Member{card_of(*index), view.incarnation, view.state, view.since};
+  return std::pair{*index, view};
+}
+
+std::optional<Member> Membership::member(std::string_view name) const {
+  const auto found = known(name);
+  if (!found) return std::nullopt;
+  const auto& [index, view] = *found;
+  return Member{card_of(index), view.incarnation, view.state, view.since};
 }
 
 std::optional<MemberState> Membership::state_of(std::string_view name) const {
-  const auto index = roster_.find(name);
-  if (!index || *index == self_index_) return std::nullopt;
-  const Seen view = seen(*index);
-  if (!view.known) return std::nullopt;
-  return view.state;
+  const auto found = known(name);
+  if (!found) return std::nullopt;
+  return found->second.state;
+}
+
+std::size_t Membership::others_in(Index first, Index end) const {
+  return end - first - (self_index_ >= first && self_index_ < end ? 1 : 0);
 }
 
 // ---- the view -----------------------------------------------------------------------
@@ -262,8 +270,7 @@ void Membership::for_each_known(Visit&& visit) const {
 void Membership::handle(std::string_view from, const protocol::MemberPing& ping, TimePoint now) {
   apply_all(ping.updates, from, now);
   if (ping.target != self_.name) return;  // meant for a member that had this address before
-  const std::string to(from);
-  send_by_name(to, protocol::MemberAck{ping.seq, piggyback(to)});
+  send_by_name(from, protocol::MemberAck{ping.seq, piggyback(from)});
 }
 
 void Membership::handle(std::string_view from, const protocol::MemberAck& ack, TimePoint now) {
@@ -281,15 +288,14 @@ void Membership::handle(std::string_view from, const protocol::MemberAck& ack, T
 
 void Membership::handle(std::string_view from, const protocol::MemberPingReq& request, TimePoint now) {
   apply_all(request.updates, from, now);
-  const std::string requester(from);
   if (request.target == self_.name) {
-    send_by_name(requester, protocol::MemberAck{request.seq, piggyback(requester)});
+    send_by_name(from, protocol::MemberAck{request.seq, piggyback(from)});
     return;
   }
   if (request.target.empty()) return;  // no member to probe
   const std::uint64_t seq = next_seq_++;
   const auto expiry = timers_.arm(now + config_.period, Timer{TimerKind::relay_expiry, seq, 0});
-  relays_.emplace(seq, Relay{requester, request.seq, expiry});
+  relays_.emplace(seq, Relay{std::string(from), request.seq, expiry});
   send_by_name(request.target, protocol::MemberPing{seq, request.target, piggyback(request.target)});
 }
 
@@ -300,7 +306,7 @@ void Membership::handle(std::string_view from, const protocol::MemberSync& sync,
     joined_ = true;
     timers_.disarm(join_timer_);
   }
-  if (sync.wants_answer) send_by_name(std::string(from), protocol::MemberSync{whole_view(), false});
+  if (sync.wants_answer) send_by_name(from, protocol::MemberSync{whole_view(), false});
 }
 
 // ---- timers -----------------------------------------------------------------------
@@ -439,15 +445,14 @@ bool Membership::apply(const MemberUpdate& update, std::string_view from, TimePo
     }
     return false;
   }
-  const auto index = roster_.find(update.member);
-  if (!index || !seen(*index).known) return learn(update, now);
-  const Index member = *index;
-  const Seen view = seen(member);
+  const auto found = known(update.member);
+  if (!found) return learn(update, now);
+  const auto [member, view] = *found;
   MemberState state = update.state;
   // A whole view's "dead" is a suspicion here: the member may be in the
   // other half of a healed partition, and refutes if it is alive.
   if (from_sync && state == MemberState::dead) state = MemberState::suspect;
-  const std::string by = update.by.empty() ? std::string(from) : update.by;
+  const std::string_view by = update.by.empty() ? from : std::string_view(update.by);
   switch (state) {
     case MemberState::alive:
       if (update.incarnation <= view.incarnation) return false;
@@ -525,21 +530,21 @@ void Membership::set_state(Index member, MemberState state, std::uint32_t incarn
   outputs_.emplace_back(MemberChanged{name_of(member), before, state, incarnation, card_of(member)});
 }
 
-void Membership::start_suspicion(Index member, std::uint32_t incarnation, const std::string& by, TimePoint now) {
+void Membership::start_suspicion(Index member, std::uint32_t incarnation, std::string_view by, TimePoint now) {
   set_state(member, MemberState::suspect, incarnation, now);
   if (by == self_.name) ++counters_.suspicions;
   end_suspicion(member);
   const Duration timeout = suspicion_timeout(config_, live_count_ + 1, 0);
-  Suspicion suspicion{timers_.arm(now + timeout, Timer{TimerKind::suspicion, 0, member}), now, {by}};
+  Suspicion suspicion{timers_.arm(now + timeout, Timer{TimerKind::suspicion, 0, member}), now, {std::string(by)}};
   suspicions_.emplace(member, std::move(suspicion));
-  gossip(MemberUpdate{name_of(member), incarnation, MemberState::suspect, by, std::nullopt});
+  gossip(MemberUpdate{name_of(member), incarnation, MemberState::suspect, std::string(by), std::nullopt});
 }
 
-bool Membership::confirm_suspicion(Index member, const std::string& by, TimePoint now) {
+bool Membership::confirm_suspicion(Index member, std::string_view by, TimePoint now) {
   const auto found = suspicions_.find(member);
   if (found == suspicions_.end() || found->second.by.count(by) != 0U) return false;
   Suspicion& suspicion = found->second;
-  suspicion.by.insert(by);
+  suspicion.by.emplace(by);
   const int confirmations = static_cast<int>(suspicion.by.size()) - 1;
   const TimePoint deadline =
       std::max(now, suspicion.started + suspicion_timeout(config_, live_count_ + 1, confirmations));
@@ -547,7 +552,7 @@ bool Membership::confirm_suspicion(Index member, const std::string& by, TimePoin
     timers_.cancel(suspicion.timer);
     suspicion.timer = timers_.arm(deadline, Timer{TimerKind::suspicion, 0, member});
   }
-  gossip(MemberUpdate{name_of(member), seen(member).incarnation, MemberState::suspect, by, std::nullopt});
+  gossip(MemberUpdate{name_of(member), seen(member).incarnation, MemberState::suspect, std::string(by), std::nullopt});
   return true;
 }
 
@@ -583,12 +588,12 @@ void Membership::send(Index to, MembershipMessage message) {
   send_to(name_of(to), card_of(to).address, std::move(message));
 }
 
-void Membership::send_by_name(const std::string& to, MembershipMessage message) {
+void Membership::send_by_name(std::string_view to, MembershipMessage message) {
   const auto index = roster_.find(to);
   if (index) {
     send(*index, std::move(message));
   } else {
-    send_to(to, std::string(), std::move(message));
+    send_to(std::string(to), std::string(), std::move(message));
   }
 }
 
@@ -597,15 +602,15 @@ void Membership::send_to(const std::string& to, const std::string& address, Memb
   outputs_.emplace_back(MemberSend{to, address, std::move(message)});
 }
 
-std::vector<MemberUpdate> Membership::piggyback(const std::string& name) {
+std::vector<MemberUpdate> Membership::piggyback(std::string_view name) {
   std::vector<MemberUpdate> updates;
   // Lifeguard's buddy system: a suspect hears of its suspicion on the probe
   // itself, first.
   const auto index = roster_.find(name);
   const auto suspect = index ? suspicions_.find(*index) : suspicions_.end();
   if (suspect != suspicions_.end()) {
-    updates.push_back(
-        MemberUpdate{name, seen(*index).incarnation, MemberState::suspect, *suspect->second.by.begin(), std::nullopt});
+    updates.push_back(MemberUpdate{std::string(name), seen(*index).incarnation, MemberState::suspect,
+                                   *suspect->second.by.begin(), std::nullopt});
   }
   const int limit = retransmit_limit(config_, live_count_ + 1);
   for (MemberUpdate& update :
@@ -707,7 +712,7 @@ void Membership::check_invariants() const {
   // and alive unless its entry says otherwise.
   std::int64_t known = 0;
   for (const KnownRange& range : known_ranges_) {
-    known += range.end - range.first - (self_index_ >= range.first && self_index_ < range.end ? 1 : 0);
+    known += static_cast<std::int64_t>(others_in(range.first, range.end));
   }
   std::int64_t live = known;
   for (const auto& [member, changed] : changed_) {

@@ -40,6 +40,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -256,9 +257,9 @@ class Membership {
   void apply_all(const std::vector<MemberUpdate>& updates, std::string_view from, TimePoint now);
   void refute(std::uint32_t heard, TimePoint now);
   void set_state(Index member, MemberState state, std::uint32_t incarnation, TimePoint now);
-  void start_suspicion(Index member, std::uint32_t incarnation, const std::string& by, TimePoint now);
+  void start_suspicion(Index member, std::uint32_t incarnation, std::string_view by, TimePoint now);
   /// Another member's independent suspicion: the time-out shortens. Whether it was new.
-  bool confirm_suspicion(Index member, const std::string& by, TimePoint now);
+  bool confirm_suspicion(Index member, std::string_view by, TimePoint now);
   void end_suspicion(Index member);
   void forget_old(TimePoint now);
 
@@ -266,6 +267,11 @@ class Membership {
   [[nodiscard]] const KnownRange* range_of(Index member) const;
   [[nodiscard]] Seen seen(Index member) const;
   [[nodiscard]] bool live_at(Index member) const;
+  /// A member known by this one (itself aside), with its index: one roster
+  /// lookup for both.
+  [[nodiscard]] std::optional<std::pair<Index, Seen>> known(std::string_view name) const;
+  /// Members first .. end - 1 other than this one.
+  [[nodiscard]] std::size_t others_in(Index first, Index end) const;
   /// The member's entry, made from its range if it has none yet.
   Entry& entry(Index member);
   [[nodiscard]] const MemberCard& card_of(Index member) const;
@@ -277,9 +283,9 @@ class Membership {
 
   void send(Index to, MembershipMessage message);
   /// To a member that may not be in the roster (no address then).
-  void send_by_name(const std::string& to, MembershipMessage message);
+  void send_by_name(std::string_view to, MembershipMessage message);
   void send_to(const std::string& to, const std::string& address, MembershipMessage message);
-  [[nodiscard]] std::vector<MemberUpdate> piggyback(const std::string& to);
+  [[nodiscard]] std::vector<MemberUpdate> piggyback(std::string_view to);
   [[nodiscard]] MemberUpdate self_update() const;
   [[nodiscard]] MemberUpdate update_of(Index member) const;
   [[nodiscard]] std::vector<MemberUpdate> whole_view() const;
