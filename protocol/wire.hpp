@@ -108,7 +108,7 @@ struct MemberStatus {
   PeerId index = 0;
   MemberCard card;
   MemberState state = MemberState::alive;
-  std::uint64_t incarnation = 0;  ///< its starts, from its last hello (0: never connected)
+  std::uint64_t incarnation = 0;  ///< the gossip's: its start count, raised by each refutation
   TimePoint since{};              ///< its last change of state
 };
 struct PeerStatus {

@@ -351,11 +351,11 @@ int replay_command(int argc, char** argv) {
   return wait_for_records(io, grid, submitted, wait_s) && all_handed ? 0 : 1;
 }
 
-/// The grid's members as one peer sees them: state, starts, since when.
+/// The grid's members as one peer sees them: state, incarnation, since when.
 void print_members(const protocol::PeerStatus& seen) {
   std::cout << fmt::format("\nmembers as {} sees them (virtual s {:.1f}):\n", seen.name,
                            to_seconds(seen.now.time_since_epoch()));
-  std::cout << fmt::format("{:<8} {:>6} {:<8} {:>6} {:>10}  {}\n", "member", "server", "state", "start", "since s",
+  std::cout << fmt::format("{:<8} {:>6} {:<8} {:>6} {:>10}  {}\n", "member", "server", "state", "incarn", "since s",
                            "address, server");
   for (const protocol::MemberStatus& m : seen.members) {
     std::cout << fmt::format("{:<8} {:>6} {:<8} {:>6} {:>10.1f}  {} ({} x {} CPUs at {} MHz, site {})\n", m.card.name,

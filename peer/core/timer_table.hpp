@@ -55,6 +55,17 @@ class TimerTable {
     return due;
   }
   [[nodiscard]] std::size_t size() const { return timers_.size(); }
+  /// Every timer later by `by`, in the same order: for an owner that was not
+  /// run while they fell due. A handle held is valid again once passed
+  /// through delayed() with the same `by`.
+  void delay_all(Duration by) {
+    std::map<std::pair<TimePoint, std::uint64_t>, Payload> later;
+    for (auto& [key, payload] : timers_) later.emplace(std::pair{key.first + by, key.second}, std::move(payload));
+    timers_ = std::move(later);
+  }
+  [[nodiscard]] static Handle delayed(const Handle& handle, Duration by) {
+    return Handle{{handle.key_.first + by, handle.key_.second}};
+  }
   /// Every timer's payload, in firing order (invariant checks).
   template <class Visit>
   void for_each(Visit&& visit) const {

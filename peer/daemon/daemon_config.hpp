@@ -42,6 +42,10 @@ struct DaemonConfig {
   /// it end as lost; one back sooner with a new boot id restarted empty, and
   /// those jobs run again; one back sooner as it was still has them.
   Duration peer_lost_after = seconds(30);
+  /// Real time between two probes of the gossip (SWIM's period): a member
+  /// that answers none, direct or through others, is suspect, and dead six
+  /// periods later unless it refutes.
+  std::chrono::milliseconds probe_interval{5000};
   std::int64_t epoch_unix_us = 0;
   /// A partner whose epoch is further than this (real time) from ours is
   /// refused: adopting it would jump every peer's virtual time.

@@ -2,6 +2,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <csignal>
 #include <cxxopts.hpp>
 #include <iostream>
@@ -67,6 +68,11 @@ int run(int argc, char** argv) {
       "virtual seconds a disconnected partner may stay away before the jobs committed to it end as lost (back "
       "sooner after a restart, they run again)",
       cxxopts::value<double>()->default_value("30"))(
+      "probe-interval",
+      "real seconds between two probes of the membership's gossip (SWIM): each period this peer probes one member; "
+      "one that answers neither directly nor through other members is suspect, and is declared dead six periods "
+      "later unless it answers (at least 0.05)",
+      cxxopts::value<double>()->default_value("5"))(
       "epoch-unix-us",
       "real time (Unix µs) of virtual time 0; default: start-up (peers adopt the earliest within --max-epoch-skew). "
       "Refused if, at the time scale, virtual time is already within 100 years of the end of the grid's time "
@@ -167,6 +173,9 @@ int run(int argc, char** argv) {
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
   config.grid_config.parameters.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
   config.peer_lost_after = seconds_ceil(args["peer-lost-after"].as<double>());
+  const double probe_interval = args["probe-interval"].as<double>();
+  if (!(probe_interval >= 0.05)) throw std::invalid_argument("--probe-interval must be at least 0.05 s");
+  config.probe_interval = std::chrono::milliseconds(std::llround(probe_interval * 1000));
   if (args.count("epoch-unix-us") != 0U) {
     config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
     if (config.epoch_unix_us < protocol::kMinWireEpochUs || config.epoch_unix_us > protocol::kMaxWireEpochUs) {

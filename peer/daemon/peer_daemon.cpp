@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -23,6 +24,26 @@ using protocol::WireMessage;
 namespace {
 /// How far past the members known a new member's index may be.
 constexpr std::size_t kMaxIndexGap = 64;
+
+/// The gossip's settings for real peers: memberlist's for a WAN (a probe
+/// every 5 s, 3 s for its answer, suspicion 6 periods at least), the period
+/// given in real time (--probe-interval) and every span scaled into the
+/// peer's virtual time, in which the core counts.
+membership::MembershipConfig membership_config(std::chrono::milliseconds probe_interval, double time_scale) {
+  const auto virtual_of = [time_scale](std::chrono::microseconds real) {
+    return Duration(static_cast<std::int64_t>(std::llround(static_cast<double>(real.count()) * time_scale)));
+  };
+  membership::MembershipConfig config;
+  config.period = virtual_of(probe_interval);
+  config.probe_timeout = virtual_of(probe_interval * 3 / 5);
+  config.suspicion_mult = 6;
+  config.sync_interval = virtual_of(std::chrono::seconds(30));
+  config.join_timeout = virtual_of(std::chrono::seconds(3));
+  config.forget_after = virtual_of(std::chrono::hours(24));
+  config.max_members = protocol::kMaxPeers;
+  config.validate();
+  return config;
+}
 }  // namespace
 
 PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_ptr<spdlog::logger> log)
@@ -33,7 +54,7 @@ PeerDaemon::PeerDaemon(asio::io_context& io, DaemonConfig config, std::shared_pt
              config_.epoch_unix_us != 0 ? config_.epoch_unix_us : transport::ScaledClock::unix_now_us()),
       network_(std::make_unique<network::StaticNetworkView>(topology::network_graph(config_.grid),
                                                             topology::route_rule(config_.grid))),
-      members_(config_.grid.servers.size(), config_.self, clock_.now()),
+      members_(config_.grid.servers.size(), clock_.now()),
       links_(config_.grid.servers.size()),
       gate_(
           io, config_, algorithm_label(config_.grid_config), links_, clock_, *this,
@@ -137,6 +158,7 @@ void PeerDaemon::start() {
   setup.incarnation = incarnation_;
   setup.peer_lost_after = config_.peer_lost_after;
   host_ = std::make_unique<PeerHost>(std::move(setup), *network_, now());
+  start_membership();
   if (journal_) recover();
   // Nobody is asked until connected (Shan et al. §3.1.1: non-responders are
   // ignored; a peer known to be down is not waited for).
@@ -183,6 +205,7 @@ void PeerDaemon::recover() {
 // ---- the host's outputs ---------------------------------------------------------
 
 void PeerDaemon::settle() {
+  carry_out_membership();  // first: a member gone changes what the host does next
   try {
     host_->settle(*this);
   } catch (const JournalError& e) {
@@ -271,10 +294,15 @@ void PeerDaemon::epoch_adopted(const std::string& from) {
 }
 
 void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
-  members_.connected(peer, hello, now());
-  refresh_partners();  // one held dead is a member again
-  // Each side tells the other every member it knows: a member that was away
-  // when another joined hears of it here.
+  members_.linked(peer, hello);
+  // Its authenticated hello is its own word that it is alive at its start
+  // count: one held dead that restarted is a member again at once (at the
+  // same count it refutes when it hears below how it is held).
+  const protocol::MemberUpdate alive{
+      name_of(peer), static_cast<std::uint32_t>(hello.incarnation), protocol::MemberState::alive, {}, card_of(peer)};
+  membership_->on_message(name_of(peer), protocol::MemberSync{{alive}, false}, now());
+  // Each side tells the other every member it knows and how: a member that
+  // was away when another joined hears of it here.
   if (hello.membership) links_.send(peer, protocol::MemberSync{every_member(), false});
   const LinkUp up = host_->link_up(peer, hello.boot_id, hello.journaled, now());
   if (up == LinkUp::restarted_empty) {
@@ -293,7 +321,8 @@ void PeerDaemon::peer_admitted(ServerIndex peer, const protocol::Hello& hello) {
 
 void PeerDaemon::peer_lost(ServerIndex peer, const std::string& reason, bool was_admitted) {
   if (was_admitted) {
-    members_.disconnected(peer, now());
+    // Not yet a suspicion: the gossip's probes, direct and through other
+    // members, decide whether it is away or only this link is.
     log_event(spdlog::level::warn, "peer " + name_of(peer) + " disconnected: " + reason);
   }
   data_.link_down(peer);  // what it was sending us starts again from the beginning when it is back
@@ -333,19 +362,10 @@ void PeerDaemon::peer_message(ServerIndex from, WireMessage message) {
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           log_event(spdlog::level::warn,
                     "peer " + name_of(from) + " reports " + protocol::to_string(m.code) + ": " + m.detail);
-        } else if constexpr (std::is_same_v<T, protocol::MemberSync>) {
-          member_sync(from, m);
         } else if constexpr (is_alternative_v<T, protocol::MembershipMessage>) {
-          // SWIM's probes (docs/membership.md): this peer links to every
-          // member, and its links are its probes. Noted once a minute per partner.
-          if (const auto held =
-                  refusals_.pass("peer " + name_of(from), "membership by gossip", std::chrono::steady_clock::now())) {
-            log_event(spdlog::level::info,
-                      "peer " + name_of(from) + " sent " + protocol::message_name(message) +
-                          "; this peer links to every member and takes their links for probes, so it does not "
-                          "answer probes" +
-                          (*held > 0 ? " [and " + std::to_string(*held) + " more since]" : std::string()));
-          }
+          if constexpr (std::is_same_v<T, protocol::MemberSync>) member_sync(from, m);
+          membership_->on_message(name_of(from), m, now());
+          settle();
         } else if constexpr (std::is_same_v<T, protocol::Hello> || is_alternative_v<T, protocol::ClientRequest> ||
                              is_alternative_v<T, protocol::ClientReply>) {
           log_event(spdlog::level::warn, "peer " + name_of(from) + " sent " + protocol::message_name(message) +
@@ -388,6 +408,7 @@ protocol::PeerStatus PeerDaemon::status() {
   s.name = name_of(config_.self);
   s.now = now();
   host_->advance(s.now);
+  membership_->advance(s.now);
   settle();
   const ServerLoad load = host_->load();
   s.grid_queue = static_cast<std::uint32_t>(load.grid_queue);
@@ -409,7 +430,7 @@ protocol::PeerStatus PeerDaemon::status() {
   for (ServerIndex i = 0; i < members_.size(); ++i) {
     const MemberDirectory::Entry& entry = members_.at(i);
     if (i == config_.self || !entry.known || i >= config_.grid.servers.size()) continue;
-    s.members.push_back({i, card_of(i), entry.state, entry.incarnation, entry.since});
+    s.members.push_back({i, card_of(i), entry.state, entry.incarnation, entry.since});  // as the gossip holds it
   }
   return s;
 }
@@ -430,13 +451,15 @@ std::optional<std::string> PeerDaemon::undrain() {
 // ---- time ---------------------------------------------------------------------------
 
 transport::awaitable<void> PeerDaemon::deadline_loop() {
-  while (!stopping_ || holds_work()) {
-    const TimePoint next = host_->next_deadline();
+  // While stopping, on for the work held and for a leave the gossip still spreads.
+  while (!stopping_ || holds_work() || (leaving_ && !leave_gossiped_)) {
+    const TimePoint next = std::min(host_->next_deadline(), membership_->next_deadline());
     deadline_timer_.expires_after(next == kNever ? std::chrono::hours(1) : clock_.real_delay_until(next));
     boost::system::error_code ec;
     co_await deadline_timer_.async_wait(asio::redirect_error(transport::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) continue;  // a new deadline
     host_->advance(now());
+    membership_->advance(now());
     settle();
   }
 }
@@ -457,7 +480,6 @@ transport::awaitable<void> PeerDaemon::housekeeping_loop() {
     const TimePoint t = now();
     watch_virtual_time(t);
     trim_after_flood();
-    expire_members();
     if (++ticks % 10 == 0) {
       for (ServerIndex p = 0; p < links_.size(); ++p) links_.send(p, protocol::Heartbeat{t});
     }
@@ -468,12 +490,20 @@ transport::awaitable<void> PeerDaemon::housekeeping_loop() {
                                   protocol::MemberState::left,
                                   {},
                                   std::nullopt};
-      tell_members({gone});
+      tell_members({gone});  // at once to every member linked; the gossip carries it beyond
+      membership_->leave(now());
+      settle();
       leave_told_ = std::chrono::steady_clock::now();
       log_event(spdlog::level::info, "told the members that this peer leaves the grid");
       continue;
     }
-    if (leave_told_ && std::chrono::steady_clock::now() - *leave_told_ < std::chrono::milliseconds(500)) continue;
+    // A moment for the word to reach them before the links close, or, if a
+    // member is not linked, as long as the gossip takes to spread it.
+    if (leave_told_ && !leave_gossiped_ &&
+        (std::chrono::steady_clock::now() - *leave_told_ < std::chrono::milliseconds(500) ||
+         !every_live_member_linked())) {
+      continue;
+    }
     if (stopping_ && (!holds_work() || std::chrono::steady_clock::now() >= stop_deadline_)) {
       if (holds_work()) {
         const ServerLoad load = host_->load();
@@ -652,6 +682,7 @@ std::optional<std::string> PeerDaemon::learn_member(const protocol::MemberCard& 
       fail_stop(kExitStorage, std::string("journal write failed: ") + e.what());
     }
   }
+  if (membership_) membership_->add_known({card_of(index)}, now());
   if (host_) {
     host_->on_peer(index, PeerState::unreachable, "not connected yet", now());
     refresh_partners();
@@ -693,14 +724,6 @@ std::optional<std::string> PeerDaemon::unknown_member(const protocol::Hello& hel
 
 void PeerDaemon::member_sync(ServerIndex from, const protocol::MemberSync& sync) {
   for (const protocol::MemberUpdate& update : sync.members) {
-    if (update.member == name_of(from) && update.state == protocol::MemberState::left) {
-      members_.left(from, now());
-      log_event(spdlog::level::info, "member " + name_of(from) + " left the grid");
-      host_->on_peer(from, PeerState::gone, "it left the grid", now());
-      refresh_partners();
-      settle();
-      continue;
-    }
     if (!update.card || update.card->index == protocol::kNoMemberIndex) continue;
     if (auto why = learn_member(*update.card, "heard of from " + name_of(from), true)) {
       if (const auto held = refusals_.pass("peer " + name_of(from), "member not taken up: " + *why,
@@ -711,17 +734,114 @@ void PeerDaemon::member_sync(ServerIndex from, const protocol::MemberSync& sync)
   }
 }
 
-void PeerDaemon::expire_members() {
-  const std::vector<ServerIndex> dead = members_.expire(now(), config_.peer_lost_after);
-  for (const ServerIndex member : dead) {
-    log_event(spdlog::level::warn, "member " + name_of(member) + " is declared dead: away for " +
-                                       std::to_string(to_seconds(config_.peer_lost_after)) +
-                                       " virtual s (--peer-lost-after)");
+void PeerDaemon::start_membership() {
+  protocol::MemberCard self = card_of(config_.self);
+  membership_ = std::make_unique<membership::Membership>(std::move(self), static_cast<std::uint32_t>(incarnation_),
+                                                         membership_config(config_.probe_interval, config_.time_scale),
+                                                         Rng(boot_id_), now());
+  std::vector<protocol::MemberCard> known;
+  for (ServerIndex i = 0; i < config_.grid.servers.size(); ++i) {
+    if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) known.push_back(card_of(i));
   }
-  if (!dead.empty()) {
-    refresh_partners();
-    settle();
+  membership_->add_known(known, now());
+}
+
+std::optional<ServerIndex> PeerDaemon::index_of(std::string_view name) const {
+  const auto& servers = config_.grid.servers;
+  for (ServerIndex i = 0; i < servers.size(); ++i) {
+    if (servers[i].spec.name == name) return i;
   }
+  return std::nullopt;
+}
+
+bool PeerDaemon::every_live_member_linked() const {
+  for (ServerIndex i = 0; i < members_.size() && i < links_.size(); ++i) {
+    const MemberDirectory::Entry& entry = members_.at(i);
+    if (i != config_.self && entry.known &&
+        (entry.state == protocol::MemberState::alive || entry.state == protocol::MemberState::suspect) &&
+        !links_[i].ready)
+      return false;
+  }
+  return true;
+}
+
+void PeerDaemon::carry_out_membership() {
+  if (!membership_) return;
+  if (membership_->counters().stalls > stalls_logged_) {
+    stalls_logged_ = membership_->counters().stalls;
+    log_event(spdlog::level::warn,
+              "this peer was not run for more than a probe interval (stopped, or starved of CPU): its membership "
+              "timers were moved past the gap, so that no member is suspected for answers it could not read");
+  }
+  // A change may make more (a member taken up is dialled, an answer given
+  // for an older peer): until none is left.
+  for (auto outputs = membership_->take_outputs(); !outputs.empty(); outputs = membership_->take_outputs()) {
+    std::vector<std::pair<std::string, protocol::MemberAck>> answered_for;
+    for (membership::MembershipOutput& output : outputs) {
+      std::visit(Overloaded{[&](membership::MemberSend& out) {
+                              // Over its link; a member not linked now misses it, as a lost
+                              // datagram would be missed: the probes are made for that.
+                              const auto to = index_of(out.to);
+                              if (!to) return;
+                              if (!members_.at(*to).takes_membership) {
+                                // A peer built before the gossip would close the link on it:
+                                // its live link answers a probe for it, as links did then.
+                                const auto* ping = std::get_if<protocol::MemberPing>(&out.message);
+                                if (ping != nullptr && *to < links_.size() && links_[*to].ready) {
+                                  answered_for.push_back({out.to, protocol::MemberAck{ping->seq, {}}});
+                                }
+                                return;
+                              }
+                              std::visit([&](auto& message) { links_.send(*to, std::move(message)); }, out.message);
+                            },
+                            [&](const membership::MemberChanged& change) { member_changed(change); },
+                            [&](const membership::JoinFailed&) {},  // joins go by hello (grid_join.hpp)
+                            [&](const membership::LeaveAnnounced&) { leave_gossiped_ = true; }},
+                 output);
+    }
+    for (auto& [from, ack] : answered_for) membership_->on_message(from, ack, now());
+  }
+}
+
+void PeerDaemon::member_changed(const membership::MemberChanged& change) {
+  std::optional<ServerIndex> index = index_of(change.member);
+  if (!index) {
+    // Heard of by gossip before any link or sync named it: taken up at the
+    // index its card carries, or not at all.
+    if (auto why = learn_member(change.card, "heard of by gossip", true)) {
+      log_event(spdlog::level::warn, "the gossip tells of a member not taken up here: " + *why);
+      return;
+    }
+    index = change.card.index;
+  }
+  members_.set_state(*index, change.after, change.incarnation, now());
+  const std::string& name = name_of(*index);
+  const std::string incarnation = " (incarnation " + std::to_string(change.incarnation) + ")";
+  using protocol::MemberState;
+  switch (change.after) {
+    case MemberState::alive:
+      if (change.before && *change.before != MemberState::alive) {
+        log_event(spdlog::level::info, "member " + name + " is alive again" + incarnation);
+      }
+      break;
+    case MemberState::suspect:
+      log_event(spdlog::level::warn, "member " + name +
+                                         " is suspect: it answered no probe, direct or through "
+                                         "other members" +
+                                         incarnation);
+      break;
+    case MemberState::dead:
+      log_event(spdlog::level::warn, "member " + name +
+                                         " is declared dead: suspected and not heard from within the "
+                                         "suspicion time-out" +
+                                         incarnation);
+      break;
+    case MemberState::left:
+      log_event(spdlog::level::info, "member " + name + " left the grid" + incarnation);
+      host_->on_peer(*index, PeerState::gone, "it left the grid", now());
+      break;
+  }
+  refresh_partners();
 }
 
 void PeerDaemon::refresh_partners() {

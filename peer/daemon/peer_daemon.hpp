@@ -5,6 +5,8 @@
 //     that gridsim uses too: job numbering, checks of what comes in, links
 //     turned into partner states, persist before send;
 //   - ConnectionGate: TLS, hellos, the caps -- who may talk to this peer;
+//   - Membership (peer/core/membership), the same SWIM gossip gridsim runs:
+//     who is alive, suspect, dead or left;
 //   - ClientService: what users ask and are answered;
 //   - DataPlane: staged job data;
 //   - the journal and its state-directory lock (peer/journal/);
@@ -22,6 +24,7 @@
 
 #include <spdlog/logger.h>
 
+#include "peer/core/membership/membership.hpp"
 #include "peer/core/p2p/peer_host.hpp"
 #include "peer/daemon/client_service.hpp"
 #include "peer/daemon/connection_gate.hpp"
@@ -72,7 +75,8 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   void check_epoch(bool kept) const;
   /// Takes up what the journal kept, before the first input.
   void recover();
-  /// Carries out what the host's core asked for (persist first), then re-arms its wake-up.
+  /// Carries out what the membership and the host's core asked for (persist
+  /// first), then re-arms the wake-up.
   void settle();
 
   // PeerEnvironment: the host's outputs
@@ -106,10 +110,19 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   [[nodiscard]] std::vector<protocol::MemberUpdate> every_member() const;
   /// Sends `updates` to every connected member that keeps members.
   void tell_members(const std::vector<protocol::MemberUpdate>& updates);
-  /// What a MemberSync from a member says: members to take up, a leave.
+  /// Takes up the members a MemberSync names (their indices and servers);
+  /// what it says of their states is the gossip's.
   void member_sync(ServerIndex from, const protocol::MemberSync& sync);
-  /// Members away too long are dead: logged once.
-  void expire_members();
+  /// Starts the gossip with every member known (after the journal's).
+  void start_membership();
+  /// Carries out the gossip's outputs: its messages over the links, its
+  /// changes of a member's state into the directory, the partners and the log.
+  void carry_out_membership();
+  void member_changed(const membership::MemberChanged& change);
+  /// The member of that name, if this peer knows it.
+  [[nodiscard]] std::optional<ServerIndex> index_of(std::string_view name) const;
+  /// Every member but this one is linked: a leave told over the links reached all.
+  [[nodiscard]] bool every_live_member_linked() const;
   /// Recomputes whom this peer asks (--partners) from the members not left
   /// or dead, and logs the set when it changed.
   void refresh_partners();
@@ -142,6 +155,7 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   std::unique_ptr<Journal> journal_;                     ///< with --state-dir
   std::unique_ptr<PeerHost> host_;
   MemberDirectory members_;
+  std::unique_ptr<membership::Membership> membership_;  ///< made at start, with every member known
   PeerLinks links_;
   ConnectionGate gate_;
   ClientService clients_;
@@ -158,7 +172,9 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   bool stopping_ = false;
   bool leaving_ = false;  ///< gridctl leave: members are told before the links close
   std::optional<std::chrono::steady_clock::time_point> leave_told_;  ///< when they were
-  bool time_ended_ = false;                                          ///< past the end of the grid's time: no new work
+  std::uint64_t stalls_logged_ = 0;                                  ///< the membership's stalls, each logged once
+  bool leave_gossiped_ = false;   ///< the gossip says the leave has been sent as often as any update
+  bool time_ended_ = false;       ///< past the end of the grid's time: no new work
   bool warned_near_end_ = false;  ///< virtual time within the horizon of its end (logged once)
   int exit_code_ = kExitStopped;
   std::size_t connections_peak_ = 0;  ///< since memory was last given back

@@ -182,6 +182,43 @@ BOOST_AUTO_TEST_CASE(a_suspect_that_hears_of_it_refutes_with_a_higher_incarnatio
   BOOST_TEST(c.incarnation() == 1U);
 }
 
+BOOST_AUTO_TEST_CASE(a_member_not_run_for_ten_periods_judges_no_one_for_it) {
+  // A process stopped or starved (SIGSTOP, a paused VM) heard nothing while
+  // its timers fell due, through no fault of the others: its timers move
+  // past the gap instead of firing as if every probe had gone unanswered.
+  const MembershipConfig config;  // period 1 s, probe time-out 400 ms
+  Membership a(card("A"), 0, config, Rng(1), at_ms(0));
+  a.add_known({card("B"), card("C")}, at_ms(0));
+  const TimePoint t0 = a.next_deadline();
+  a.advance(t0);  // a Ping to B or C; its time-out due at t0 + 400 ms
+  // B suspects C: the suspicion, among 2 others, lasts 4 periods (4 s) and
+  // is due at t0 + 1 ms + 4 s.
+  a.on_message("B", protocol::MemberPing{9, "A", {MemberUpdate{"C", 0, MemberState::suspect, "B", std::nullopt}}},
+               t0 + milliseconds(1));
+  BOOST_TEST(a.member("C")->state == MemberState::suspect);
+  a.take_outputs();
+  // Not run for ten seconds: the earliest timer (the probe's time-out, due
+  // at t0 + 400 ms) was 9.6 s late, and every timer moves by that.
+  a.advance(t0 + seconds(10));
+  BOOST_TEST(a.counters().suspicions == 0U);  // no probe of the gap was judged (C's was B's)
+  BOOST_TEST(a.counters().stalls == 1U);
+  BOOST_TEST(a.member("C")->state == MemberState::suspect);
+  BOOST_TEST(a.member("B")->state != MemberState::dead);
+  a.take_outputs();
+  // C's suspicion keeps the 3.999 s it had left: dead at t0 + 13.601 s,
+  // this member now run at every deadline as a driver does.
+  const auto run_until = [&](TimePoint until) {
+    while (a.next_deadline() <= until) a.advance(a.next_deadline());
+    a.advance(until);
+  };
+  run_until(t0 + milliseconds(13'600));
+  BOOST_TEST(a.member("C")->state == MemberState::suspect);
+  run_until(t0 + milliseconds(13'601));
+  BOOST_TEST(a.counters().stalls == 1U);
+  BOOST_TEST(a.member("C")->state == MemberState::dead);
+  a.check_invariants();
+}
+
 BOOST_AUTO_TEST_CASE(alive_overrides_only_a_lower_incarnation_and_left_is_final_for_its_own) {
   const MembershipConfig config;
   Membership a(card("A"), 0, config, Rng(4), at_ms(0));

@@ -7,8 +7,11 @@
 # declared dead by the others, and no job is lost. A fifth, E, joins through
 # B and leaves with gridctl leave: it exits by itself and every member lists
 # it as left. Each member's partners follow: A, B and C ask every member
-# (--partners all), and E asks one drawn (random:1). Over mutual TLS;
-# bounded: 150 s in all.
+# (--partners all), and E asks one drawn (random:1). Who is alive is SWIM's
+# gossip (a probe a second here): C, stopped (SIGSTOP) with its links
+# still open, is suspected and declared dead; continued, it hears it and
+# refutes, and every member holds it alive again at a higher incarnation.
+# Over mutual TLS; bounded: 150 s in all.
 set -euo pipefail
 source "$(dirname "$0")/grid_tls.sh"
 BIN=$1 TOPOLOGY=$2 PORT=$3
@@ -24,7 +27,7 @@ trap cleanup EXIT
 cd "$WORK"
 grid_tls "$BIN/peer/client/gridctl" "$WORK/tls" A B C D E F
 # Always in the background (exec: the job is the peer itself, so cleanup kills it).
-peer() { exec "$BIN/peer/daemon/gridpeer" --tls-dir "$WORK/tls" --time-scale 20000 --log-level info "$@"; }
+peer() { exec "$BIN/peer/daemon/gridpeer" --tls-dir "$WORK/tls" --time-scale 20000 --probe-interval 1 --log-level info "$@"; }
 ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
 # A member whose own file names one server and the grid's network.
 one_server() {
@@ -46,7 +49,8 @@ TOML
 member_is() {
   local member=$1 state=$2
   for _ in $(seq 150); do
-    ctl status >status.txt 2>/dev/null || true
+    # A stopped peer holds its connection open: give up on it soon.
+    ctl status --reply-timeout 2 >status.txt 2>/dev/null || true
     if awk -v m="$member" -v s="$state" 'seen && $1 == m && $3 == s { ok = 1 } /^members as/ { seen = 1 }
         END { exit !ok }' status.txt; then return 0; fi
     sleep 0.2
@@ -56,7 +60,11 @@ member_is() {
   return 1
 }
 
-for id in A B C; do peer --topology "$TOPOLOGY" --id $id --base-port "$PORT" 2>>peers.log & done
+declare -A PIDS
+for id in A B C; do
+  peer --topology "$TOPOLOGY" --id $id --base-port "$PORT" 2>>peers.log &
+  PIDS[$id]=$!
+done
 for _ in $(seq 50); do ctl status --wait 1 >/dev/null 2>&1 && break; sleep 0.1; done
 
 # D joins through A with a file of its own server alone.
@@ -134,6 +142,26 @@ if kill -0 $E_PID 2>/dev/null; then echo "FAIL: E did not exit after gridctl lea
 wait $E_PID
 member_is E left
 grep -q "member E left the grid" peers.log
+# C stopped, its sockets open: nothing but the probes can tell. Declared
+# dead; continued before its links time out, it refutes.
+incarnation_of() { awk -v m="$1" 'seen && $1 == m { print $4 } /^members as/ { seen = 1 }' status.txt | head -1; }
+ctl status --reply-timeout 2 >status.txt 2>/dev/null || true
+before=$(incarnation_of C)
+kill -STOP "${PIDS[C]}"
+member_is C dead
+kill -CONT "${PIDS[C]}"
+member_is C alive
+after=$(incarnation_of C)
+[[ -n "$before" && -n "$after" ]] && ((after > before)) || {
+  echo "FAIL: C is alive again at incarnation ${after:-?}, not above ${before:-?}" >&2; exit 1; }
+grep -q "member C is declared dead" peers.log
+grep -q "member C is alive again" peers.log
+# C itself, run again after the gap, blames no one for it.
+grep -q "\[C\] .*was not run for more than a probe interval" peers.log
+if grep -Eq "\[C\] .*member [AB] is (suspect|declared dead)" peers.log; then
+  echo "FAIL: C, continued, suspected a member for answers it could not read:" >&2
+  grep -E "\[C\] .*member [AB] is" peers.log >&2; exit 1
+fi
 # A join that cannot be answered says so and exits non-zero.
 one_server F 4 1
 if "$BIN/peer/daemon/gridpeer" --topology F.toml --id F --tls-dir "$WORK/tls" --peer F=127.0.0.1:$((PORT + 12)) \
@@ -141,4 +169,4 @@ if "$BIN/peer/daemon/gridpeer" --topology F.toml --id F --tls-dir "$WORK/tls" --
   echo "FAIL: a join through nobody succeeded" >&2; exit 1
 fi
 grep -q "could not join the grid through any of the --join members" F.log
-echo "join, jobs on the joiner, death, leave: ok"
+echo "join, jobs on the joiner, death, leave, a suspicion refuted: ok"

@@ -168,7 +168,23 @@ void Membership::on_message(std::string_view from, const MembershipMessage& mess
 }
 
 void Membership::advance(TimePoint now) {
-  while (auto due = timers_.pop_due(now)) fire(due->second, due->first);
+  // More than a period late: this member was not run (a stopped or starved
+  // process) and heard nothing meanwhile, through no fault of the others.
+  // Its timers move past the gap rather than fire as if every probe of it
+  // had gone unanswered and every suspicion had run its course.
+  const TimePoint due = timers_.next_deadline();
+  if (due != kNever && now - due > config_.period) delay_timers(now - due);
+  while (auto fired = timers_.pop_due(now)) fire(fired->second, fired->first);
+}
+
+void Membership::delay_timers(Duration by) {
+  timers_.delay_all(by);
+  const auto delay = [by](Timers::Handle& handle) { handle = Timers::delayed(handle, by); };
+  if (probe_timer_) delay(*probe_timer_);
+  if (join_timer_) delay(*join_timer_);
+  for (auto& [member, suspicion] : suspicions_) delay(suspicion.timer);
+  for (auto& [seq, relay] : relays_) delay(relay.expiry);
+  ++counters_.stalls;
 }
 
 std::vector<MembershipOutput> Membership::take_outputs() {

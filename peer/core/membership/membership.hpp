@@ -126,6 +126,7 @@ struct MembershipCounters {
   std::uint64_t suspicions = 0;       ///< members it came to suspect
   std::uint64_t refutations = 0;      ///< times it refuted a suspicion or death of itself
   std::uint64_t syncs = 0;            ///< whole-view exchanges it started
+  std::uint64_t stalls = 0;           ///< times it was run more than a period late (its timers moved)
 };
 
 class Membership {
@@ -242,6 +243,8 @@ class Membership {
   void handle(std::string_view from, const protocol::MemberPingReq& request, TimePoint now);
   void handle(std::string_view from, const protocol::MemberSync& sync, TimePoint now);
   void fire(const Timer& timer, TimePoint now);
+  /// Every timer later by `by` (this member was not run for that long).
+  void delay_timers(Duration by);
 
   void tick(TimePoint now);
   void probe_timed_out(std::uint64_t seq);
