@@ -14,6 +14,7 @@
 #include "peer/transport/connection.hpp"
 #include "peer/transport/peer_addresses.hpp"
 #include "peer/transport/tls.hpp"
+#include "protocol/membership.hpp"
 
 namespace gridpeer::daemon {
 
@@ -23,6 +24,10 @@ struct DaemonConfig {
   /// Started with --join: the grid came from a member's answer
   /// (peer/daemon/grid_join.hpp), not from the topology file alone.
   bool joined = false;
+  /// With joined: how the member joined through holds every member, and its
+  /// name; the gossip starts from that word rather than from "all alive".
+  std::string joined_through;
+  std::vector<protocol::MemberUpdate> joined_view;
   GridConfig grid_config;
   /// Whom this peer asks among the members (--partners), recomputed as they
   /// come and go; random:K draws from partner_seed.

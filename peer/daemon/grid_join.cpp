@@ -43,6 +43,8 @@ JoinedGrid join_grid(transport::asio::io_context& io, const DaemonConfig& config
         JoinedGrid grid;
         grid.via = member.peer().name + " at " + text_of(address);
         grid.epoch_unix_us = member.peer().epoch_unix_us;
+        grid.via_name = member.peer().name;
+        grid.view = sync->members;
         for (const protocol::MemberUpdate& update : sync->members) {
           if (update.card && update.card->index != protocol::kNoMemberIndex) grid.members.push_back(*update.card);
         }
@@ -87,6 +89,8 @@ void take_joined_grid(DaemonConfig& config, const JoinedGrid& grid) {
     }
   }
   if (!self) throw std::invalid_argument(grid.via + " answered the join without giving this peer an index");
+  config.joined_through = grid.via_name;
+  config.joined_view = grid.view;
   int sites = 0;
   for (const auto& server : servers) sites = std::max(sites, server.spec.site + 1);
   config.grid.servers = std::move(servers);

@@ -23,6 +23,8 @@ struct JoinedGrid {
   std::string via;                            ///< the member that answered ("NAME at HOST:PORT")
   std::int64_t epoch_unix_us = 0;             ///< the grid's epoch, from its hello
   std::vector<protocol::MemberCard> members;  ///< every member with its index, this one included
+  std::string via_name;                       ///< the member that answered, by name
+  std::vector<protocol::MemberUpdate> view;   ///< how it holds each member (alive, suspect, dead, left)
 };
 
 /// Asks the members at `via` in turn, up to `rounds` passes a second apart,

@@ -744,6 +744,11 @@ void PeerDaemon::start_membership() {
     if (i != config_.self && !config_.grid.servers[i].spec.name.empty()) known.push_back(card_of(i));
   }
   membership_->add_known(known, now());
+  // A joiner takes the states the member it joined through gave (a member
+  // it holds dead is a suspect here until that one is heard or not).
+  if (!config_.joined_view.empty()) {
+    membership_->on_message(config_.joined_through, protocol::MemberSync{config_.joined_view, false}, now());
+  }
 }
 
 std::optional<ServerIndex> PeerDaemon::index_of(std::string_view name) const {
