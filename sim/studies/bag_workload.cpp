@@ -58,9 +58,12 @@ void add_grouping_rule_options(cxxopts::Options& options) {
       "order) or none (each job alone)",
       cxxopts::value<std::string>()->default_value("ba"))(
       "granularity", "seconds of work per group: RMI = MIPS x granularity (Ang et al. 2007, Figs. 5-6: the x axis)",
-      cxxopts::value<double>()->default_value("10"))("total-mips",
-                                                     "RMI from a resource's total MIPS (GridSim's getMIPSRating) "
-                                                     "instead of one PE's");
+      cxxopts::value<double>()->default_value("10"))(
+      "rmi-mips",
+      "the MIPS in RMI = MIPS x granularity: total (the resource's, the sum over its PEs: Ang et al. 2007's Fig. 1 "
+      "multiplies the resource's MIPS, which GridSim's getMIPSRating gives as that sum) or pe (one processing "
+      "element's, our first reading)",
+      cxxopts::value<std::string>()->default_value("total"));
 }
 
 GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args) {
@@ -68,7 +71,11 @@ GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args) {
   rule.scheduler = parse_grouping_scheduler(args["scheduler"].as<std::string>());
   rule.granularity_s = args["granularity"].as<double>();
   if (!(rule.granularity_s > 0)) throw std::invalid_argument("--granularity: give a number of seconds above 0");
-  rule.total_mips = args.count("total-mips") != 0U;
+  const std::string rmi_mips = args["rmi-mips"].as<std::string>();
+  if (rmi_mips != "pe" && rmi_mips != "total") {
+    throw std::invalid_argument("--rmi-mips: give pe or total, not '" + rmi_mips + "'");
+  }
+  rule.total_mips = rmi_mips == "total";
   return rule;
 }
 

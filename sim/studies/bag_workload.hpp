@@ -35,14 +35,14 @@ struct BagWorkload {
 struct GroupingRule {
   GroupingScheduler scheduler = GroupingScheduler::bandwidth_aware;
   double granularity_s = 10;  ///< RMI = MIPS x granularity
-  bool total_mips = false;    ///< RMI from a resource's total MIPS, not one PE's
+  bool total_mips = true;     ///< RMI from a resource's total MIPS (Fig. 1's reading), not one PE's
 };
 
 /// --jobs, --mi, --mi-spread, --load, --other-jobs, --file-kb ("workload").
 void add_bag_workload_options(cxxopts::Options& options);
 /// Throws std::invalid_argument naming the option and what it accepts.
 BagWorkload bag_workload_from_options(const cxxopts::ParseResult& args);
-/// --scheduler, --granularity, --total-mips ("scheduler").
+/// --scheduler, --granularity, --rmi-mips ("scheduler").
 void add_grouping_rule_options(cxxopts::Options& options);
 GroupingRule grouping_rule_from_options(const cxxopts::ParseResult& args);
 

@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(ungrouped_fine_jobs_stay_at_their_origin) {
   BOOST_TEST(json["messages"].get<std::uint64_t>() == 0U);
 }
 
-// Grouped: 25 x 200 MI fit R1's RMI (1050 x 10 s) -- one group, one 1-CPU
+// Grouped: 25 x 200 MI fit R1's RMI (2 x 1050 x 10 s) -- one group, one 1-CPU
 // job of 25 x 190,476 us after the round's replies (4 queries, 4 replies).
 // Its members split its run exactly, one job length each.
 BOOST_AUTO_TEST_CASE(a_bag_that_fits_one_visit_is_one_group) {
@@ -70,11 +70,17 @@ BOOST_AUTO_TEST_CASE(a_bag_that_fits_one_visit_is_one_group) {
   BOOST_TEST(to_seconds(first_start) < 1.0);  // ... of a few WAN round trips
 }
 
-// Blind, 100 jobs: R1 takes 52 (10,400 MI <= 10,500), R2 at 684 MIPS 34
-// (6,800 <= 6,840), R3 the other 14; R2's and R3's groups are handed off.
+// Blind, 100 jobs, RMI from one CPU's MIPS: R1 takes 52 (10,400 MI <=
+// 10,500), R2 at 684 MIPS 34 (6,800 <= 6,840), R3 the other 14; R2's and
+// R3's groups are handed off. From the peer's total (Fig. 1's reading, the
+// default), R1's two free CPUs give 21,000 MI: all 100 (20,000 MI) stay.
 // Job by job with phi = 0, every job asks R1's 4 partners.
 BOOST_AUTO_TEST_CASE(groups_follow_each_peers_mips) {
-  const BagStudySpec blind = identical_jobs(100, GroupingScheduler::blind);
+  BagStudySpec total = identical_jobs(100, GroupingScheduler::blind);
+  const std::map<std::string, std::size_t> at_home{{"R1", 100}};
+  BOOST_TEST(where(total) == at_home);
+  BagStudySpec blind = identical_jobs(100, GroupingScheduler::blind);
+  blind.rule.total_mips = false;
   const std::map<std::string, std::size_t> expected{{"R1", 52}, {"R2", 34}, {"R3", 14}};
   BOOST_TEST(where(blind) == expected);
   const nlohmann::json json = bag_json(blind, run_bag_study(blind), false);

@@ -394,18 +394,23 @@ BOOST_AUTO_TEST_CASE(the_built_in_003_studies_plan_the_papers_axes) {
   // The P2P variant: 2 loads x 2 phis x 6 bag sizes x 3 schedulers x 10 seeds.
   const auto p2p = plan_runs(gridpeer::sim::load_experiment("ang2007-p2p"));
   BOOST_TEST(p2p.size() == 720U);
+  // The second reading: 3 cities x 2 RMI readings x 2 loads x 6 bag sizes x
+  // 3 schedulers x 10 seeds (no grouping reads no RMI: a sweep runs its twin
+  // points once, 1,800 runs in all).
+  const auto readings = plan_runs(gridpeer::sim::load_experiment("ang2007-readings"));
+  BOOST_TEST(readings.size() == 2160U);
   BOOST_TEST(value_of(p2p.front().options, "algorithm") == "si");
 }
 
 BOOST_AUTO_TEST_CASE(a_p2p_grouping_sweep_end_to_end_draws_and_judges) {
-  // A slice of ang2007-p2p: 25 and 100 jobs at R1, grouped (ba) or job by
+  // A slice of ang2007-p2p: 25 and 200 jobs at R1, grouped (ba) or job by
   // job (none), two seeds. At Shan et al.'s phi the 25 jobs stay at R1 without a
   // message; grouped, one round asks R1's four partners; the figures and the
   // claims are written by gridsim plot ang2007's P2P branch.
   Slice slice = sweep_slice("gridpeer_p2p_sweep_test",
                             "[experiment]\nname = \"slice\"\nmodel = \"bag\"\nseeds = [1, 2]\nreport = \"ang2007\"\n"
                             "[fixed]\ngranularity = 10\nload = \"light\"\nalgorithm = \"si\"\n"
-                            "[[axis]]\nname = \"jobs\"\nvalues = [25, 100]\nlabel = \"jobs{}\"\n"
+                            "[[axis]]\nname = \"jobs\"\nvalues = [25, 200]\nlabel = \"jobs{}\"\n"
                             "[[axis]]\nname = \"scheduler\"\nvalues = [\"ba\", \"none\"]\n",
                             8);
   const fs::path& dir = slice.dir;
@@ -414,7 +419,9 @@ BOOST_AUTO_TEST_CASE(a_p2p_grouping_sweep_end_to_end_draws_and_judges) {
   BOOST_TEST(by_name["jobs25_none_seed1"]["messages"].get<std::uint64_t>() == 0U);
   BOOST_TEST(by_name["jobs25_none_seed1"]["bag_moved"].get<std::size_t>() == 0U);
   BOOST_TEST(by_name["jobs25_ba_seed1"]["origin_queries"].get<std::uint64_t>() == 4U);
-  BOOST_TEST(by_name["jobs100_ba_seed2"]["groups"].get<std::uint64_t>() >= 2U);
+  // 200 jobs of 160-240 MI are more than one visit to the largest RMI
+  // (R1: 2 CPUs x 1,050 MIPS x 10 s = 21,000 MI) holds.
+  BOOST_TEST(by_name["jobs200_ba_seed2"]["groups"].get<std::uint64_t>() >= 2U);
   for (const auto& [name, run] : by_name)
     BOOST_TEST(run["bag_ended"].get<std::size_t>() == run["jobs"].get<std::size_t>());
   const std::string reproduction = read_text(out / "reproduction.md");
@@ -454,6 +461,9 @@ BOOST_AUTO_TEST_CASE(a_grouping_sweep_end_to_end_judges_the_claims) {
   BOOST_TEST(saved["identity"]["options"]["granularity_s"].is_null());
   const std::string reproduction = read_text(out / "reproduction.md");
   BOOST_TEST(reproduction.find("BA below both baselines (light)") != std::string::npos);
+  // Judged by the paper's words (Figs. 3-4), not by a growing reduction.
+  BOOST_TEST(reproduction.find("BA's time increases steadily below both baselines as the jobs increase (light)") !=
+             std::string::npos);
   BOOST_TEST(fs::exists(out / "figures" / "total_time_jobs_light.png"));
   fs::remove_all(dir);
 }

@@ -184,12 +184,13 @@ BOOST_AUTO_TEST_CASE(gridsim_group_and_topology_read_a_simgrid_platform) {
   BOOST_TEST(text.find("6 routes given by the file") != std::string::npos, text);
   const auto out = dir / "g.json";
   BOOST_REQUIRE(std::system((gridsim + " group --topology " + (dir / "p.xml").string() +
-                             " --user h0 --no-background --jobs 20 --granularity 2 --no-timing --out " + out.string() +
-                             " > /dev/null 2>&1")
+                             " --user h0 --no-background --jobs 20 --granularity 2 --rmi-mips pe --no-timing --out " +
+                             out.string() + " > /dev/null 2>&1")
                                 .c_str()) == 0);
   std::ifstream in(out);
   const auto json = nlohmann::json::parse(in);
-  // h1 (10 Mb/s) before h2 (1 Mb/s); RMI 2,100 and 1,368 MI over 4,000 MI of jobs.
+  // h1 (10 Mb/s) before h2 (1 Mb/s); RMI (one PE's MIPS) 2,100 and 1,368 MI
+  // over 4,000 MI of jobs.
   BOOST_TEST(json["path_mbps"]["h1"].get<double>() == 10.0, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(json["path_mbps"]["h2"].get<double>() == 1.0, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(json["groups"].get<int>() >= 2);
