@@ -820,29 +820,24 @@ void PeerDaemon::member_changed(const membership::MemberChanged& change) {
     index = change.card.index;
   }
   members_.set_state(*index, change.after, change.incarnation, now());
-  const std::string& name = name_of(*index);
-  const std::string incarnation = " (incarnation " + std::to_string(change.incarnation) + ")";
+  // Each change logged once: what it is, at which incarnation.
+  const auto say = [&](spdlog::level::level_enum level, const std::string& what) {
+    log_event(level,
+              "member " + name_of(*index) + " " + what + " (incarnation " + std::to_string(change.incarnation) + ")");
+  };
   using protocol::MemberState;
   switch (change.after) {
     case MemberState::alive:
-      if (change.before && *change.before != MemberState::alive) {
-        log_event(spdlog::level::info, "member " + name + " is alive again" + incarnation);
-      }
+      if (change.before && *change.before != MemberState::alive) say(spdlog::level::info, "is alive again");
       break;
     case MemberState::suspect:
-      log_event(spdlog::level::warn, "member " + name +
-                                         " is suspect: it answered no probe, direct or through "
-                                         "other members" +
-                                         incarnation);
+      say(spdlog::level::warn, "is suspect: it answered no probe, direct or through other members");
       break;
     case MemberState::dead:
-      log_event(spdlog::level::warn, "member " + name +
-                                         " is declared dead: suspected and not heard from within the "
-                                         "suspicion time-out" +
-                                         incarnation);
+      say(spdlog::level::warn, "is declared dead: suspected and not heard from within the suspicion time-out");
       break;
     case MemberState::left:
-      log_event(spdlog::level::info, "member " + name + " left the grid" + incarnation);
+      say(spdlog::level::info, "left the grid");
       host_->on_peer(*index, PeerState::gone, "it left the grid", now());
       break;
   }
