@@ -99,7 +99,8 @@ def figures(axis, times, loads, out, save):
         ax.set_xlabel(label)
         ax.set_ylabel("total processing time (s)")
         ax.set_yscale("log")
-        ax.set_title(f"{panel} load, mean over seeds, band: seeds' range "
+        named = panel.replace(load_name, f"{load_name} load", 1)
+        ax.set_title(f"{named}\nmean over seeds, band: seeds' range "
                      f"(after Ang et al. 2007 {FIGURE.get((axis, load_name), '')})", fontsize="medium")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize="small")
@@ -114,7 +115,7 @@ def figures(axis, times, loads, out, save):
                            label=f"published range against {title}")
         ax.set_xlabel(label)
         ax.set_ylabel("reduction by BA (%)")
-        ax.set_title(f"{panel} load: BA's reduction, mean of per-seed pairs", fontsize="medium")
+        ax.set_title(f"{named}\nBA's reduction, mean of per-seed pairs", fontsize="medium")
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
         save(figure, out, f"reduction_{axis}_{slug(panel)}.png")
