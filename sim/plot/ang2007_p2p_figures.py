@@ -66,7 +66,7 @@ def figures(points, out, save):
             ax.grid(alpha=0.3, which="both")
         axes[0][0].set_ylabel(label)
         axes[0][0].legend(fontsize="small")
-        figure.suptitle(f"003's grouping at peer R1 against S-I job by job: {label}, mean and seeds' range",
+        figure.suptitle(f"Ang et al. 2007's grouping at peer R1 against S-I job by job: {label}, mean and seeds' range",
                         fontsize="medium")
         figure.tight_layout()
         save(figure, out, name)
