@@ -4,6 +4,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -33,6 +34,11 @@ void require(bool ok, const std::string& what) {
 /// What an ATT or AWT beyond the wire's bound is sent as: never.
 std::int64_t wait_us(Duration d) {
   return d.count() > kMaxWireTimeUs ? kForever.count() : d.count();
+}
+
+/// A link rate on the wire: finite, not negative, at most 1 Pb/s.
+bool bandwidth_ok(double mbps) {
+  return std::isfinite(mbps) && mbps >= 0 && mbps <= 1e9;
 }
 
 // ---- encoding -------------------------------------------------------------
@@ -178,6 +184,18 @@ w::Error::Code wire_code(Error::Code code) {
   return w::Error::Code::MALFORMED;
 }
 
+void put_att_reply(w::AttReply::Builder out, const AttReply& m) {
+  out.setQuery(m.query);
+  out.setJob(m.job);
+  out.setAttUs(wait_us(m.att));
+  out.setAwtUs(wait_us(m.awt));
+  out.setRu(m.ru);
+  out.setFreeCpus(m.free_cpus);
+  out.setTotalCpus(m.total_cpus);
+  out.setMhz(m.mhz);
+  out.setQueueLength(m.queue_length);
+}
+
 struct Encoder {
   w::Envelope::Builder env;
 
@@ -215,16 +233,40 @@ struct Encoder {
     out.setServer(m.server);
   }
   void operator()(const AttReply& m) {
-    auto out = env.initAttReply();
-    out.setQuery(m.query);
+    if (m.link_capacity_mbps > 0) {
+      auto out = env.initAttReplyWithPart();
+      put_att_reply(out.initReply(), m);
+      out.setPartCpus(m.part_cpus);
+      out.setLinkCapacityMbps(m.link_capacity_mbps);
+      out.setLinkDemandMbps(m.link_demand_mbps);
+    } else {
+      put_att_reply(env.initAttReply(), m);
+    }
+  }
+  void operator()(const PartPrepare& m) {
+    auto out = env.initPartPrepare();
+    put_job(out.initJob(), m.job);
+    out.setAttempt(m.attempt);
+    out.setCpus(m.cpus);
+    out.setDemandMbps(m.demand_mbps);
+    out.setStartUs(us(m.start));
+    out.setLeaseEndUs(us(m.lease_end));
+    out.setOriginMhz(m.origin_mhz);
+  }
+  void operator()(const PartReport& m) {
+    auto out = env.initPartReport();
     out.setJob(m.job);
-    out.setAttUs(wait_us(m.att));
-    out.setAwtUs(wait_us(m.awt));
-    out.setRu(m.ru);
-    out.setFreeCpus(m.free_cpus);
-    out.setTotalCpus(m.total_cpus);
-    out.setMhz(m.mhz);
-    out.setQueueLength(m.queue_length);
+    out.setAttempt(m.attempt);
+    out.setState(static_cast<w::PartReport::State>(m.state));
+    out.setShare(m.share);
+  }
+  void operator()(const PartDecision& m) {
+    auto out = env.initPartDecision();
+    out.setJob(m.job);
+    out.setAttempt(m.attempt);
+    out.setOrder(static_cast<w::PartDecision::Order>(m.order));
+    out.setEndUs(us(m.end));
+    out.setLeaseEndUs(us(m.lease_end));
   }
   void operator()(const Volunteer& m) { env.initVolunteer().setRu(m.ru); }
   void operator()(const JobOffer& m) {
@@ -522,6 +564,22 @@ std::vector<MemberUpdate> get_updates(Reader in, std::size_t most, const std::st
   return updates;
 }
 
+AttReply get_att_reply(w::AttReply::Reader in) {
+  AttReply m{in.getQuery(),
+             in.getJob(),
+             wait_of(in.getAttUs(), "attReply.attUs"),
+             wait_of(in.getAwtUs(), "attReply.awtUs"),
+             utilization_of(in.getRu(), "attReply.ru"),
+             in.getFreeCpus(),
+             in.getTotalCpus(),
+             in.getMhz(),
+             in.getQueueLength()};
+  require(m.free_cpus >= 0 && m.free_cpus <= kMaxWireCpus && m.total_cpus >= 0 && m.total_cpus <= kMaxWireCpus &&
+              m.mhz >= 0 && m.mhz <= kMaxWireMhz,
+          "attReply.freeCpus, totalCpus and mhz must be within 0..1048576 and 0..10000");
+  return m;
+}
+
 WireMessage decode_envelope(w::Envelope::Reader env) {
   switch (env.which()) {
     case w::Envelope::HELLO: {
@@ -577,21 +635,49 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
       return PlaceRequest{get_requirements(env.getPlaceRequest().getRequirements(), "placeRequest")};
     case w::Envelope::PLACEMENT:
       return Placement{env.getPlacement().getJob(), env.getPlacement().getServer()};
-    case w::Envelope::ATT_REPLY: {
-      const auto in = env.getAttReply();
-      AttReply m{in.getQuery(),
-                 in.getJob(),
-                 wait_of(in.getAttUs(), "attReply.attUs"),
-                 wait_of(in.getAwtUs(), "attReply.awtUs"),
-                 utilization_of(in.getRu(), "attReply.ru"),
-                 in.getFreeCpus(),
-                 in.getTotalCpus(),
-                 in.getMhz(),
-                 in.getQueueLength()};
-      require(m.free_cpus >= 0 && m.free_cpus <= kMaxWireCpus && m.total_cpus >= 0 && m.total_cpus <= kMaxWireCpus &&
-                  m.mhz >= 0 && m.mhz <= kMaxWireMhz,
-              "attReply.freeCpus, totalCpus and mhz must be within 0..1048576 and 0..10000");
+    case w::Envelope::ATT_REPLY:
+      return get_att_reply(env.getAttReply());
+    case w::Envelope::ATT_REPLY_WITH_PART: {
+      const auto in = env.getAttReplyWithPart();
+      AttReply m = get_att_reply(in.getReply());
+      m.part_cpus = in.getPartCpus();
+      m.link_capacity_mbps = in.getLinkCapacityMbps();
+      m.link_demand_mbps = in.getLinkDemandMbps();
+      require(m.part_cpus >= 0 && m.part_cpus <= kMaxWireCpus, "attReplyWithPart.partCpus must be within 0..1048576");
+      require(bandwidth_ok(m.link_capacity_mbps) && m.link_capacity_mbps > 0 && bandwidth_ok(m.link_demand_mbps),
+              "attReplyWithPart.linkCapacityMbps must be above 0 and linkDemandMbps 0 or more, both finite and at "
+              "most 1e9 Mb/s");
       return m;
+    }
+    case w::Envelope::PART_PREPARE: {
+      const auto in = env.getPartPrepare();
+      PartPrepare m{get_job(in.getJob(), "partPrepare.job"),
+                    in.getAttempt(),
+                    mhz_of(in.getOriginMhz(), "partPrepare.originMhz"),
+                    in.getCpus(),
+                    in.getDemandMbps(),
+                    time_of(in.getStartUs(), "partPrepare.startUs"),
+                    time_of(in.getLeaseEndUs(), "partPrepare.leaseEndUs")};
+      require(m.cpus >= 1 && m.cpus <= m.job.cpus, "partPrepare.cpus must be within 1..the job's CPUs");
+      require(bandwidth_ok(m.demand_mbps), "partPrepare.demandMbps must be finite, 0 or more and at most 1e9 Mb/s");
+      require(m.lease_end <= m.start, "partPrepare.leaseEndUs must not be after startUs");
+      return m;
+    }
+    case w::Envelope::PART_REPORT: {
+      const auto in = env.getPartReport();
+      const auto state = static_cast<unsigned>(in.getState());
+      require(state <= static_cast<unsigned>(PartState::unknown), "partReport.state is not a known state");
+      PartReport m{in.getJob(), in.getAttempt(), static_cast<PartState>(state), in.getShare()};
+      require(m.share > 0 && m.share <= 1, "partReport.share must be within (0, 1]");
+      return m;
+    }
+    case w::Envelope::PART_DECISION: {
+      const auto in = env.getPartDecision();
+      const auto order = static_cast<unsigned>(in.getOrder());
+      require(order <= static_cast<unsigned>(PartOrder::renew), "partDecision.order is not a known order");
+      return PartDecision{in.getJob(), in.getAttempt(), static_cast<PartOrder>(order),
+                          time_of(in.getEndUs(), "partDecision.endUs"),
+                          time_of(in.getLeaseEndUs(), "partDecision.leaseEndUs")};
     }
     case w::Envelope::VOLUNTEER:
       return Volunteer{utilization_of(env.getVolunteer().getRu(), "volunteer.ru")};
@@ -784,8 +870,9 @@ std::variant<WireMessage, DecodeError> decode(std::span<const std::uint8_t> fram
     }
     const auto envelope = reader.getRoot<w::Envelope>();
     // One arm per WireMessage alternative: anything past the last is from a newer schema.
-    constexpr auto kLastArm = w::Envelope::MEMBER_SYNC;
-    static_assert(static_cast<std::size_t>(kLastArm) + 1 == std::variant_size_v<WireMessage>);
+    // attReplyWithPart is an attReply's second form: one arm more than alternatives.
+    constexpr auto kLastArm = w::Envelope::ATT_REPLY_WITH_PART;
+    static_assert(static_cast<std::size_t>(kLastArm) == std::variant_size_v<WireMessage>);
     if (static_cast<unsigned>(envelope.which()) > static_cast<unsigned>(kLastArm)) {
       return DecodeError{Error::Code::unknown_message,
                          "unknown message (union arm " + std::to_string(static_cast<unsigned>(envelope.which())) + ")"};
@@ -803,6 +890,7 @@ std::uint32_t size_class(const Message& message) {
   constexpr std::uint32_t kReasons = 64;
   const auto type = static_cast<std::uint32_t>(message.index()) * kReasons;
   if (const auto* reject = std::get_if<JobReject>(&message)) return type + static_cast<std::uint32_t>(reject->reason);
+  if (const auto* reply = std::get_if<AttReply>(&message)) return type + (reply->link_capacity_mbps > 0 ? 1U : 0U);
   return type;
 }
 

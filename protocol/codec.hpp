@@ -34,7 +34,8 @@ Frame encode(const WireMessage& message);
 /// Core messages of one size class encode to the same number of bytes,
 /// whatever their field values (tests/protocol/codec_test.cpp checks it): the
 /// class is the message's type and, for a reject, its reason (whose text it
-/// carries). A simulator can measure each class's encode() once.
+/// carries), for an ATT reply whether it offers a part (co-allocation). A simulator can measure each class's encode()
+/// once.
 std::uint32_t size_class(const Message& message);
 
 /// What a reader needs next: with `whole`, the frame's full size; else how

@@ -93,6 +93,16 @@ struct AttReply {
   queueLength @8 :UInt32; # jobs waiting in its local queue
 }
 
+# An attReply from a peer that co-allocates: what it could hold of a part of
+# the job, and its own link to the grid (the star makes link state local).
+# A peer that does not co-allocate sends the plain attReply, byte for byte.
+struct AttReplyWithPart {
+  reply @0 :AttReply;
+  partCpus @1 :Int32;             # CPUs it could hold for a part of the job now
+  linkCapacityMbps @2 :Float64;   # its link to the grid
+  linkDemandMbps @3 :Float64;     # what the parts on that link demand (Jones et al. 2004, eq. 1)
+}
+
 struct Volunteer {
   ru @0 :Float64;
 }
@@ -306,6 +316,45 @@ struct MemberSync {
   wantsAnswer @1 :Bool;
 }
 
+# Co-allocation among peers: the origin asks each part's peer to hold CPUs
+# and link headroom under a lease, then commits or aborts every part; while
+# the parts run it sends their common end and renews their leases
+# (docs/coallocation.md, "Among peers").
+struct PartPrepare {
+  job @0 :Job;
+  attempt @1 :UInt32;
+  cpus @2 :Int32;
+  demandMbps @3 :Float64;
+  startUs @4 :Int64;
+  leaseEndUs @5 :Int64;
+  originMhz @6 :Int32;
+}
+struct PartReport {
+  job @0 :UInt64;
+  attempt @1 :UInt32;
+  state @2 :State;
+  share @3 :Float64;      # its link's share, min(1, capacity / demand)
+  enum State {
+    prepared @0;
+    refused @1;
+    share @2;
+    finished @3;
+    unknown @4;
+  }
+}
+struct PartDecision {
+  job @0 :UInt64;
+  attempt @1 :UInt32;
+  order @2 :Order;
+  endUs @3 :Int64;
+  leaseEndUs @4 :Int64;
+  enum Order {
+    commit @0;
+    abort @1;
+    renew @2;
+  }
+}
+
 struct Envelope {
   union {
     hello @0 :Hello;
@@ -338,5 +387,9 @@ struct Envelope {
     memberAck @27 :MemberAck;
     memberPingReq @28 :MemberPingReq;
     memberSync @29 :MemberSync;
+    partPrepare @30 :PartPrepare;
+    partReport @31 :PartReport;
+    partDecision @32 :PartDecision;
+    attReplyWithPart @33 :AttReplyWithPart;
   }
 }

@@ -43,6 +43,12 @@ struct AttReply {
   std::int32_t total_cpus = 0;
   std::int32_t mhz = 0;
   std::uint32_t queue_length = 0;  ///< jobs waiting in its local queue
+  // Co-allocation (Jones et al. 2004 among peers): what the responder could
+  // give a part of the job, and its own link to the grid (the star makes link
+  // state local). 0 capacity: it takes no part (co-allocation off there).
+  std::int32_t part_cpus = 0;     ///< CPUs it could hold for a part now (fair: reservation-safe over the job's run)
+  double link_capacity_mbps = 0;  ///< its link's BWmax
+  double link_demand_mbps = 0;    ///< eq. 1 summed over the parts its link carries or holds
 };
 
 /// R-I / Sy-I: "I am under-utilised (RU below delta); send me work."
@@ -114,7 +120,58 @@ struct Placement {
   PeerId server = 0;
 };
 
-using Message =
-    std::variant<AttQuery, AttReply, Volunteer, JobOffer, PlaceRequest, Placement, JobAccept, JobCommit, JobReject>;
+// Co-allocation among peers (docs/coallocation.md, "Among peers"): the origin
+// of a job split over sites asks each part's peer to hold its CPUs and link
+// headroom under a lease (PartPrepare), each answers (PartReport), and the
+// origin commits or aborts every part at once (PartDecision). While the parts
+// run, the origin keeps the job's clock: parts report their link's share when
+// it changes, the origin sends every part the job's end and renews its lease.
+// `attempt` numbers the origin's placements of one job; a message of another
+// attempt never moves a part.
+
+/// "Hold `cpus` CPUs of this job from `start`, and my demand on your link."
+struct PartPrepare {
+  Job job;  ///< the whole job as submitted (run time at the origin's speed)
+  std::uint32_t attempt = 0;
+  int origin_mhz = 1;      ///< run times in `job` were measured at this speed
+  int cpus = 0;            ///< this part
+  double demand_mbps = 0;  ///< eq. 1 on the part's link
+  TimePoint start{};       ///< every part starts then
+  TimePoint lease_end{};   ///< held until then unless committed
+};
+
+enum class PartState : std::uint8_t {
+  prepared,  ///< held from the start asked, until the lease ends
+  refused,   ///< cannot hold it (no room then, draining, id in use)
+  share,     ///< its link's share changed (running or held)
+  finished,  ///< the part has ended at the job's end
+  unknown,   ///< no such part here (lost in a restart, or its lease lapsed)
+};
+
+/// A part's peer to the origin: its state, and its link's share min(1, BWmax / demand).
+struct PartReport {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+  PartState state = PartState::prepared;
+  double share = 1;
+};
+
+enum class PartOrder : std::uint8_t {
+  commit,  ///< every part is held: start at the start asked, end at `end`
+  abort,   ///< let go of the part now (before its start, or while it runs)
+  renew,   ///< the job ends at `end`; the lease runs to `lease_end`
+};
+
+/// The origin to a part's peer.
+struct PartDecision {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+  PartOrder order = PartOrder::commit;
+  TimePoint end{};        ///< commit, renew: when every part ends
+  TimePoint lease_end{};  ///< commit, renew: the part ends itself if not renewed by then
+};
+
+using Message = std::variant<AttQuery, AttReply, Volunteer, JobOffer, PlaceRequest, Placement, JobAccept, JobCommit,
+                             JobReject, PartPrepare, PartReport, PartDecision>;
 
 }  // namespace gridpeer::protocol

@@ -8,11 +8,11 @@ namespace gridpeer::protocol {
 
 const char* message_name(const WireMessage& message) {
   static constexpr const char* kNames[] = {
-      "hello",     "attQuery",  "attReply",      "volunteer",     "jobOffer",      "jobAccept",
-      "jobReject", "jobCommit", "transferBegin", "dataChunk",     "completion",    "heartbeat",
-      "error",     "submit",    "submitAck",     "statusRequest", "status",        "resultsRequest",
-      "results",   "drain",     "shutdown",      "ack",           "placeRequest",  "placement",
-      "submitBag", "undrain",   "memberPing",    "memberAck",     "memberPingReq", "memberSync"};
+      "hello",         "attQuery",      "attReply",    "volunteer",      "jobOffer",    "jobAccept",  "jobReject",
+      "jobCommit",     "transferBegin", "dataChunk",   "completion",     "heartbeat",   "error",      "submit",
+      "submitAck",     "statusRequest", "status",      "resultsRequest", "results",     "drain",      "shutdown",
+      "ack",           "placeRequest",  "placement",   "submitBag",      "undrain",     "memberPing", "memberAck",
+      "memberPingReq", "memberSync",    "partPrepare", "partReport",     "partDecision"};
   static_assert(std::size(kNames) == std::variant_size_v<WireMessage>);
   return kNames[message.index()];
 }

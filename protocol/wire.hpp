@@ -188,7 +188,7 @@ using WireMessage =
     std::variant<Hello, AttQuery, AttReply, Volunteer, JobOffer, JobAccept, JobReject, JobCommit, TransferBegin,
                  DataChunk, Completion, Heartbeat, Error, Submit, SubmitAck, StatusRequest, PeerStatus, ResultsRequest,
                  ResultsReply, Drain, Shutdown, Ack, PlaceRequest, Placement, SubmitBag, Undrain, MemberPing, MemberAck,
-                 MemberPingReq, MemberSync>;
+                 MemberPingReq, MemberSync, PartPrepare, PartReport, PartDecision>;
 
 /// A member's name or address on the wire: at most this many bytes.
 constexpr std::size_t kMaxMemberText = 255;

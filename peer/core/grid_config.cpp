@@ -18,6 +18,7 @@ std::string algorithm_label(const GridConfig& config) {
   if (config.site_selection.rule != SiteRule::turnaround_cost) {
     label += "+" + std::string(site_rule_name(config.site_selection));
   }
+  if (config.coallocation.enabled()) label += "+split-" + std::string(to_string(config.coallocation.split));
   if (config.bag_grouping.enabled) label += config.bag_grouping.bandwidth_aware ? "+bag-ba" : "+bag-blind";
   if (config.algorithm == GridAlgorithm::central && config.central_peer) {
     label += "@" + std::to_string(*config.central_peer);
@@ -39,7 +40,33 @@ constexpr EnumNames<GridAlgorithm, 9> kAlgorithmNames{{{
     {GridAlgorithm::symmetric, "symmetric"},
 }}};
 
+constexpr EnumNames<PeerSplit, 3> kSplitNames{{{
+    {PeerSplit::off, "off"},
+    {PeerSplit::a1, "a1"},
+    {PeerSplit::b3, "b3"},
+}}};
+
 }  // namespace
+
+std::string_view to_string(PeerSplit split) {
+  return kSplitNames.name(split);
+}
+
+std::optional<PeerSplit> parse_peer_split(std::string_view text) {
+  return kSplitNames.parse(text);
+}
+
+std::unique_ptr<SplitRule> PeerCoallocation::make_rule() const {
+  switch (split) {
+    case PeerSplit::off:
+      return nullptr;
+    case PeerSplit::a1:
+      return std::make_unique<BandwidthAwareRule>(lslt, SplitOrder::index);
+    case PeerSplit::b3:
+      return std::make_unique<LargeChunkRule>(lslt, chunk);
+  }
+  return nullptr;
+}
 
 std::string_view to_string(GridAlgorithm algorithm) {
   return kAlgorithmNames.name(algorithm);

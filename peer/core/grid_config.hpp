@@ -1,11 +1,15 @@
 #pragma once
 // The grid algorithms of Shan et al. 2004, §3 and their parameters.
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "peer/core/local/local_policy.hpp"
+#include "peer/core/policy/communication_model.hpp"
 #include "peer/core/policy/site_selection.hpp"
+#include "peer/core/policy/split_rules.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/time.hpp"
 
@@ -65,6 +69,37 @@ struct BagGrouping {
   bool total_mips = false;
 };
 
+/// How a peer splits its own jobs over sites (Jones et al. 2004 among peers).
+enum class PeerSplit : std::uint8_t {
+  off,  ///< never: a job runs whole on one server (Jones et al.'s Migration Only)
+  a1,   ///< bandwidth-aware within LSLT (eqs. 7-9)
+  b3,   ///< most free first, with a large first chunk
+};
+std::string_view to_string(PeerSplit split);
+/// "off", "a1", "b3".
+std::optional<PeerSplit> parse_peer_split(std::string_view text);
+
+/// Jones et al. 2004's co-allocation carried into the P2P grid
+/// (docs/coallocation.md, "Among peers"): an S-I or Sy-I origin asks its
+/// partners what they could give a part of a job and what their link
+/// carries, splits the job when that wins over the best single place, and
+/// holds every part under a lease until all start at once.
+struct PeerCoallocation {
+  PeerSplit split = PeerSplit::off;
+  double lslt = 1.0;    ///< A1: demand within LSLT of capacity; B3: links within it
+  double chunk = 0.85;  ///< B3: the share of the job the first site must take
+  CommunicationModel traffic;
+  /// This peer's link to the grid (Mb/s); every part on it shares it.
+  double link_mbps = 1000;
+  /// A part held for a start not committed by then lapses; a running part
+  /// whose origin has not renewed it for this long ends itself.
+  Duration lease = seconds(60);
+
+  [[nodiscard]] bool enabled() const { return split != PeerSplit::off; }
+  /// The rule the origin splits by (null when off).
+  [[nodiscard]] std::unique_ptr<SplitRule> make_rule() const;
+};
+
 struct GridConfig {
   GridAlgorithm algorithm = GridAlgorithm::sender;
   GridParameters parameters;
@@ -84,6 +119,8 @@ struct GridConfig {
   bool central_home_below_phi = false;
   /// S-I, R-I, Sy-I: bags are grouped at their origin (off: each job of a bag is decided alone).
   BagGrouping bag_grouping;
+  /// S-I, Sy-I: jobs split over sites when that wins (off: every job runs whole).
+  PeerCoallocation coallocation;
   /// The driver keeps a journal: the peer emits Persist outputs
   /// before the messages whose promises they record, and can be restored.
   bool journaled = false;

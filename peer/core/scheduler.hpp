@@ -61,10 +61,20 @@ struct StartTransfer {
 /// One of the scheduler's own jobs (submitted to it) has ended, once and for
 /// all: completed, rejected (no server it was placed on can run it) or lost
 /// (given up with its executor), with the reason when not completed.
+/// One site's share of a job split over several (co-allocation).
+struct JobPart {
+  ServerIndex server = 0;
+  int cpus = 0;
+  double lowest_share = 1;  ///< the least share of its link it ran at (1: never held back)
+  friend bool operator==(const JobPart&, const JobPart&) = default;
+};
 struct JobEnded {
   JobRecord record;
   JobOutcome outcome = JobOutcome::completed;
   std::string reason;
+  /// A job split over sites: its parts (`record.executed_on` is the largest's
+  /// site); empty for a job that ran whole.
+  std::vector<JobPart> parts;
 };
 /// Persist (peer/core/durable.hpp) comes only from peers whose config says
 /// GridConfig::journaled; it precedes the outputs whose promise it records.
@@ -109,6 +119,10 @@ struct SchedulerCounters {
   std::uint64_t stray_inputs = 0;       ///< inputs for no open hand-off (dropped)
   std::uint64_t lost = 0;               ///< own jobs given up with their executor
   std::uint64_t bag_groups = 0;         ///< groups made of own bags (each sent as one job)
+  std::uint64_t jobs_split = 0;         ///< own jobs started as parts on several servers
+  std::uint64_t split_aborts = 0;       ///< own split placements given up (a refusal, a time-out, a lost part)
+  std::uint64_t parts_held = 0;         ///< parts of split jobs held here (own included)
+  std::uint64_t parts_lapsed = 0;       ///< parts let go here because their lease ran out
 };
 
 class Scheduler {

@@ -2,6 +2,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cxxopts.hpp>
@@ -266,6 +267,12 @@ int run(int argc, char** argv) {
   at_least(config.grid_config.parameters.handoff_timeout, 1.0, "hand-off time-out");
   // Long enough for a restarted partner to be redialled (back-off up to 5 s).
   at_least(config.peer_lost_after, 6.0, "peer-lost time-out");
+  if (config.grid_config.coallocation.enabled()) {
+    // A part's lease covers a hold and the commit's way there, and three renewals.
+    at_least(config.grid_config.coallocation.lease, 3 * 0.02 + 3.0, "co-allocation lease");
+    Duration& lease = config.grid_config.coallocation.lease;
+    lease = std::max(lease, 3 * config.grid_config.parameters.query_timeout);
+  }
 
   transport::asio::io_context io;
   if (!join.empty()) {

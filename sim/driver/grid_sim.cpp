@@ -536,6 +536,7 @@ class GridDriver {
       case JobOutcome::completed:
         result_.records.push_back(ended.record);
         result_.records.back().id = id;
+        if (!ended.parts.empty()) result_.split_parts[id] = ended.parts;
         mark_ended(ended.record.id);
         break;
       case JobOutcome::rejected:

@@ -7,6 +7,7 @@
 // that share bandwidth. A run is a pure function of (jobs, topology, options).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,7 +89,9 @@ struct GridRunOptions {
 
 struct GridRunResult {
   std::vector<JobRecord> records;  ///< in the order jobs ended
-  std::size_t rejected = 0;        ///< jobs no server could run (wider than every server they were placed on)
+  /// Jobs split over servers (co-allocation), by the trace's id: their parts.
+  std::map<JobId, std::vector<JobPart>> split_parts;
+  std::size_t rejected = 0;  ///< jobs no server could run (wider than every server they were placed on)
   std::vector<JobId> rejected_ids;
   /// Jobs given up with a reason: committed to an executor that went away,
   /// or held by an origin that crashed.

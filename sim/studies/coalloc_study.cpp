@@ -2,6 +2,8 @@
 
 #include "sim/driver/meta_run.hpp"
 
+#include "sim/driver/grid_sim.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -75,6 +77,11 @@ void add_coalloc_options(cxxopts::Options& options) {
       "seed", "seed of the job streams (every method of a seed sees the same jobs)",
       cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("method")(
+      "scheduler",
+      "who places the jobs: meta (one meta-scheduler with a global queue and every cluster's state, as Jones et al. "
+      "2004) or peers (one S-I peer per cluster, splitting jobs among themselves from their partners' replies; "
+      "--method a1, b3 or migration-only)",
+      cxxopts::value<std::string>()->default_value("meta"))(
       "method",
       "how jobs no single cluster can start are placed: a1 (bandwidth-aware, eqs. 7-9), b1 (most free nodes "
       "first), b2 (least saturated link first), b3 (b1 with a large first chunk, --chunk), b4 (round robin); "
@@ -162,6 +169,15 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
                                 "' is not one of a1, b1, b2, b3, b4, migration-only, initial, ideal");
   }
   spec.config.method = *parsed;
+  const std::string scheduler = args["scheduler"].as<std::string>();
+  if (scheduler != "meta" && scheduler != "peers") {
+    throw std::invalid_argument("--scheduler: '" + scheduler + "' is not meta or peers");
+  }
+  spec.peers = scheduler == "peers";
+  if (spec.peers && !(spec.config.method == CoallocationMethod::a1 || spec.config.method == CoallocationMethod::b3 ||
+                      spec.config.method == CoallocationMethod::migration_only)) {
+    throw std::invalid_argument("--scheduler peers: --method must be a1, b3 or migration-only, not '" + method + "'");
+  }
   spec.config.lslt = percent(args, "lslt", 0, 10'000);
   spec.config.chunk = percent(args, "chunk", 0, 100);
   spec.config.traffic.bisection_mbps = args["bsbw"].as<double>();
@@ -264,6 +280,12 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
     options["reservation_depth"] =
         c.local.policy == LocalPolicy::conservative ? nlohmann::json(c.local.reservation_depth) : null;
   }
+  if (spec.peers) {
+    // Only for peers: the meta-scheduler's identities stay as they were.
+    options["scheduler"] = "peers";
+    options["allotment"] = uses_bandwidth(c.method) ? nlohmann::json(to_string(AllotmentRule::simple)) : null;
+    options.erase("split_order");
+  }
   return {{"version", gridpeer_version()}, {"model", "coalloc"}, {"options", options}};
 }
 
@@ -299,44 +321,135 @@ std::vector<Job> coalloc_workload(const CoallocSpec& spec) {
   return jobs;
 }
 
-CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
-                          const std::function<void(std::size_t, std::size_t)>& progress) {
-  const auto started = std::chrono::steady_clock::now();
+namespace {
+
+/// The metrics of a run, job by job as they end, whoever placed them.
+class CoallocTally {
+ public:
+  CoallocTally(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows)
+      : spec_(spec), keep_rows_(keep_rows), run_time_of_(jobs.size() + 1) {
+    for (const Job& job : jobs) {
+      if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
+      run_time_of_[job.id] = job.run_time;
+    }
+    result_.jobs_by_origin.assign(spec.nodes.size(), 0);
+    turnaround_by_origin_.assign(spec.nodes.size(), 0.0);
+  }
+
+  /// A job ended: `parts` when it was split (and its lowest slowdown), else empty.
+  void add(const JobRecord& r, std::vector<SitePart> parts, double lowest_slowdown) {
+    ++result_.jobs;
+    turnaround_ += to_seconds(r.response());
+    turnaround_by_origin_.at(r.origin) += to_seconds(r.response());
+    ++result_.jobs_by_origin[r.origin];
+    wait_ += to_seconds(r.wait());
+    node_seconds_ += static_cast<double>(r.cpus) * to_seconds(r.run());
+    last_end_ = std::max(last_end_, r.end);
+    const Duration te_run = run_time_of_.at(r.id);
+    if (!parts.empty()) {
+      ++split_;
+      const double k = spec_.config.traffic.compute_fraction;
+      const double te = to_seconds(te_run);
+      const double run = to_seconds(r.run());
+      stretch_sum_ += te > 0 ? run / te : 1.0;
+      const double comm = run - k * te;
+      slowdown_sum_ += comm > 0 && k < 1 ? std::min(1.0, (1 - k) * te / comm) : 1.0;
+      result_.lowest_slowdown = std::min(result_.lowest_slowdown, lowest_slowdown);
+    } else if (r.executed_on == r.origin) {
+      ++local_;
+    } else {
+      ++migrated_;
+    }
+    if (keep_rows_) result_.rows.push_back(CoallocJobRow{r, te_run, std::move(parts), lowest_slowdown});
+  }
+  [[nodiscard]] std::size_t jobs() const { return result_.jobs; }
+
+  /// The means, over `total` jobs submitted from `first`.
+  CoallocResult finish(std::size_t total, TimePoint first) {
+    if (result_.jobs != total) {
+      throw std::logic_error(fmt::format("{} of {} jobs never ended", total - result_.jobs, total));
+    }
+    CoallocResult& result = result_;
+    const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
+    const std::size_t clusters = spec_.nodes.size();
+    result.avg_turnaround_s = turnaround_ / n;
+    result.turnaround_by_origin_s.resize(clusters);
+    double others = 0;
+    std::size_t others_jobs = 0;
+    for (std::size_t c = 0; c < clusters; ++c) {
+      const std::size_t count = result.jobs_by_origin[c];
+      result.turnaround_by_origin_s[c] = count > 0 ? turnaround_by_origin_[c] / static_cast<double>(count) : 0.0;
+      if (c + 1 < clusters) {
+        others += turnaround_by_origin_[c];
+        others_jobs += count;
+      }
+    }
+    result.fixed_cluster_turnaround_s = result.turnaround_by_origin_s.back();
+    result.other_clusters_turnaround_s = others_jobs > 0 ? others / static_cast<double>(others_jobs) : 0.0;
+    result.avg_wait_s = wait_ / n;
+    result.fraction_local = static_cast<double>(local_) / n;
+    result.fraction_migrated = static_cast<double>(migrated_) / n;
+    result.fraction_coallocated = static_cast<double>(split_) / n;
+    if (split_ > 0) {
+      result.mean_coalloc_slowdown = slowdown_sum_ / static_cast<double>(split_);
+      result.mean_coalloc_stretch = stretch_sum_ / static_cast<double>(split_);
+    }
+    result.makespan_s = to_seconds(last_end_ - first);
+    int total_nodes = 0;
+    for (const int nodes : spec_.nodes) total_nodes += nodes;
+    if (result.makespan_s > 0) result.utilization = node_seconds_ / (total_nodes * result.makespan_s);
+    const double mean_nodes = 0.5 * (spec_.workload.min_cpus + spec_.workload.max_cpus);
+    double offered = 0;
+    for (std::size_t c = 0; c < clusters; ++c) {
+      offered += mean_nodes * spec_.workload.mean_service_seconds / coalloc_mean_gap(spec_, c);
+    }
+    result.offered_load = offered / total_nodes;
+    return std::move(result_);
+  }
+  [[nodiscard]] TimePoint last_end() const { return last_end_; }
+
+ private:
+  const CoallocSpec& spec_;
+  bool keep_rows_;
+  std::vector<Duration> run_time_of_;  // T_E by id (ids are 1..jobs)
+  CoallocResult result_;
+  double turnaround_ = 0;
+  double wait_ = 0;
+  double node_seconds_ = 0;
+  double slowdown_sum_ = 0;
+  double stretch_sum_ = 0;
+  std::size_t local_ = 0;
+  std::size_t migrated_ = 0;
+  std::size_t split_ = 0;
+  std::vector<double> turnaround_by_origin_;
+  TimePoint last_end_{};
+};
+
+std::vector<ServerSpec> coalloc_clusters(const CoallocSpec& spec) {
   std::vector<ServerSpec> clusters;
   int total_nodes = 0;
   for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
     clusters.push_back(ServerSpec{"C" + std::to_string(c + 1), spec.nodes[c], 1, 1000, static_cast<int>(c)});
     total_nodes += spec.nodes[c];
   }
-  if (spec.workload.max_cpus > total_nodes)
+  if (spec.workload.max_cpus > total_nodes) {
     throw std::invalid_argument("jobs wider than the whole grid could never run");
+  }
+  return clusters;
+}
+
+CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                               const std::function<void(std::size_t, std::size_t)>& progress) {
+  const std::vector<ServerSpec> clusters = coalloc_clusters(spec);
   const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
   const network::StaticNetworkView network(network::star_graph(links));
   const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);
-
-  CoallocResult result;
-  const double k = spec.config.traffic.compute_fraction;
-  double turnaround = 0;
-  double wait = 0;
-  double node_seconds = 0;
-  double slowdown_sum = 0;
-  double stretch_sum = 0;
-  std::size_t local = 0;
-  std::size_t migrated = 0;
-  std::size_t split = 0;
-  TimePoint last_end{};
-  const std::size_t clusters_n = spec.nodes.size();
-  std::vector<double> turnaround_by_origin(clusters_n, 0.0);
-  result.jobs_by_origin.assign(clusters_n, 0);
-  std::map<JobId, SplitRun> splitting;                 // split runs whose JobEnded has not come yet
-  std::vector<Duration> run_time_of(jobs.size() + 1);  // T_E by id (ids are 1..jobs)
-  for (const Job& job : jobs) {
-    if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
-    run_time_of[job.id] = job.run_time;
-  }
+  CoallocTally tally(spec, jobs, keep_rows);
+  std::uint64_t events = 0;
+  std::map<JobId, SplitRun> splitting;  // split runs whose JobEnded has not come yet
   std::size_t reported = 0;
   run_meta(*scheduler, jobs, [&](MetaStep& step) {
-    ++result.events;
+    ++events;
     for (SplitRun& run : scheduler->take_split_runs()) splitting.emplace(run.id, std::move(run));
     for (const SchedulerOutput& output : step.outputs) {
       const auto* ended = std::get_if<JobEnded>(&output);
@@ -344,69 +457,24 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
         throw std::logic_error("the co-allocating meta-scheduler gave up a job: " +
                                (ended ? ended->reason : std::string("an output it should not make")));
       }
-      const JobRecord& r = ended->record;
-      ++result.jobs;
-      turnaround += to_seconds(r.response());
-      turnaround_by_origin.at(r.origin) += to_seconds(r.response());
-      ++result.jobs_by_origin[r.origin];
-      wait += to_seconds(r.wait());
-      node_seconds += static_cast<double>(r.cpus) * to_seconds(r.run());
-      last_end = std::max(last_end, r.end);
-      const Duration te_run = run_time_of[r.id];
-      CoallocJobRow row{r, te_run, {}, 1.0};
-      const auto it = splitting.find(r.id);
+      const auto it = splitting.find(ended->record.id);
       if (it != splitting.end()) {
-        ++split;
-        const double te = to_seconds(te_run);
-        const double run = to_seconds(r.run());
-        stretch_sum += te > 0 ? run / te : 1.0;
-        const double comm = run - k * te;
-        slowdown_sum += comm > 0 && k < 1 ? std::min(1.0, (1 - k) * te / comm) : 1.0;
-        result.lowest_slowdown = std::min(result.lowest_slowdown, it->second.lowest_slowdown);
-        row.parts = std::move(it->second.parts);
-        row.lowest_slowdown = it->second.lowest_slowdown;
+        tally.add(ended->record, std::move(it->second.parts), it->second.lowest_slowdown);
         splitting.erase(it);
-      } else if (r.executed_on == r.origin) {
-        ++local;
       } else {
-        ++migrated;
+        tally.add(ended->record, {}, 1.0);
       }
-      if (keep_rows) result.rows.push_back(std::move(row));
     }
-    if (progress && step.submission && result.jobs >= reported + 10'000) {
-      reported = result.jobs;
+    if (progress && step.submission && tally.jobs() >= reported + 10'000) {
+      reported = tally.jobs();
       progress(reported, jobs.size());
     }
   });
-  if (result.jobs != jobs.size()) {
-    throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
-  }
   if (progress) progress(jobs.size(), jobs.size());
-  const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
-  result.avg_turnaround_s = turnaround / n;
-  result.turnaround_by_origin_s.resize(clusters_n);
-  double others = 0;
-  std::size_t others_jobs = 0;
-  for (std::size_t c = 0; c < clusters_n; ++c) {
-    const std::size_t count = result.jobs_by_origin[c];
-    result.turnaround_by_origin_s[c] = count > 0 ? turnaround_by_origin[c] / static_cast<double>(count) : 0.0;
-    if (c + 1 < clusters_n) {
-      others += turnaround_by_origin[c];
-      others_jobs += count;
-    }
-  }
-  result.fixed_cluster_turnaround_s = result.turnaround_by_origin_s.back();
-  result.other_clusters_turnaround_s = others_jobs > 0 ? others / static_cast<double>(others_jobs) : 0.0;
-  result.avg_wait_s = wait / n;
-  result.fraction_local = static_cast<double>(local) / n;
-  result.fraction_migrated = static_cast<double>(migrated) / n;
-  result.fraction_coallocated = static_cast<double>(split) / n;
-  if (split > 0) {
-    result.mean_coalloc_slowdown = slowdown_sum / static_cast<double>(split);
-    result.mean_coalloc_stretch = stretch_sum / static_cast<double>(split);
-  }
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
-  result.makespan_s = to_seconds(last_end - first);
+  const TimePoint last_end = tally.last_end();
+  CoallocResult result = tally.finish(jobs.size(), first);
+  result.events = events;
   if (const StarLinks* star = scheduler->links()) {
     // Ideal's links are unlimited: its saturation is 0 by definition.
     const auto mean = star->mean_saturation(last_end);
@@ -416,13 +484,87 @@ CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs,
     result.peak_link_saturation = star->peak_saturation();
     result.retimings = star->retimings();
   }
-  if (result.makespan_s > 0) result.utilization = node_seconds / (total_nodes * result.makespan_s);
-  const double mean_nodes = 0.5 * (spec.workload.min_cpus + spec.workload.max_cpus);
-  double offered = 0;
-  for (std::size_t c = 0; c < spec.nodes.size(); ++c) {
-    offered += mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, c);
+  return result;
+}
+
+/// The clusters as P2P peers: one server per cluster, each its own site,
+/// joined by a star of links of the clusters' capacity (per_site WAN).
+topology::Topology coalloc_peer_grid(const CoallocSpec& spec) {
+  topology::Topology grid;
+  grid.name = fmt::format("coalloc:{}", spec.nodes.size());
+  grid.description = fmt::format("{} clusters ({} nodes) on a star of {} Mb/s links", spec.nodes.size(),
+                                 fmt::join(spec.nodes, "/"), spec.link_mbps);
+  grid.source = grid.name;
+  grid.split = "default";
+  grid.network_name = "star";
+  // Messages cross a site network and the two links of the star; 1 ms per link.
+  grid.network = {"star", 10'000, spec.link_mbps, microseconds(10), microseconds(1000), network::WanShape::per_site};
+  grid.splits = {"default"};
+  grid.networks = {"star"};
+  for (const ServerSpec& cluster : coalloc_clusters(spec)) grid.servers.push_back({cluster, std::nullopt});
+  grid.site_count = static_cast<int>(spec.nodes.size());
+  return grid;
+}
+
+CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                                const std::function<void(std::size_t, std::size_t)>& progress) {
+  const topology::Topology grid = coalloc_peer_grid(spec);
+  const CoallocationConfig& c = spec.config;
+  GridRunOptions options;
+  GridConfig& config = options.config;
+  config.algorithm = c.sharing == GridSharing::none ? GridAlgorithm::local : GridAlgorithm::sender;
+  // Jones et al.'s LA: a job that can start now at home stays; any other asks.
+  config.parameters.phi = seconds(1);
+  // The clusters' queues: EASY when they share fully (the meta-scheduler's
+  // global first fit has no reservations either), else as --local-policy says.
+  config.local_policy = c.sharing == GridSharing::full ? LocalPolicyConfig{LocalPolicy::easy, 0} : c.local;
+  config.fair.enabled = c.sharing == GridSharing::reservation_safe;
+  config.fair.reservation_depth = c.local.reservation_depth;
+  PeerCoallocation& split = config.coallocation;
+  split.split = c.sharing == GridSharing::none       ? PeerSplit::off
+                : c.method == CoallocationMethod::a1 ? PeerSplit::a1
+                : c.method == CoallocationMethod::b3 ? PeerSplit::b3
+                                                     : PeerSplit::off;
+  split.lslt = c.lslt;
+  split.chunk = c.chunk;
+  split.traffic = c.traffic;
+  split.link_mbps = spec.link_mbps;
+  options.progress = progress;
+  const GridRunResult run = run_grid(grid, jobs, options);
+  if (!run.lost.empty() || run.rejected > 0 || run.unfinished > 0) {
+    throw std::logic_error(fmt::format("the peers did not run every job: {} lost, {} rejected, {} unfinished",
+                                       run.lost.size(), run.rejected, run.unfinished));
   }
-  result.offered_load = offered / total_nodes;
+  CoallocTally tally(spec, jobs, keep_rows);
+  for (const JobRecord& record : run.records) {
+    const auto parts = run.split_parts.find(record.id);
+    if (parts == run.split_parts.end()) {
+      tally.add(record, {}, 1.0);
+      continue;
+    }
+    std::vector<SitePart> sites;
+    double lowest = 1;
+    for (const JobPart& part : parts->second) {
+      sites.push_back({part.server, part.cpus});
+      lowest = std::min(lowest, part.lowest_share);
+    }
+    tally.add(record, std::move(sites), lowest);
+  }
+  const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
+  CoallocResult result = tally.finish(jobs.size(), first);
+  result.events = run.events;
+  result.messages = run.messages;
+  for (const SchedulerCounters& counters : run.counters) result.split_aborts += counters.split_aborts;
+  return result;
+}
+
+}  // namespace
+
+CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  CoallocResult result = spec.peers ? run_coalloc_peers(spec, jobs, keep_rows, progress)
+                                    : run_coalloc_meta(spec, jobs, keep_rows, progress);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
@@ -442,7 +584,7 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
     offered_by_cluster.push_back(mean_nodes * spec.workload.mean_service_seconds / coalloc_mean_gap(spec, cl) /
                                  spec.nodes[cl]);
   }
-  return {
+  nlohmann::json out = {
       {"model", "coalloc"},
       {"method", method_label(c)},
       {"lslt_percent", c.lslt * 100},
@@ -485,6 +627,18 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
       {"unfinished_jobs", 0},
       {"wall_seconds", include_timing ? result.wall_seconds : 0.0},
   };
+  if (spec.peers) {
+    // Only for peers: the meta-scheduler's results keep the bytes they had.
+    out["scheduler"] = "peers";
+    out["messages"] = result.messages;
+    out["split_aborts"] = result.split_aborts;
+    out["allotment"] = to_string(AllotmentRule::simple);
+    out.erase("split_order");
+    // No one sees every link at once among peers.
+    out["mean_link_saturation"] = nullptr;
+    out["peak_link_saturation"] = nullptr;
+  }
+  return out;
 }
 
 std::string coalloc_jobs_csv(const CoallocResult& result) {

@@ -33,6 +33,10 @@ struct CoallocSpec {
   double weeks = 52;
   std::uint64_t seed = 1;
   CoallocationConfig config;
+  /// One S-I peer per cluster, splitting jobs among themselves from their
+  /// partners' replies (docs/coallocation.md, "Among peers"), instead of one
+  /// meta-scheduler with every cluster's state.
+  bool peers = false;
 };
 
 /// --clusters, --nodes, --link-mbps, --jobs-per-cluster, --mean-gap,
@@ -91,6 +95,9 @@ struct CoallocResult {
   /// (OC) pooled over their jobs.
   double fixed_cluster_turnaround_s = 0;
   double other_clusters_turnaround_s = 0;
+  /// Peers: messages the peers sent one another (the meta-scheduler sends none).
+  std::uint64_t messages = 0;
+  std::uint64_t split_aborts = 0;
 };
 
 /// Runs the jobs (sorted by submit) through the meta-scheduler of `spec`.

@@ -1,5 +1,7 @@
 #include "sim/studies/grid_experiment.hpp"
 
+#include <fmt/format.h>
+
 #include "sim/studies/churn_file.hpp"
 
 #include <chrono>
@@ -120,6 +122,40 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
               {"per_server", per_server},
               {"provenance", result.provenance},
               {"warnings", result.warnings}});
+  if (const PeerCoallocation& split = spec.config.coallocation; split.enabled()) {
+    // Only with co-allocation: runs without it keep the bytes they always had.
+    std::uint64_t jobs_split = 0;
+    std::uint64_t aborts = 0;
+    std::uint64_t parts_held = 0;
+    std::uint64_t lapsed = 0;
+    for (const SchedulerCounters& c : result.run.counters) {
+      jobs_split += c.jobs_split;
+      aborts += c.split_aborts;
+      parts_held += c.parts_held;
+      lapsed += c.parts_lapsed;
+    }
+    double share_sum = 0;
+    std::size_t part_count = 0;
+    for (const auto& [id, parts] : result.run.split_parts) {
+      for (const JobPart& part : parts) {
+        share_sum += part.lowest_share;
+        ++part_count;
+      }
+    }
+    out["coallocation"] = {{"method", to_string(split.split)},
+                           {"mean_lowest_share", part_count > 0 ? share_sum / static_cast<double>(part_count) : 1.0},
+                           {"lslt_percent", split.lslt * 100},
+                           {"chunk_percent", split.chunk * 100},
+                           {"bsbw_mbps", split.traffic.bisection_mbps},
+                           {"k", split.traffic.compute_fraction},
+                           {"link_mbps", split.link_mbps},
+                           {"lease_s", to_seconds(split.lease)},
+                           {"jobs_split", jobs_split},
+                           {"fraction_split", s.jobs > 0 ? static_cast<double>(jobs_split) / s.jobs : 0.0},
+                           {"split_aborts", aborts},
+                           {"parts_held", parts_held},
+                           {"parts_lapsed", lapsed}};
+  }
   if (spec.has_churn()) {
     // Only with churn: runs without it keep the bytes they always had.
     const ChurnConfig drawn = spec.churn.value_or(ChurnConfig{});
@@ -148,7 +184,18 @@ std::vector<report::JobRow> experiment_rows(const ExperimentResult& result, cons
   for (const auto& [id, reason] : result.run.lost) endings.push_back({id, report::RowState::lost, reason});
   // Submitted while its peer was down or away from the grid: never accepted.
   for (const auto& [id, reason] : result.run.refused) endings.push_back({id, report::RowState::rejected, reason});
-  return report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
+  std::vector<report::JobRow> rows =
+      report::rows_for_jobs(workload.jobs, workload.sources, result.run.records, endings);
+  for (const auto& [id, parts] : result.run.split_parts) {
+    report::JobRow& row = rows.at(id);
+    row.note = "split";
+    for (const JobPart& part : parts) {
+      row.parts.push_back({part.server, part.cpus});
+      row.note +=
+          fmt::format(" {}:{}@{:.3g}", result.grid.servers.at(part.server).spec.name, part.cpus, part.lowest_share);
+    }
+  }
+  return rows;
 }
 
 std::vector<ServerSpec> server_specs(const topology::Topology& grid) {

@@ -80,19 +80,24 @@ std::string CoallocStudy::table(const Spec& spec, const Result& result) {
     by_origin +=
         fmt::format("  C{} {:.1f} s ({} jobs)", c + 1, result.turnaround_by_origin_s[c], result.jobs_by_origin[c]);
   }
+  // Among peers no one sees every link: what they said to one another instead.
+  const std::string links = spec.peers ? fmt::format("{} messages among the peers, {} split placements aborted",
+                                                     result.messages, result.split_aborts)
+                                       : fmt::format("mean link saturation {:.3f} (peak {:.3f})",
+                                                     result.mean_link_saturation, result.peak_link_saturation);
   return fmt::format(
-      "{} on {} clusters ({} nodes, {} Mb/s links), LSLT {:g}%, BSBW {:g} Mb/s, K {:g}: {} jobs, offered load {:.3f}\n"
+      "{}{} on {} clusters ({} nodes, {} Mb/s links), LSLT {:g}%, BSBW {:g} Mb/s, K {:g}: {} jobs, offered load "
+      "{:.3f}\n"
       "  avg turnaround {:.1f} s   avg wait {:.1f} s   utilization {:.3f}\n"
       "  local {:.1f}%   migrated {:.1f}%   co-allocated {:.1f}%\n"
-      "  mean link saturation {:.3f} (peak {:.3f})   co-allocated jobs: mean slowdown {:.4f}, stretch {:.4f}\n"
+      "  {}   co-allocated jobs: mean slowdown {:.4f}, stretch {:.4f}\n"
       "  {} events, {} re-timings, {:.2f} s wall ({:.0f} jobs/s)\n"
       "  turnaround by origin:{}\n",
-      method_label(spec.config), spec.nodes.size(), fmt::join(spec.nodes, "/"), spec.link_mbps, spec.config.lslt * 100,
-      spec.config.traffic.bisection_mbps, spec.config.traffic.compute_fraction, result.jobs, result.offered_load,
-      result.avg_turnaround_s, result.avg_wait_s, result.utilization, 100 * result.fraction_local,
-      100 * result.fraction_migrated, 100 * result.fraction_coallocated, result.mean_link_saturation,
-      result.peak_link_saturation, result.mean_coalloc_slowdown, result.mean_coalloc_stretch, result.events,
-      result.retimings, result.wall_seconds,
+      method_label(spec.config), spec.peers ? " among S-I peers" : "", spec.nodes.size(), fmt::join(spec.nodes, "/"),
+      spec.link_mbps, spec.config.lslt * 100, spec.config.traffic.bisection_mbps, spec.config.traffic.compute_fraction,
+      result.jobs, result.offered_load, result.avg_turnaround_s, result.avg_wait_s, result.utilization,
+      100 * result.fraction_local, 100 * result.fraction_migrated, 100 * result.fraction_coallocated, links,
+      result.mean_coalloc_slowdown, result.mean_coalloc_stretch, result.events, result.retimings, result.wall_seconds,
       result.wall_seconds > 0 ? static_cast<double>(result.jobs) / result.wall_seconds : 0.0, by_origin);
 }
 

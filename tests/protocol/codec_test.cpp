@@ -85,6 +85,43 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.queue_length == 17U);
   }
   {
+    // An ATT reply of a peer that co-allocates carries what it could hold of a part, and its link.
+    AttReply with_part{42, job.id, seconds(9), seconds(5), 0.5, 8, 16, 1000, 2};
+    with_part.part_cpus = 6;
+    with_part.link_capacity_mbps = 300;
+    with_part.link_demand_mbps = 444.5;
+    const auto back = std::get<AttReply>(round_trip(with_part));
+    BOOST_TEST(back.part_cpus == 6);
+    BOOST_TEST(back.link_capacity_mbps == 300.0);
+    BOOST_TEST(back.link_demand_mbps == 444.5);
+    BOOST_TEST(back.queue_length == 2U);
+    BOOST_TEST(std::string(message_name(to_wire(with_part))) == "attReply");
+  }
+  {
+    const auto prepare = std::get<PartPrepare>(
+        round_trip(PartPrepare{job, 4, 375, 12, 444.25, TimePoint{seconds(9)}, TimePoint{seconds(8)}}));
+    BOOST_TEST(prepare.job.id == job.id);
+    BOOST_TEST(prepare.attempt == 4U);
+    BOOST_TEST(prepare.origin_mhz == 375);
+    BOOST_TEST(prepare.cpus == 12);
+    BOOST_TEST(prepare.demand_mbps == 444.25);
+    BOOST_TEST((prepare.start == TimePoint{seconds(9)}));
+    BOOST_TEST((prepare.lease_end == TimePoint{seconds(8)}));
+    for (int state = 0; state <= static_cast<int>(PartState::unknown); ++state) {
+      const auto report = std::get<PartReport>(round_trip(PartReport{job.id, 4, static_cast<PartState>(state), 0.675}));
+      BOOST_TEST(static_cast<int>(report.state) == state);
+      BOOST_TEST(report.share == 0.675);
+      BOOST_TEST(report.attempt == 4U);
+    }
+    for (int order = 0; order <= static_cast<int>(PartOrder::renew); ++order) {
+      const auto decision = std::get<PartDecision>(round_trip(
+          PartDecision{job.id, 4, static_cast<PartOrder>(order), TimePoint{seconds(104)}, TimePoint{seconds(64)}}));
+      BOOST_TEST(static_cast<int>(decision.order) == order);
+      BOOST_TEST((decision.end == TimePoint{seconds(104)}));
+      BOOST_TEST((decision.lease_end == TimePoint{seconds(64)}));
+    }
+  }
+  {
     const auto back = std::get<JobOffer>(round_trip(JobOffer{job, 375, 3}));
     BOOST_TEST(back.job.id == job.id);
     BOOST_TEST(back.job.run_time.count() == job.run_time.count());
@@ -253,6 +290,18 @@ BOOST_AUTO_TEST_CASE(values_that_would_abort_or_freeze_a_peer_are_refused_by_nam
   huge.input_bytes = std::numeric_limits<std::uint64_t>::max();
   refused(Submit{huge}, "submit.job.inputBytes");
   refused(Heartbeat{TimePoint{Duration{std::numeric_limits<std::int64_t>::min()}}}, "heartbeat.sentUs");
+  // Co-allocation: a part wider than its job, a link rate that is not a rate,
+  // a share that would stretch a job forever, a lease past the start.
+  const Job part_of = sample_job();
+  const TimePoint start{seconds(10)};
+  refused(PartPrepare{part_of, 1, 375, part_of.cpus + 1, 10, start, start}, "partPrepare.cpus");
+  refused(PartPrepare{part_of, 1, 375, 1, std::numeric_limits<double>::quiet_NaN(), start, start},
+          "partPrepare.demandMbps");
+  refused(PartPrepare{part_of, 1, 375, 1, 10, start, start + seconds(1)}, "partPrepare.leaseEndUs");
+  refused(PartReport{1, 1, PartState::share, 0}, "partReport.share");
+  AttReply no_link{1, 2, seconds(5), seconds(1), 0.5, 0, 4, 375, 0};
+  no_link.link_capacity_mbps = std::numeric_limits<double>::infinity();
+  refused(no_link, "attReplyWithPart.linkCapacityMbps");
 
   // A peer's epoch: left out (0) it threw clocks ahead by 1.8e12 s; -9.2e18
   // overflowed them and froze two peers. A client's is not read.
@@ -352,15 +401,35 @@ BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
   const auto messages = [&](std::uint64_t v) {
     const auto i32 = static_cast<std::int32_t>(v & 0x7fffffff);
     const auto u32 = static_cast<std::uint32_t>(v);
-    std::vector<Message> all{AttQuery{v, requirements(v)},
-                             AttReply{v, ~v, Duration(static_cast<std::int64_t>(v >> 1)), Duration(i32),
-                                      static_cast<double>(v % 1000) / 1000, i32, i32, i32, u32},
-                             Volunteer{static_cast<double>(v % 7) / 7},
-                             JobOffer{job(v), static_cast<int>(v % 5000) + 1, u32},
-                             PlaceRequest{requirements(~v)},
-                             Placement{v, static_cast<PeerId>(v)},
-                             JobAccept{v, u32, (v & 1) != 0},
-                             JobCommit{v, u32}};
+    std::vector<Message> all{
+        AttQuery{v, requirements(v)},
+        AttReply{v, ~v, Duration(static_cast<std::int64_t>(v >> 1)), Duration(i32),
+                 static_cast<double>(v % 1000) / 1000, i32, i32, i32, u32},
+        Volunteer{static_cast<double>(v % 7) / 7},
+        JobOffer{job(v), static_cast<int>(v % 5000) + 1, u32},
+        PlaceRequest{requirements(~v)},
+        Placement{v, static_cast<PeerId>(v)},
+        JobAccept{v, u32, (v & 1) != 0},
+        JobCommit{v, u32},
+        PartPrepare{job(v), u32, static_cast<int>(v % 5000) + 1, 1, static_cast<double>(v % 1000),
+                    TimePoint{Duration(static_cast<std::int64_t>(v >> 2))},
+                    TimePoint{Duration(static_cast<std::int64_t>(v >> 3))}},
+        PartReport{v, u32, static_cast<PartState>(v % 5), 0.5},
+        PartDecision{v, u32, static_cast<PartOrder>(v % 3), TimePoint{Duration(static_cast<std::int64_t>(v >> 2))},
+                     TimePoint{Duration(static_cast<std::int64_t>(v >> 3))}}};
+    AttReply with_part{v,
+                       ~v,
+                       Duration(static_cast<std::int64_t>(v >> 1)),
+                       Duration(i32),
+                       static_cast<double>(v % 1000) / 1000,
+                       i32,
+                       i32,
+                       i32,
+                       u32};
+    with_part.part_cpus = i32;
+    with_part.link_capacity_mbps = 1 + static_cast<double>(v % 1000);
+    with_part.link_demand_mbps = static_cast<double>(v % 977);
+    all.push_back(with_part);
     for (int reason = 0; reason <= static_cast<int>(RejectReason::out_of_range); ++reason) {
       all.push_back(JobReject{v, u32, static_cast<RejectReason>(reason)});
     }
@@ -375,7 +444,8 @@ BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
       BOOST_TEST(it->second == size, message_name(to_wire(m)) << " at value " << v);
     }
   }
-  BOOST_TEST(size_of_class.size() == 8U + 6U);  // eight types, and a reject per reason
+  // Eleven types, a reject per reason, and an ATT reply offering a part.
+  BOOST_TEST(size_of_class.size() == 11U + 6U + 1U);
 }
 
 BOOST_AUTO_TEST_CASE(membership_messages_survive_a_round_trip_with_every_field) {

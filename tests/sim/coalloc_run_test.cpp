@@ -156,4 +156,66 @@ BOOST_AUTO_TEST_CASE(the_baselines_bracket_the_methods) {
   BOOST_TEST((ideal.offered_load > 0.89 && ideal.offered_load < 0.91));
 }
 
+// Among S-I peers (docs/coallocation.md, "Among peers"): the same
+// invariants, split jobs start and end together on every part, and A1
+// among peers never slows a job at LSLT 100% (its links' demand stays within
+// capacity, as the meta-scheduler's does).
+BOOST_AUTO_TEST_CASE(peers_that_split_jobs_keep_the_invariants_over_a_whole_run) {
+  for (const CoallocationMethod method :
+       {CoallocationMethod::a1, CoallocationMethod::b3, CoallocationMethod::migration_only}) {
+    CoallocSpec spec = small_grid(method, 1.0, 800);
+    spec.peers = true;
+    const std::vector<Job> jobs = coalloc_workload(spec);
+    const CoallocResult result = run_coalloc(spec, jobs, true);
+    BOOST_TEST_INFO(method_label(spec.config) << " among peers");
+    BOOST_REQUIRE(result.rows.size() == jobs.size());
+    std::set<JobId> seen;
+    for (const CoallocJobRow& row : result.rows) {
+      BOOST_TEST(seen.insert(row.record.id).second);
+      BOOST_TEST(row.record.start >= row.record.submit);
+      BOOST_TEST(row.lowest_slowdown > 0.0);
+      BOOST_TEST(row.lowest_slowdown <= 1.0);
+      if (method == CoallocationMethod::a1) BOOST_TEST(row.lowest_slowdown == 1.0);
+      if (!row.parts.empty()) {
+        // Slowed by at most its lowest share: the run lies between T_E and T_E (K + (1 - K) / sd).
+        const double te = to_seconds(row.run_time);
+        const double run = to_seconds(row.record.run());
+        BOOST_TEST(run >= te - 1e-6);
+        BOOST_TEST(run <= te * (0.7 + 0.3 / row.lowest_slowdown) + 1e-3);
+      }
+    }
+    check_capacity(spec, result);
+    if (method == CoallocationMethod::migration_only) BOOST_TEST(result.fraction_coallocated == 0.0);
+    if (method == CoallocationMethod::a1) BOOST_TEST(result.fraction_coallocated > 0.05);
+    BOOST_TEST(result.messages > 0U);
+  }
+}
+
+// With nothing shared, peers and the meta-scheduler run the very same
+// clusters alone: the same schedule to the microsecond.
+BOOST_AUTO_TEST_CASE(peers_and_the_meta_scheduler_agree_when_nothing_is_shared) {
+  CoallocSpec spec = small_grid(CoallocationMethod::a1, 1.0, 500);
+  spec.config.sharing = GridSharing::none;
+  const std::vector<Job> jobs = coalloc_workload(spec);
+  const CoallocResult meta = run_coalloc(spec, jobs, true);
+  spec.peers = true;
+  const CoallocResult peers = run_coalloc(spec, jobs, true);
+  BOOST_TEST(peers.avg_turnaround_s == meta.avg_turnaround_s);
+  std::map<JobId, TimePoint> start;
+  for (const CoallocJobRow& row : meta.rows) start[row.record.id] = row.record.start;
+  for (const CoallocJobRow& row : peers.rows) BOOST_TEST((row.record.start == start.at(row.record.id)));
+}
+
+// The same seed among peers gives the same schedule.
+BOOST_AUTO_TEST_CASE(peers_give_the_same_schedule_for_the_same_seed) {
+  CoallocSpec spec = small_grid(CoallocationMethod::a1, 1.0, 500);
+  spec.peers = true;
+  const std::vector<Job> jobs = coalloc_workload(spec);
+  const CoallocResult once = run_coalloc(spec, jobs, true);
+  const CoallocResult again = run_coalloc(spec, jobs, true);
+  BOOST_TEST(once.avg_turnaround_s == again.avg_turnaround_s);
+  BOOST_TEST(once.fraction_coallocated == again.fraction_coallocated);
+  BOOST_TEST(once.messages == again.messages);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -107,6 +107,15 @@ bool LocalScheduler::withdraw(JobId id, TimePoint now) {
   return true;
 }
 
+bool LocalScheduler::release_pinned(JobId id, TimePoint now) {
+  advance(now);
+  const auto it = std::find_if(pinned_.begin(), pinned_.end(), [id](const Pinned& job) { return job.plan.id == id; });
+  if (it == pinned_.end()) return false;
+  pinned_.erase(it);
+  replan(now_);
+  return true;
+}
+
 void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
   advance(now);
   for (Pinned& pinned : pinned_) {

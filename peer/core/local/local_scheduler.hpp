@@ -83,6 +83,10 @@ class LocalScheduler {
   /// and was placed elsewhere); the plan closes up behind it. Returns false
   /// when no such job waits here (running, pinned, or unknown).
   bool withdraw(JobId id, TimePoint now);
+  /// Lets go of a pinned job that has not started (a co-allocated part held
+  /// for a start that will not come); the plan closes up behind it. Returns
+  /// false when no such job is pinned here.
+  bool release_pinned(JobId id, TimePoint now);
 
   // ---- outputs ----------------------------------------------------------
   /// When advance() must next be called (a job finishes, or a pinned job

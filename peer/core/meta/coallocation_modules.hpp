@@ -1,21 +1,27 @@
 #pragma once
 // The placement modules of Jones et al. 2004: a job goes to its own
 // cluster when it fits (LA), else to the cluster it fits best (MIG), else it
-// is split across clusters -- bandwidth-aware (A1, eqs. 7-9) or by one of the
-// class B orderings (B1-B4), which know the links' saturation but not the
-// job's own demand. Every module places only on nodes free now (Jones et al. 2004 have no
+// is split across clusters by a split rule (policy/split_rules.hpp: A1,
+// B1-B4) fed every site's state. Every module places only on nodes free now (Jones et al. 2004 have no
 // reservations). The chains of Jones et al.'s methods and baselines are built by
 // make_coallocation_scheduler (coallocation.hpp).
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "peer/core/meta/placement_module.hpp"
+#include "peer/core/policy/split_rules.hpp"
 
 namespace gridpeer {
+
+/// The sites of `sites` as split candidates, by index (links from
+/// sites.links(), else unlimited).
+void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidates);
 
 /// LA: start on the origin when it has n_T free nodes.
 class LocalFirst final : public PlacementModule {
@@ -34,139 +40,53 @@ class BestFitMigration final : public PlacementModule {
   [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
 };
 
-/// In which order A1's branch and bound visits the clusters.
-enum class SplitOrder : std::uint8_t {
-  index,            ///< cluster 1, 2, ... (the reading we default to)
-  most_free_first,  ///< by free nodes, most first (ties lowest index)
-};
-std::string_view to_string(SplitOrder order);
-
-/// A1: a split whose demand keeps every link within LSLT of its capacity.
-/// Headroom on link i is LSLT BWmax_i minus the current demand (not the
-/// allotment: that is what makes "never beyond LSLT" hold). Eq. 7 bounds
-/// the nodes X_i a cluster may take, eq. 8 makes them sets S_i, and eq. 9's
-/// search takes the first X (clusters in `order`, values largest first)
-/// with sum X_i = n_T.
-class BandwidthAwareSplit final : public PlacementModule {
+/// A split rule (policy/split_rules.hpp) as the meta-scheduler's module:
+/// it splits over every site's free nodes and the star's links.
+class SplitModule : public PlacementModule {
  public:
-  BandwidthAwareSplit(double lslt, SplitOrder order) : lslt_(lslt), order_(order) {}
-  [[nodiscard]] std::string_view name() const override { return "A1"; }
+  explicit SplitModule(std::unique_ptr<SplitRule> rule) : rule_(std::move(rule)) {}
+  [[nodiscard]] std::string_view name() const override { return rule_->name(); }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
-  /// All free nodes: the links may still refuse.
   [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
 
-  /// Eq. 8's set for one cluster as at most two ranges [lo, hi] of node
-  /// counts (0 always included), given the link's headroom (Mb/s), the
-  /// job's size and PPBW, and the cluster's free nodes.
-  struct Allowed {
-    int low_max = 0;   ///< [0, low_max]
-    int high_min = 1;  ///< [high_min, high_max] (empty when high_min > high_max)
-    int high_max = 0;
-    [[nodiscard]] bool contains(int x) const { return (x >= 0 && x <= low_max) || (x >= high_min && x <= high_max); }
-  };
-  [[nodiscard]] static Allowed allowed_nodes(double headroom_mbps, int total, double ppbw_mbps, int free_nodes);
-
  private:
-  double lslt_;
-  SplitOrder order_;
-  std::vector<ServerIndex> visit_;        // scratch, kept between jobs
-  std::vector<Allowed> allowed_;          //
-  std::vector<std::vector<bool>> reach_;  // reach_[k][s]: clusters visit_[k..] can hold s nodes
-  std::vector<int> prefix_;               // prefix sums of one reach_ row
+  std::unique_ptr<SplitRule> rule_;
+  mutable std::vector<SplitCandidate> candidates_;  // scratch, kept between jobs
 };
 
-/// Class B: split over the clusters whose link saturation is at most LSLT
-/// (eligible: a free node and L_i <= LSLT, counting jobs placed earlier in
-/// the pass); fail when they hold fewer than n_T free nodes. The job's own
-/// demand is not checked. Subclasses say how the nodes are taken.
-class SaturationBoundSplit : public PlacementModule {
+/// A1 (policy/split_rules.hpp, BandwidthAwareRule).
+class BandwidthAwareSplit final : public SplitModule {
  public:
-  /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
-  /// Initial Strategy and Ideal).
-  explicit SaturationBoundSplit(double lslt) : lslt_(lslt) {}
-  [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) final;
-  /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
-  /// it is no wider), or less when the ordering asks more (B3).
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const final;
-
- protected:
-  struct Eligible {
-    ServerIndex site = 0;
-    int free = 0;
-    double saturation = 0;
-  };
-  /// Takes n_T nodes from `eligible` (index order, with at least n_T free
-  /// among them), or fails.
-  [[nodiscard]] virtual std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const = 0;
-  /// Takes min(free, what is left) from each cluster in turn.
-  [[nodiscard]] static JobPlacement take_in_order(int total, const std::vector<Eligible>& ordered);
-  /// Orders by free nodes, most first (ties lowest index).
-  static void most_free_first(std::vector<Eligible>& eligible);
-  /// The widest job the ordering could place given the eligible clusters'
-  /// total and largest free nodes (the total, unless it asks more).
-  [[nodiscard]] virtual int widest_given(int free_total, int most_free) const {
-    (void)most_free;
-    return free_total;
+  BandwidthAwareSplit(double lslt, SplitOrder order) : SplitModule(std::make_unique<BandwidthAwareRule>(lslt, order)) {}
+  using Allowed = BandwidthAwareRule::Allowed;
+  [[nodiscard]] static Allowed allowed_nodes(double headroom_mbps, int total, double ppbw_mbps, int free_nodes) {
+    return BandwidthAwareRule::allowed_nodes(headroom_mbps, total, ppbw_mbps, free_nodes);
   }
-
- private:
-  /// The clusters with a free node and a link within LSLT, in index order,
-  /// into `eligible`; returns their free nodes.
-  int collect_eligible(const SiteView& sites, std::vector<Eligible>& eligible) const;
-
-  double lslt_;
-  std::vector<Eligible> eligible_;                // scratch of place()
-  mutable std::vector<Eligible> widest_scratch_;  // scratch of widest_placeable()
 };
 
-/// B1: clusters by free nodes, most first. With no LSLT it is Jones et al.'s Initial
-/// Strategy, and on unlimited links its Ideal.
-class LargestFreeFirst final : public SaturationBoundSplit {
+/// B1; with no LSLT, Jones et al.'s Initial Strategy and Ideal.
+class LargestFreeFirst final : public SplitModule {
  public:
   explicit LargestFreeFirst(double lslt, std::string name = "B1")
-      : SaturationBoundSplit(lslt), name_(std::move(name)) {}
-  [[nodiscard]] std::string_view name() const override { return name_; }
-
- private:
-  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
-  std::string name_;
+      : SplitModule(std::make_unique<LargestFreeRule>(lslt, std::move(name))) {}
 };
 
-/// B2: clusters by link saturation, least first (ties: most free nodes, then index).
-class LeastSaturatedFirst final : public SaturationBoundSplit {
+/// B2.
+class LeastSaturatedFirst final : public SplitModule {
  public:
-  using SaturationBoundSplit::SaturationBoundSplit;
-  [[nodiscard]] std::string_view name() const override { return "B2"; }
-
- private:
-  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+  explicit LeastSaturatedFirst(double lslt) : SplitModule(std::make_unique<LeastSaturatedRule>(lslt)) {}
 };
 
-/// B3(c): as B1, but only when the cluster with the most free nodes takes a
-/// chunk of at least ceil(c n_T) (fewer pieces, less traffic); else fail.
-class LargeChunkFirst final : public SaturationBoundSplit {
+/// B3(c).
+class LargeChunkFirst final : public SplitModule {
  public:
-  LargeChunkFirst(double lslt, double chunk);
-  [[nodiscard]] std::string_view name() const override { return name_; }
-
- private:
-  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
-  [[nodiscard]] int widest_given(int free_total, int most_free) const override;
-  double chunk_;
-  std::string name_;
+  LargeChunkFirst(double lslt, double chunk) : SplitModule(std::make_unique<LargeChunkRule>(lslt, chunk)) {}
 };
 
-/// B4: one node at a time, round robin over the eligible clusters in index
-/// order, skipping those with none left.
-class RoundRobinSplit final : public SaturationBoundSplit {
+/// B4.
+class RoundRobinSplit final : public SplitModule {
  public:
-  using SaturationBoundSplit::SaturationBoundSplit;
-  [[nodiscard]] std::string_view name() const override { return "B4"; }
-
- private:
-  [[nodiscard]] std::optional<JobPlacement> split(int total, std::vector<Eligible>& eligible) const override;
+  explicit RoundRobinSplit(double lslt) : SplitModule(std::make_unique<RoundRobinRule>(lslt)) {}
 };
-
-inline constexpr double kNoSaturationLimit = std::numeric_limits<double>::infinity();
 
 }  // namespace gridpeer

@@ -15,7 +15,7 @@ namespace {
 
 // Slowdowns closer than this are the same: a job is re-timed only when its
 // share really changed (floating sums of the same demands differ in the last bits).
-constexpr double kSameSlowdown = 1e-12;
+constexpr double kSameSlowdown = SplitClock::kSameSlowdown;
 
 }  // namespace
 
@@ -28,34 +28,6 @@ constexpr EnumNames<AllotmentRule, 2> kAllotmentNames{{{
 
 std::string_view to_string(AllotmentRule rule) {
   return kAllotmentNames.name(rule);
-}
-
-namespace {
-constexpr EnumNames<BisectionReading, 2> kBisectionNames{{{
-    {BisectionReading::half_split, "half-split"},
-    {BisectionReading::half_of_processes, "half-processes"},
-}}};
-}  // namespace
-
-std::string_view to_string(BisectionReading reading) {
-  return kBisectionNames.name(reading);
-}
-
-double CommunicationModel::per_process_mbps(int total) const {
-  if (total <= 1) return 0;
-  const double n = total;
-  switch (reading) {
-    case BisectionReading::half_split:
-      return 4.0 * (n - 1.0) * bisection_mbps / (n * n);
-    case BisectionReading::half_of_processes:
-      return 2.0 * bisection_mbps / n;
-  }
-  return 0;
-}
-
-double CommunicationModel::demand_mbps(int here, int total) const {
-  if (here <= 0 || here >= total) return 0;
-  return here * per_process_mbps(total) * (total - here) / (total - 1.0);
 }
 
 StarLinks::StarLinks(std::vector<double> capacity_mbps, CommunicationModel traffic, AllotmentRule rule, TimePoint start)
@@ -90,19 +62,12 @@ const StarLinks::Running* StarLinks::find(JobId id) const {
 
 double StarLinks::slowdown(JobId id) const {
   const Running* job = find(id);
-  return job == nullptr ? 1.0 : job->sd;
+  return job == nullptr ? 1.0 : job->clock.slowdown();
 }
 
 double StarLinks::lowest_slowdown(JobId id) const {
   const Running* job = find(id);
-  return job == nullptr ? 1.0 : job->lowest_sd;
-}
-
-double StarLinks::whole_run_us(const Running& job, double sd) const {
-  // K T_E of computation and (1 - K) T_E of communication, stretched by 1/sd,
-  // progress together (never "computation first").
-  const double k = traffic_.compute_fraction;
-  return k * job.run_us + (1.0 - k) * job.run_us / sd;
+  return job == nullptr ? 1.0 : job->clock.lowest_slowdown();
 }
 
 void StarLinks::account(TimePoint now) {
@@ -136,10 +101,7 @@ void StarLinks::start(JobId id, std::span<const SitePart> parts, Duration run_ti
   account(now);
   int total = 0;
   for (const SitePart& part : parts) total += part.nodes;
-  Running job;
-  job.id = id;
-  job.run_us = static_cast<double>(run_time.count());
-  job.since = now;
+  Running job{id, {}, SplitClock(run_time, traffic_.compute_fraction, now)};
   for (const SitePart& part : parts) {
     if (part.site >= capacity_.size()) throw std::logic_error("a co-allocated part on a cluster with no link");
     const double demand = traffic.demand_mbps(part.nodes, total);
@@ -148,13 +110,12 @@ void StarLinks::start(JobId id, std::span<const SitePart> parts, Duration run_ti
     peak_saturation_ = std::max(peak_saturation_, saturation(part.site));
   }
   // Its end as if unhindered; reallot() corrects it (and reports it) if not.
-  job.end = now + Duration(static_cast<Duration::rep>(std::ceil(job.run_us)));
   jobs_.push_back(std::move(job));
   const std::size_t before = changed.size();
   reallot(now, changed);
   const bool reported = std::any_of(changed.begin() + static_cast<std::ptrdiff_t>(before), changed.end(),
                                     [id](const Retimed& r) { return r.id == id; });
-  if (!reported) changed.push_back({id, jobs_.back().end});
+  if (!reported) changed.push_back({id, jobs_.back().clock.end()});
 }
 
 void StarLinks::end(JobId id, TimePoint now, std::vector<Retimed>& changed) {
@@ -184,25 +145,8 @@ void StarLinks::reallot(TimePoint now, std::vector<Retimed>& changed) {
   for (std::size_t k = 0; k < jobs_.size(); ++k) {
     Running& job = jobs_[k];
     const double sd = allotted_sd_[k];
-    if (std::abs(sd - job.sd) <= kSameSlowdown) continue;
-    if (job.end <= now) {
-      // It ends at this very instant (its parts may have finished already):
-      // its work is done, and no share changes that.
-      job.sd = sd;
-      continue;
-    }
-    // Drift-free re-timing: the work done since the last change at the old
-    // rate, then what is left at the new one.
-    const double elapsed = static_cast<double>((now - job.since).count());
-    job.remaining = std::max(0.0, job.remaining - elapsed / whole_run_us(job, job.sd));
-    job.since = now;
-    job.sd = sd;
-    job.lowest_sd = std::min(job.lowest_sd, sd);
-    // Round up to the microsecond, forgiving a last-bit excess so that exact
-    // ends (1067.5 s) stay exact.
-    const double left = job.remaining * whole_run_us(job, sd);
-    job.end = now + Duration(static_cast<Duration::rep>(std::ceil(left - 1e-6)));
-    changed.push_back({job.id, job.end});
+    if (!job.clock.set_slowdown(sd, now)) continue;
+    changed.push_back({job.id, job.clock.end()});
     ++retimings_;
   }
 }
@@ -261,12 +205,13 @@ void StarLinks::check_invariants() const {
   std::vector<double> sum(capacity_.size(), 0.0);
   std::vector<double> used(capacity_.size(), 0.0);
   for (const Running& job : jobs_) {
-    require(job.sd > 0 && job.sd <= 1.0 + kSameSlowdown, "every slowdown is within (0, 1]");
-    require(job.remaining >= 0 && job.remaining <= 1, "the work left is a fraction");
+    const double sd = job.clock.slowdown();
+    require(sd > 0 && sd <= 1.0 + kSameSlowdown, "every slowdown is within (0, 1]");
+    require(job.clock.remaining() >= 0 && job.clock.remaining() <= 1, "the work left is a fraction");
     require(job.links.size() >= 2, "a co-allocated job spans two clusters or more");
     for (const Link& link : job.links) {
       sum[link.site] += link.demand;
-      used[link.site] += link.demand * job.sd;
+      used[link.site] += link.demand * sd;
     }
   }
   for (std::size_t i = 0; i < capacity_.size(); ++i) {

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "peer/core/policy/communication_model.hpp"
+#include "peer/core/policy/split_clock.hpp"
 #include "peer/model/ids.hpp"
 #include "peer/model/time.hpp"
 
@@ -32,40 +34,6 @@ enum class AllotmentRule : std::uint8_t {
   simple,
 };
 std::string_view to_string(AllotmentRule rule);
-
-/// What a job's BSBW says about its per-process bandwidth PPBW.
-enum class BisectionReading : std::uint8_t {
-  /// BSBW is eq. 1's demand at a half-and-half split (the reading we default
-  /// to): PPBW = 4 (n_T - 1) BSBW / n_T^2.
-  half_split,
-  /// BSBW is what the n_T/2 processes of one half send across, each at
-  /// PPBW: PPBW = 2 BSBW / n_T (about half the demand of the default).
-  half_of_processes,
-};
-std::string_view to_string(BisectionReading reading);
-
-/// Jones et al.'s traffic of a job split over clusters (eqs. 1-2).
-struct CommunicationModel {
-  /// K: the part of the run time that is computation (T_P = K T_E).
-  double compute_fraction = 0.7;
-  /// BSBW (Mb/s): what a job split half and half demands on each link; the
-  /// same for every job of a run. PPBW follows from it (per_process_mbps).
-  double bisection_mbps = 500;
-  BisectionReading reading = BisectionReading::half_split;
-
-  /// PPBW of a job of `total` nodes (0 for a one-node job), as `reading` says.
-  [[nodiscard]] double per_process_mbps(int total) const;
-  /// Eq. 1: demand on the link of a cluster holding `here` of `total` nodes,
-  /// (here PPBW)(total - here)/(total - 1): 4x(1-x) BSBW with x = here/total.
-  [[nodiscard]] double demand_mbps(int here, int total) const;
-};
-
-/// One cluster's share of a job.
-struct SitePart {
-  ServerIndex site = 0;
-  int nodes = 0;
-  friend bool operator==(const SitePart&, const SitePart&) = default;
-};
 
 /// A co-allocated job whose end moved: every part now ends at `end`.
 struct Retimed {
@@ -129,16 +97,9 @@ class StarLinks {
   struct Running {
     JobId id = 0;
     std::vector<Link> links;
-    double run_us = 0;     // T_E
-    double remaining = 1;  // r: the fraction of its work left at `since`
-    TimePoint since{};     // when `remaining` was last brought up to date
-    double sd = 1;         // current slowdown
-    double lowest_sd = 1;
-    TimePoint end{};
+    SplitClock clock;
   };
 
-  /// How long the whole job would run at slowdown sd (µs).
-  [[nodiscard]] double whole_run_us(const Running& job, double sd) const;
   /// Recomputes every job's slowdown and re-times those whose sd changed.
   void reallot(TimePoint now, std::vector<Retimed>& changed);
   void allot_bottleneck_filling();

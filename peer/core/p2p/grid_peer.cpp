@@ -21,8 +21,19 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       local_(std::move(server), effective_local_policy(config_), start),
       bags_(config_.bag_grouping),
       origin_(*this),
-      executor_(*this) {
+      executor_(*this),
+      split_rule_(config_.coallocation.make_rule()),
+      splits_(*this),
+      parts_(*this, config_.coallocation.link_mbps) {
   policy_ = make_migration_policy(config_, *this);
+  if (config_.coallocation.enabled() &&
+      !(config_.algorithm == GridAlgorithm::sender || config_.algorithm == GridAlgorithm::symmetric)) {
+    throw std::invalid_argument("co-allocation applies to S-I and Sy-I: their origins ask partners and choose");
+  }
+  if (!(config_.coallocation.link_mbps > 0)) throw std::invalid_argument("a peer's link must carry more than 0 Mb/s");
+  if (config_.coallocation.enabled() && config_.coallocation.lease < 3 * config_.parameters.query_timeout) {
+    throw std::invalid_argument("a part's lease must last three query time-outs or more, or parts lapse as they run");
+  }
   if (config_.fair.enabled && config_.algorithm == GridAlgorithm::central) {
     throw std::invalid_argument("fair sharing applies to S-I, R-I, Sy-I and Local, not to Centralized");
   }
@@ -54,6 +65,7 @@ protocol::JobRequirements GridPeer::requirements(const Job& job) const {
 
 bool GridPeer::knows(JobId job) const {
   return hosted_.count(job) != 0U || origin_.holds(job) || executor_.taken(job) || bags_.knows(job) ||
+         splits_.holds(job) ||
          std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
 }
 
@@ -76,6 +88,7 @@ void GridPeer::submit(const Job& job, TimePoint now) {
   } else {
     decide(job, now);
   }
+  deliver_to_self(now);
   checked();
 }
 
@@ -116,6 +129,7 @@ void GridPeer::wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) {
 void GridPeer::on_message(ServerIndex from, const protocol::Message& message, TimePoint now) {
   advance(now);
   std::visit([&](const auto& m) { handle(from, m, now); }, message);
+  deliver_to_self(now);
   checked();
 }
 
@@ -130,6 +144,7 @@ void GridPeer::on_transfer_done(const DataTransfer& transfer, TimePoint now) {
       origin_.output_home(transfer, now);
       break;
   }
+  deliver_to_self(now);
   checked();
 }
 
@@ -137,6 +152,12 @@ void GridPeer::on_peer(ServerIndex peer, PeerState state, std::string_view reaso
   advance(now);
   set_reachable(peer, state == PeerState::reachable || state == PeerState::recovered);
   if (state != PeerState::reachable) settle_offers_to(peer, state, reason, now);
+  if (state == PeerState::gone || state == PeerState::restarted) {
+    // It holds none of our parts any more, and will not renew its own here.
+    splits_.lost_peer(peer, now);
+    parts_.forget_parts_of(peer, now);
+  }
+  deliver_to_self(now);
   checked();
 }
 
@@ -160,6 +181,8 @@ void GridPeer::advance(TimePoint now) {
   local_.advance(now);
   pump_local();
   executor_.prune(now);
+  parts_.prune(now);
+  deliver_to_self(now);
 }
 
 void GridPeer::quiesce(TimePoint /*now*/) {
@@ -236,8 +259,9 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all
   if (origin_.refusals().has_bars(waiting.job.id)) open = origin_.refusals().allowed(waiting.job.id, all_targets, now);
   const std::vector<ServerIndex>& targets = origin_.refusals().has_bars(waiting.job.id) ? open : all_targets;
   if (targets.empty()) {
-    if (kind == QueryKind::partners) {  // nobody to ask: run it here
+    if (kind == QueryKind::partners) {  // nobody to ask: run it here, or wait for a split if it cannot
       const Job job = waiting.job;
+      if (wait_for_split(job, now)) return;
       remove_waiting(job.id);
       run_here(job, now);
     }
@@ -261,6 +285,7 @@ void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoi
   // Draining, it would refuse the offer: it says so now, or the asker would
   // offer and be refused again and again.
   if (draining_) here.att = here.awt = kForever;
+  if (!draining_) describe_for_split(here, query.requirements);
   outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
   ++counters_.replies_sent;
 }
@@ -301,6 +326,9 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
             [](const SiteCandidate& a, const SiteCandidate& b) { return a.server < b.server; });
   candidates.insert(candidates.end(), query.replies.begin(), query.replies.end());
   const auto chosen = choose(candidates, r);
+  if (query.kind == QueryKind::partners && try_split(job, candidates, chosen, now)) return;
+  const bool held_nowhere = !chosen || candidates[*chosen].att == kForever;
+  if (query.kind == QueryKind::partners && held_nowhere && wait_for_split(job, now)) return;
   if (chosen && *chosen != 0) {
     remove_waiting(job.id);
     origin_.offer(job, candidates[*chosen].server, now);
@@ -424,6 +452,21 @@ void GridPeer::fire(const PeerTimer& timer, TimePoint now) {
     case TimerKind::accepted_lapse:
       executor_.on_timer(timer, now);
       return;
+    case TimerKind::part_lease:
+      parts_.on_timer(timer, now);
+      return;
+    case TimerKind::split_prepare:
+    case TimerKind::split_renew:
+      splits_.on_timer(timer, now);
+      return;
+    case TimerKind::split_retry: {
+      Waiting* waiting = find_waiting(timer.job);
+      invariant(waiting != nullptr, "GridPeer", "a split retry is cancelled with its job's wait");
+      waiting->retry.reset();
+      waiting->negotiating = false;
+      start_query(*waiting, live_partners_, QueryKind::partners, now);
+      return;
+    }
     case TimerKind::placement_timeout: {
       Waiting* waiting = find_waiting(timer.job);
       invariant(waiting != nullptr, "GridPeer", "a placement time-out is cancelled with its job's wait");
@@ -462,7 +505,10 @@ void GridPeer::run_here(const Job& job, TimePoint now) {
 void GridPeer::pump_local() {
   for (const LocalEvent& event : local_.take_events()) {
     const auto it = hosted_.find(event.id);
-    assert(it != hosted_.end());
+    if (it == hosted_.end()) {  // a part of a split job (or one let go, or refused)
+      parts_.on_local_event(event, event.at);
+      continue;
+    }
     Hosted& hosted = it->second;
     switch (event.kind) {
       case LocalEvent::Kind::started:
@@ -501,17 +547,23 @@ void GridPeer::pump_local() {
 }
 
 void GridPeer::end_own(const JobRecord& record, JobOutcome outcome, std::string reason) {
+  end_own_job(JobEnded{record, outcome, std::move(reason), {}});
+}
+
+void GridPeer::end_own_job(JobEnded ended) {
+  const JobRecord& record = ended.record;
+  const JobOutcome outcome = ended.outcome;
+  const std::string& reason = ended.reason;
   assert(record.origin == id_);
   origin_.forget(record.id);
   persist(DurableRole::own, record.id, std::nullopt);
   std::vector<JobRecord> members = bags_.members_of(record);
   if (members.empty()) {
-    JobRecord ended = record;
     if (const auto it = recoveries_.find(record.id); it != recoveries_.end()) {
-      ended.recoveries = it->second;
+      ended.record.recoveries = it->second;
       recoveries_.erase(it);
     }
-    outputs_.emplace_back(JobEnded{ended, outcome, std::move(reason)});
+    outputs_.emplace_back(std::move(ended));
     return;
   }
   for (const JobRecord& member : members) outputs_.emplace_back(JobEnded{member, outcome, reason});
@@ -533,6 +585,7 @@ void GridPeer::remove_waiting(JobId job) {
       std::find_if(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
   if (it == grid_queue_.end()) return;
   timers_.disarm(it->placement_timeout);
+  timers_.disarm(it->retry);
   grid_queue_.erase(it);
 }
 

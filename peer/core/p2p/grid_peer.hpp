@@ -21,10 +21,12 @@
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/p2p/bag_rounds.hpp"
 #include "peer/core/p2p/executor_handoffs.hpp"
+#include "peer/core/p2p/held_parts.hpp"
 #include "peer/core/p2p/migration_policy.hpp"
 #include "peer/core/p2p/origin_handoffs.hpp"
 #include "peer/core/p2p/peer_timers.hpp"
 #include "peer/core/p2p/refusal_backoff.hpp"
+#include "peer/core/p2p/split_jobs.hpp"
 #include "peer/core/policy/site_selection.hpp"
 #include "peer/core/scheduler.hpp"
 #include "peer/core/timer_table.hpp"
@@ -36,7 +38,12 @@
 
 namespace gridpeer {
 
-class GridPeer final : public Scheduler, private MigrationMoves, private OriginPeer, private ExecutorPeer {
+class GridPeer final : public Scheduler,
+                       private MigrationMoves,
+                       private OriginPeer,
+                       private ExecutorPeer,
+                       private PartsPeer,
+                       private SplitsPeer {
  public:
   /// Peer `id` on `server`, asking `partners` (any order). Its R-I/Sy-I
   /// period starts `period_phase` after `start` plus sigma, as real peers
@@ -102,8 +109,9 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
  private:
   struct Waiting {
     Job job;
-    bool negotiating = false;     ///< a query or placement about it is open
+    bool negotiating = false;     ///< a query or placement about it is open, or its next query is timed
     TimerSlot placement_timeout;  ///< Centralized over messages: waiting for the central's answer
+    TimerSlot retry;              ///< co-allocation: a job no server holds whole is asked about again then
   };
   enum class QueryKind : std::uint8_t {
     partners,   ///< S-I: the partners were asked; the job runs here if nobody is better
@@ -189,6 +197,34 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   void handle(ServerIndex from, const protocol::JobReject& reject, TimePoint now) {
     origin_.on_reject(from, reject, now);
   }
+
+  // co-allocation among peers: the parts held here, and own jobs split (grid_peer_splits.cpp)
+  void handle(ServerIndex from, const protocol::PartPrepare& prepare, TimePoint now) {
+    parts_.on_prepare(from, prepare, now);
+  }
+  void handle(ServerIndex from, const protocol::PartDecision& decision, TimePoint now) {
+    parts_.on_decision(from, decision, now);
+  }
+  void handle(ServerIndex from, const protocol::PartReport& report, TimePoint now) {
+    splits_.on_report(from, report, now);
+  }
+  /// The query's candidates (this server first) hold a split of `job` that
+  /// beats the best single place (`best`, an index into them, or none): it is placed.
+  bool try_split(const Job& job, std::span<const SiteCandidate> candidates, std::optional<std::size_t> best,
+                 TimePoint now);
+  /// A job no server can hold whole, with no split now: asked about again after a period.
+  bool wait_for_split(const Job& job, TimePoint now);
+  /// Co-allocation's fields of an ATT reply: what this server could hold of a part, and its link.
+  void describe_for_split(SiteCandidate& here, const protocol::JobRequirements& requirements) const;
+  /// Messages this peer sent itself (a part of its own split job), delivered now.
+  void deliver_to_self(TimePoint now);
+  void send_part(ServerIndex to, const protocol::Message& message) override;
+  LocalScheduler& local_scheduler() override { return local_; }
+  [[nodiscard]] bool id_taken(JobId job) const override { return knows(job); }
+  [[nodiscard]] bool draining() const override { return draining_; }
+  std::uint32_t next_attempt(JobId job) override { return origin_.next_attempt(job); }
+  void split_failed(const Job& job, std::optional<ServerIndex> by, TimePoint now) override;
+  void split_ended(JobEnded ended) override;
   [[nodiscard]] ServerIndex self() const override { return id_; }
   [[nodiscard]] const GridConfig& config() const override { return config_; }
   void emit(SchedulerOutput output) override { outputs_.push_back(std::move(output)); }
@@ -218,6 +254,8 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   void pump_local();
   /// One of our own jobs has ended: the output, and its hand-off numbering forgotten.
   void end_own(const JobRecord& record, JobOutcome outcome, std::string reason) override;
+  /// The same for an ended job with its parts, if it was split.
+  void end_own_job(JobEnded ended);
   /// The id is hosted here, waits in the grid queue, or is offered or taken.
   [[nodiscard]] bool knows(JobId job) const override;
   Waiting* find_waiting(JobId job);
@@ -246,6 +284,10 @@ class GridPeer final : public Scheduler, private MigrationMoves, private OriginP
   std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
   OriginHandoffs origin_;                      // own jobs offered or committed elsewhere
   ExecutorHandoffs executor_;                  // others' offers taken here, and the memory of hand-offs over
+  std::unique_ptr<SplitRule> split_rule_;      // co-allocation: how own jobs are split (null: never)
+  SplitJobs splits_;                           // own jobs placed as parts on several servers
+  HeldParts parts_;                            // parts of split jobs held or running here (own included)
+  std::vector<protocol::Message> to_self_;     // messages to itself, delivered after the input that made them
   bool draining_ = false;
   // Who volunteered, last time: a sorted vector, written once per Volunteer
   // received (a tree node per partner was 15% of an R-I run at 1,000 peers).

@@ -39,7 +39,10 @@ void GridPeer::check_invariants() const {
     require(hosted_.count(waiting.job.id) == 0U && !origin_.holds(waiting.job.id),
             "a waiting job is neither hosted nor offered");
     require(!waiting.placement_timeout || waiting.negotiating, "a placement wait negotiates");
+    require(!waiting.retry || waiting.negotiating, "a job timed to be asked about again is not asked now");
+    require(!splits_.holds(waiting.job.id), "a waiting job is not also split");
     owns(waiting.placement_timeout);
+    owns(waiting.retry);
   }
   for (const auto& entry : queries_) {
     const Query& query = entry.second;
@@ -59,9 +62,13 @@ void GridPeer::check_invariants() const {
     require(!origin_.holds(id), "a hosted job is not also offered");
   }
   // The hand-off's two sides, each with its timers.
-  origin_.check_invariants([&](JobId job) { return seen.count(job) != 0U || hosted_.count(job) != 0U; },
-                           [&](JobId job) { return knows(job); }, armed);
+  origin_.check_invariants(
+      [&](JobId job) { return seen.count(job) != 0U || hosted_.count(job) != 0U || splits_.holds(job); },
+      [&](JobId job) { return knows(job); }, armed);
   executor_.check_invariants(armed);
+  splits_.check_invariants(armed);
+  parts_.check_invariants(armed);
+  require(to_self_.empty(), "messages to itself are delivered within the input that made them");
   // A group not ended is one job of ours: running or queued here, offered, or
   // waiting for a decision after its hand-off failed.
   bags_.check_invariants();
@@ -72,7 +79,8 @@ void GridPeer::check_invariants() const {
   require(periodic_ == tick_.has_value(), "the period runs exactly while its tick is armed");
   owns(tick_);
   require(armed == timers_.size(), "every timer has an owner: none is left to wake the peer for nothing");
-  require(hosted_.size() >= local_.queued_jobs() + local_.running_jobs(), "the local scheduler runs hosted jobs only");
+  require(hosted_.size() + parts_.open() >= local_.queued_jobs() + local_.running_jobs() + local_.pinned_jobs(),
+          "the local scheduler runs hosted jobs and held parts only");
 }
 
 }  // namespace gridpeer

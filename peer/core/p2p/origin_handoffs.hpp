@@ -42,6 +42,9 @@ class OriginHandoffs {
   /// An own job ended: its numbering and bars are forgotten.
   void forget(JobId job);
   [[nodiscard]] bool holds(JobId job) const { return offers_.count(job) != 0U; }
+  /// A new attempt of an own job placed otherwise (split over servers):
+  /// numbered with its offers, so that no message of one is taken for the other.
+  std::uint32_t next_attempt(JobId job) { return ++attempts_[job]; }
   [[nodiscard]] std::size_t open() const { return offers_.size(); }
   [[nodiscard]] RefusalBackoff& refusals() { return refusals_; }
   [[nodiscard]] const RefusalBackoff& refusals() const { return refusals_; }

@@ -19,6 +19,10 @@ enum class TimerKind : std::uint8_t {
   offer_timeout,      ///< origin: the offer was not accepted: take the job back
   commit_retry,       ///< origin: the commit is unconfirmed: send it again, or give up
   accepted_lapse,     ///< executor: an offer taken here was never committed: forget it
+  part_lease,         ///< a part held here: its lease ended unrenewed (let go, or end it)
+  split_prepare,      ///< origin: not every part of a split job was held in time: abort
+  split_renew,        ///< origin: renew the running parts' leases
+  split_retry,        ///< origin: a job no server can hold whole is asked about again
 };
 struct PeerTimer {
   TimerKind kind = TimerKind::tick;

@@ -31,11 +31,32 @@ std::string_view site_rule_name(const SiteSelectionConfig& config) {
 }
 
 SiteCandidate candidate_of(ServerIndex from, const protocol::AttReply& reply) {
-  return {from, reply.att, reply.awt, reply.ru, reply.free_cpus, reply.total_cpus, reply.mhz, reply.queue_length};
+  return {from,
+          reply.att,
+          reply.awt,
+          reply.ru,
+          reply.free_cpus,
+          reply.total_cpus,
+          reply.mhz,
+          reply.queue_length,
+          reply.part_cpus,
+          reply.link_capacity_mbps,
+          reply.link_demand_mbps};
 }
 
 protocol::AttReply reply_of(protocol::QueryId query, JobId job, const SiteCandidate& c) {
-  return {query, job, c.att, c.awt, c.ru, c.free_cpus, c.total_cpus, c.mhz, c.queue_length};
+  return {query,
+          job,
+          c.att,
+          c.awt,
+          c.ru,
+          c.free_cpus,
+          c.total_cpus,
+          c.mhz,
+          c.queue_length,
+          c.part_cpus,
+          c.link_capacity_mbps,
+          c.link_demand_mbps};
 }
 
 }  // namespace gridpeer

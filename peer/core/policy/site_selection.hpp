@@ -29,6 +29,10 @@ struct SiteCandidate {
   int total_cpus = 0;
   int mhz = 0;
   std::uint32_t queue_length = 0;  ///< jobs waiting in its local queue
+  // Co-allocation: what it could hold of a part, and its link (0 capacity: it takes no part).
+  int part_cpus = 0;
+  double link_capacity_mbps = 0;
+  double link_demand_mbps = 0;
 };
 
 /// What the chooser knows beyond the replies: the other jobs waiting for a

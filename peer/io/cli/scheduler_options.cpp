@@ -1,5 +1,6 @@
 #include "peer/io/cli/scheduler_options.hpp"
 
+#include <cmath>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -36,7 +37,70 @@ void add_scheduler_options(cxxopts::Options& options) {
       "fair-depth",
       "with --fair: reservations of the conservative local policy (Jones & Ligon 2006: 10; 0 = every waiting job)",
       cxxopts::value<int>()->default_value("10"));
+  const PeerCoallocation split;
+  options.add_options("co-allocation (Jones et al. 2004 among peers)")(
+      "coallocation",
+      "S-I and Sy-I: split a job over several servers when that beats the best single place -- a1 (bandwidth-aware: "
+      "every link's demand stays within --lslt of its capacity), b3 (most free CPUs first, the first server taking at "
+      "least --chunk of the job), or off (every job runs whole: Jones et al.'s Migration Only). Every part is held "
+      "under a lease until all start at once; a job wider than every server waits for a split instead of being "
+      "rejected",
+      cxxopts::value<std::string>()->default_value("off"))(
+      "lslt", "with --coallocation: link saturation limit (% of a link's capacity)",
+      cxxopts::value<double>()->default_value("100"))(
+      "chunk", "with --coallocation b3: the share of the job's CPUs the first server must take (%)",
+      cxxopts::value<double>()->default_value("85"))(
+      "bsbw",
+      "with --coallocation: every job's bisection bandwidth (Mb/s), what it demands on each link when split half and "
+      "half",
+      cxxopts::value<double>()->default_value(std::to_string(split.traffic.bisection_mbps)))(
+      "compute-fraction",
+      "with --coallocation: K, the share of a job's run time that is computation; the rest is communication, slowed "
+      "when its links are short",
+      cxxopts::value<double>()->default_value(std::to_string(split.traffic.compute_fraction)))(
+      "link-mbps", "with --coallocation: each server's link to the grid (Mb/s), shared by the parts it holds",
+      cxxopts::value<double>()->default_value(std::to_string(split.link_mbps)))(
+      "lease",
+      "with --coallocation: seconds a part is held for its start, or runs without word from its origin, before it "
+      "is let go (at least 3 x --timeout)",
+      cxxopts::value<double>()->default_value(std::to_string(to_seconds(split.lease))));
 }
+
+namespace {
+
+void coallocation_from(const cxxopts::ParseResult& args, PeerCoallocation& split) {
+  const std::string method = args["coallocation"].as<std::string>();
+  const auto parsed = parse_peer_split(method);
+  if (!parsed) throw std::invalid_argument("--coallocation '" + method + "' is not off, a1 or b3");
+  split.split = *parsed;
+  const auto percent = [&](const char* name, double low) {
+    const double value = args[name].as<double>();
+    if (!(value > low && value <= 100)) {
+      throw std::invalid_argument(std::string("--") + name + ": " + std::to_string(value) +
+                                  " is not a percentage above " + std::to_string(static_cast<int>(low)) +
+                                  " and at most 100");
+    }
+    return value / 100.0;
+  };
+  split.lslt = percent("lslt", 0);
+  split.chunk = percent("chunk", 0);
+  split.traffic.bisection_mbps = args["bsbw"].as<double>();
+  if (!(split.traffic.bisection_mbps >= 0 && std::isfinite(split.traffic.bisection_mbps))) {
+    throw std::invalid_argument("--bsbw must be 0 or more Mb/s");
+  }
+  split.traffic.compute_fraction = args["compute-fraction"].as<double>();
+  if (!(split.traffic.compute_fraction >= 0 && split.traffic.compute_fraction <= 1)) {
+    throw std::invalid_argument("--compute-fraction must be within 0 and 1");
+  }
+  split.link_mbps = args["link-mbps"].as<double>();
+  if (!(split.link_mbps > 0 && std::isfinite(split.link_mbps)))
+    throw std::invalid_argument("--link-mbps must be above 0");
+  const double lease = args["lease"].as<double>();
+  if (!(lease > 0 && lease <= 1e6)) throw std::invalid_argument("--lease must be within 0 and 1,000,000 seconds");
+  split.lease = seconds_ceil(lease);
+}
+
+}  // namespace
 
 GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
   GridConfig config;
@@ -95,6 +159,10 @@ GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
   }
   config.site_selection.epsilon = args["epsilon"].as<double>();
   if (config.site_selection.epsilon < 0) throw std::invalid_argument("--epsilon must be >= 0");
+  coallocation_from(args, config.coallocation);
+  if (config.coallocation.enabled() && config.coallocation.lease < 3 * p.query_timeout) {
+    throw std::invalid_argument("--lease must be at least 3 x --timeout, or parts would lapse while they run");
+  }
   return config;
 }
 

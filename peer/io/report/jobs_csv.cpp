@@ -80,6 +80,16 @@ std::vector<JobRow> rows_for_jobs(std::span<const Job> jobs, std::span<const Job
   return rows;
 }
 
+namespace {
+
+/// Where a completed row ran: its parts, or the whole job on executed_on.
+std::vector<RowPart> placed_parts(const JobRow& row) {
+  if (!row.parts.empty()) return row.parts;
+  return {RowPart{row.record.executed_on, row.record.cpus}};
+}
+
+}  // namespace
+
 std::vector<std::string> allocate_nodes(std::span<const JobRow> rows, std::span<const ServerSpec> servers) {
   std::vector<std::string> allocation(rows.size());
   std::vector<int> first_node(servers.size() + 1, 0);
@@ -91,14 +101,22 @@ std::vector<std::string> allocate_nodes(std::span<const JobRow> rows, std::span<
     TimePoint time;
     int kind;  // 0 release, 1 start
     std::size_t row;
+    int cpus;  // the row's CPUs on this server
   };
   std::vector<std::vector<Event>> events(servers.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const JobRecord& r = rows[i].record;
-    if (rows[i].state != RowState::completed || r.executed_on >= servers.size() || r.finish < r.start) continue;
-    events[r.executed_on].push_back({r.start, 1, i});
-    if (r.finish > r.start) events[r.executed_on].push_back({r.finish, 0, i});
+    if (rows[i].state != RowState::completed || r.finish < r.start) continue;
+    const std::vector<RowPart> parts = placed_parts(rows[i]);
+    const bool known =
+        std::all_of(parts.begin(), parts.end(), [&](const RowPart& part) { return part.server < servers.size(); });
+    if (!known) continue;
+    for (const RowPart& part : parts) {
+      events[part.server].push_back({r.start, 1, i, part.cpus});
+      if (r.finish > r.start) events[part.server].push_back({r.finish, 0, i, part.cpus});
+    }
   }
+  std::vector<std::vector<int>> all_nodes(rows.size());  // every server's nodes of a row
   for (std::size_t s = 0; s < servers.size(); ++s) {
     auto& list = events[s];
     std::stable_sort(list.begin(), list.end(), [](const Event& a, const Event& b) {
@@ -110,10 +128,13 @@ std::vector<std::string> allocate_nodes(std::span<const JobRow> rows, std::span<
     for (const Event& event : list) {
       auto& nodes = held[event.row];
       if (event.kind == 1) {
-        const int wanted = servers[s].nodes_for(rows[event.row].record.cpus);
+        const int wanted = servers[s].nodes_for(event.cpus);
         if (static_cast<int>(free_nodes.size()) < wanted) continue;  // overlapping records: left unallocated
         for (int k = 0; k < wanted; ++k) nodes.push_back(free_nodes.extract(free_nodes.begin()).value());
-        allocation[event.row] = interval_set(nodes);
+        auto& every = all_nodes[event.row];
+        every.insert(every.end(), nodes.begin(), nodes.end());
+        std::sort(every.begin(), every.end());
+        allocation[event.row] = interval_set(every);
         if (rows[event.row].record.finish == event.time) {
           free_nodes.insert(nodes.begin(), nodes.end());
           nodes.clear();
@@ -144,8 +165,14 @@ std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const Server
     const JobRecord& r = row.record;
     const bool completed = row.state == RowState::completed;
     const int nodes = r.origin < servers.size() ? servers[r.origin].nodes_for(r.cpus) : r.cpus;
-    out << r.id << ',' << csv_field(row.source.workload) << ",delay," << seconds(r.submit) << ','
-        << (completed && r.executed_on < servers.size() ? servers[r.executed_on].nodes_for(r.cpus) : nodes) << ','
+    int allocated = nodes;
+    if (completed) {
+      allocated = 0;
+      for (const RowPart& part : placed_parts(row)) {
+        allocated += part.server < servers.size() ? servers[part.server].nodes_for(part.cpus) : part.cpus;
+      }
+    }
+    out << r.id << ',' << csv_field(row.source.workload) << ",delay," << seconds(r.submit) << ',' << allocated << ','
         << (row.requested_time.count() >= 0 ? seconds(row.requested_time) : std::string()) << ',' << (completed ? 1 : 0)
         << ',' << final_state(row.state) << ',';
     if (completed) {
@@ -205,10 +232,13 @@ std::string time_series_csv(std::span<const JobRow> rows, std::span<const Server
     if (r.origin >= servers.size()) continue;
     changes.push_back({r.submit, r.origin, 0, 0, +1});
     if (row.state != RowState::completed || r.executed_on >= servers.size()) continue;
-    const int nodes = servers[r.executed_on].nodes_for(r.cpus);
     changes.push_back({r.start, r.origin, 0, 0, -1});
-    changes.push_back({r.start, r.executed_on, nodes, +1, 0});
-    changes.push_back({r.finish, r.executed_on, -nodes, -1, 0});
+    for (const RowPart& part : placed_parts(row)) {
+      if (part.server >= servers.size()) continue;
+      const int nodes = servers[part.server].nodes_for(part.cpus);
+      changes.push_back({r.start, part.server, nodes, +1, 0});
+      changes.push_back({r.finish, part.server, -nodes, -1, 0});
+    }
   }
   std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
     return std::tie(a.time, a.server) < std::tie(b.time, b.server);

@@ -18,12 +18,21 @@ namespace gridpeer::report {
 /// run stopped before it ended (its data still in flight, say).
 enum class RowState : std::uint8_t { completed, rejected, lost, unfinished };
 
+/// One server's share of a job split over several (co-allocation).
+struct RowPart {
+  ServerIndex server = 0;
+  int cpus = 0;
+};
+
 struct JobRow {
   JobRecord record;  ///< for a job that did not complete, only id, origin, cpus, submit and bytes count
   RowState state = RowState::completed;
   Duration requested_time{-1};  ///< negative: unknown
   JobSource source;
-  std::string note;  ///< Batsim's metadata column: why a job was lost or rejected
+  std::string note;  ///< Batsim's metadata column: why a job was lost or rejected, or where its parts ran
+  /// A job split over servers: its parts (the record's executed_on is the
+  /// largest's). Empty: it ran whole on executed_on.
+  std::vector<RowPart> parts;
 };
 
 /// Batsim resource ids for every completed row: the grid's nodes numbered

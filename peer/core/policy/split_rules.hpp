@@ -1,0 +1,187 @@
+#pragma once
+// How one job is split over sites (Jones et al. 2004): bandwidth-aware within
+// the links' headroom (A1, eqs. 7-9), or by one of the class B orderings
+// (B1-B4), which know the links' saturation but not the job's own demand.
+// A rule sees candidates -- each site's free nodes and its link -- however
+// they were learnt: the meta-scheduler reads every site at once
+// (meta/coallocation_modules.hpp), a P2P origin reads its partners' replies
+// (p2p/split_jobs.hpp). The star makes link state local to every site.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "peer/core/policy/communication_model.hpp"
+
+namespace gridpeer {
+
+/// What a splitting origin knows of one site: the nodes it may place on
+/// (free now, or under fairness those it may lend over the job's window)
+/// and its link to the central switch.
+struct SplitCandidate {
+  ServerIndex site = 0;
+  int free_nodes = 0;
+  double capacity_mbps = std::numeric_limits<double>::infinity();
+  double demand_mbps = 0;  ///< eq. 1 summed over the co-allocated work on the link
+  /// L_i = demand / capacity; 0 on an unlimited link.
+  [[nodiscard]] double saturation() const;
+};
+
+/// A way of splitting one job over candidates.
+class SplitRule {
+ public:
+  virtual ~SplitRule() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// Whether it reads the links' capacity and demand (A1 needs both).
+  [[nodiscard]] virtual bool needs_links() const { return false; }
+  /// The parts of a job of `total` nodes over `candidates` (each site once,
+  /// by site), or nullopt when the rule finds none. Parts by site.
+  [[nodiscard]] virtual std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
+                                                                        std::span<const SplitCandidate> candidates) = 0;
+  /// The widest job it could split over `candidates`: it must never split a wider one.
+  [[nodiscard]] virtual int widest(std::span<const SplitCandidate> candidates) const = 0;
+};
+
+/// In which order A1's branch and bound visits the clusters.
+enum class SplitOrder : std::uint8_t {
+  index,            ///< cluster 1, 2, ... (the reading we default to)
+  most_free_first,  ///< by free nodes, most first (ties lowest index)
+};
+std::string_view to_string(SplitOrder order);
+
+/// A1: a split whose demand keeps every link within LSLT of its capacity.
+/// Headroom on link i is LSLT BWmax_i minus the current demand (not the
+/// allotment: that is what makes "never beyond LSLT" hold). Eq. 7 bounds
+/// the nodes X_i a cluster may take, eq. 8 makes them sets S_i, and eq. 9's
+/// search takes the first X (clusters in `order`, values largest first)
+/// with sum X_i = n_T.
+class BandwidthAwareRule final : public SplitRule {
+ public:
+  BandwidthAwareRule(double lslt, SplitOrder order) : lslt_(lslt), order_(order) {}
+  [[nodiscard]] std::string_view name() const override { return "A1"; }
+  [[nodiscard]] bool needs_links() const override { return true; }
+  [[nodiscard]] std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
+                                                                std::span<const SplitCandidate> candidates) override;
+  /// All free nodes: the links may still refuse.
+  [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const override;
+
+  /// Eq. 8's set for one cluster as at most two ranges [lo, hi] of node
+  /// counts (0 always included), given the link's headroom (Mb/s), the
+  /// job's size and PPBW, and the cluster's free nodes.
+  struct Allowed {
+    int low_max = 0;   ///< [0, low_max]
+    int high_min = 1;  ///< [high_min, high_max] (empty when high_min > high_max)
+    int high_max = 0;
+    [[nodiscard]] bool contains(int x) const { return (x >= 0 && x <= low_max) || (x >= high_min && x <= high_max); }
+  };
+  [[nodiscard]] static Allowed allowed_nodes(double headroom_mbps, int total, double ppbw_mbps, int free_nodes);
+
+ private:
+  double lslt_;
+  SplitOrder order_;
+  std::vector<std::size_t> visit_;        // scratch, kept between jobs
+  std::vector<Allowed> allowed_;          //
+  std::vector<std::vector<bool>> reach_;  // reach_[k][s]: clusters visit_[k..] can hold s nodes
+  std::vector<int> prefix_;               // prefix sums of one reach_ row
+};
+
+/// Class B: split over the clusters whose link saturation is at most LSLT
+/// (eligible: a free node and L_i <= LSLT, counting jobs placed earlier in
+/// the pass); fail when they hold fewer than n_T free nodes. The job's own
+/// demand is not checked. Subclasses say how the nodes are taken.
+class SaturationBoundRule : public SplitRule {
+ public:
+  /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
+  /// Initial Strategy and Ideal).
+  explicit SaturationBoundRule(double lslt) : lslt_(lslt) {}
+  [[nodiscard]] std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
+                                                                std::span<const SplitCandidate> candidates) final;
+  /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
+  /// it is no wider), or less when the ordering asks more (B3).
+  [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const final;
+
+ protected:
+  struct Eligible {
+    ServerIndex site = 0;
+    int free = 0;
+    double saturation = 0;
+  };
+  /// Takes n_T nodes from `eligible` (index order, with at least n_T free
+  /// among them), or fails.
+  [[nodiscard]] virtual std::optional<std::vector<SitePart>> split(int total,
+                                                                   std::vector<Eligible>& eligible) const = 0;
+  /// Takes min(free, what is left) from each cluster in turn.
+  [[nodiscard]] static std::vector<SitePart> take_in_order(int total, const std::vector<Eligible>& ordered);
+  /// Orders by free nodes, most first (ties lowest index).
+  static void most_free_first(std::vector<Eligible>& eligible);
+  /// The widest job the ordering could place given the eligible clusters'
+  /// total and largest free nodes (the total, unless it asks more).
+  [[nodiscard]] virtual int widest_given(int free_total, int most_free) const {
+    (void)most_free;
+    return free_total;
+  }
+
+ private:
+  /// The candidates with a free node and a link within LSLT, in site order,
+  /// into `eligible`; returns their free nodes.
+  int collect_eligible(std::span<const SplitCandidate> candidates, std::vector<Eligible>& eligible) const;
+
+  double lslt_;
+  std::vector<Eligible> eligible_;                // scratch of split_over()
+  mutable std::vector<Eligible> widest_scratch_;  // scratch of widest()
+};
+
+/// B1: clusters by free nodes, most first. With no LSLT it is Jones et al.'s Initial
+/// Strategy, and on unlimited links its Ideal.
+class LargestFreeRule final : public SaturationBoundRule {
+ public:
+  explicit LargestFreeRule(double lslt, std::string name = "B1") : SaturationBoundRule(lslt), name_(std::move(name)) {}
+  [[nodiscard]] std::string_view name() const override { return name_; }
+
+ private:
+  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  std::string name_;
+};
+
+/// B2: clusters by link saturation, least first (ties: most free nodes, then index).
+class LeastSaturatedRule final : public SaturationBoundRule {
+ public:
+  using SaturationBoundRule::SaturationBoundRule;
+  [[nodiscard]] std::string_view name() const override { return "B2"; }
+
+ private:
+  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+};
+
+/// B3(c): as B1, but only when the cluster with the most free nodes takes a
+/// chunk of at least ceil(c n_T) (fewer pieces, less traffic); else fail.
+class LargeChunkRule final : public SaturationBoundRule {
+ public:
+  LargeChunkRule(double lslt, double chunk);
+  [[nodiscard]] std::string_view name() const override { return name_; }
+
+ private:
+  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] int widest_given(int free_total, int most_free) const override;
+  double chunk_;
+  std::string name_;
+};
+
+/// B4: one node at a time, round robin over the eligible clusters in index
+/// order, skipping those with none left.
+class RoundRobinRule final : public SaturationBoundRule {
+ public:
+  using SaturationBoundRule::SaturationBoundRule;
+  [[nodiscard]] std::string_view name() const override { return "B4"; }
+
+ private:
+  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+};
+
+inline constexpr double kNoSaturationLimit = std::numeric_limits<double>::infinity();
+
+}  // namespace gridpeer
