@@ -79,6 +79,14 @@ void put_record(w::JobRecord::Builder out, const ResultRecord& result) {
   }
   out.setReason(result.reason);
   out.setRecoveries(r.recoveries);
+  if (!result.parts.empty()) {
+    auto parts = out.initParts(static_cast<unsigned>(result.parts.size()));
+    for (unsigned i = 0; i < result.parts.size(); ++i) {
+      parts[i].setServer(result.parts[i].server);
+      parts[i].setCpus(result.parts[i].cpus);
+      parts[i].setLowestShare(result.parts[i].lowest_share);
+    }
+  }
 }
 
 void put_requirements(w::Requirements::Builder out, const JobRequirements& r) {
@@ -492,6 +500,17 @@ ResultRecord get_record(w::JobRecord::Reader in) {
       throw Invalid("results.records[].outcome is unknown");
   }
   result.reason = in.getReason();
+  const auto parts = in.getParts();
+  require(parts.size() <= kMaxResultParts, "results.records[].parts lists more than 1024 parts");
+  int cpus = 0;
+  for (const auto part : parts) {
+    ResultPart p{part.getServer(), part.getCpus(), part.getLowestShare()};
+    require(p.server < kMaxPeers && p.cpus >= 1 && p.cpus <= kMaxWireCpus && p.lowest_share > 0 && p.lowest_share <= 1,
+            "results.records[].parts[] needs a server below 100000, 1..1048576 CPUs and a share within (0, 1]");
+    cpus += p.cpus;
+    result.parts.push_back(p);
+  }
+  require(result.parts.empty() || cpus == r.cpus, "results.records[].parts must add up to the job's CPUs");
   return result;
 }
 

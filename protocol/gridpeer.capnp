@@ -44,6 +44,12 @@ struct JobRecord {
   outcome @10 :Outcome;
   reason @11 :Text;       # why, when not completed
   recoveries @12 :UInt32; # times its origin took it up again from its journal after a crash
+  parts @13 :List(Part);  # a job split over servers: each server's share (empty: it ran whole)
+  struct Part {
+    server @0 :UInt32;
+    cpus @1 :Int32;
+    lowestShare @2 :Float64;  # the least share of its link it ran at (1: never held back)
+  }
   enum Outcome {
     completed @0;
     lost @1;              # held by a peer that went away

@@ -82,12 +82,25 @@ struct Error {
 };
 
 /// A job's end as results report it: completed, or failed with a reason.
+/// One server's share of a job split over several (co-allocation).
+struct ResultPart {
+  ServerIndex server = 0;
+  int cpus = 0;
+  double lowest_share = 1;  ///< the least share of its link it ran at
+  friend bool operator==(const ResultPart&, const ResultPart&) = default;
+};
+
 struct ResultRecord {
   using Outcome = JobOutcome;
   JobRecord record;
   Outcome outcome = Outcome::completed;
   std::string reason;
+  /// A job split over servers: its parts (record.executed_on is the largest's); empty otherwise.
+  std::vector<ResultPart> parts;
 };
+
+/// Parts one result may list: no more than the grid's peers.
+constexpr std::size_t kMaxResultParts = 1024;
 
 struct Submit {
   Job job;  ///< id 0: the peer assigns one

@@ -489,8 +489,18 @@ int results_command(int argc, char** argv) {
                                  {"recoveries", r.record.recoveries},
                                  {"outcome", outcome},
                                  {"reason", r.reason}};
-    if (to_stdout) std::cout << line.dump() << '\n';
-    if (records_file.is_open()) records_file << line.dump() << '\n';
+    nlohmann::json with_parts = line;
+    if (!r.parts.empty()) {
+      // A split job: every server's share, and the least share of its link it ran at.
+      nlohmann::json parts = nlohmann::json::array();
+      for (const protocol::ResultPart& part : r.parts) {
+        parts.push_back(
+            {{"server", server_name(part.server)}, {"cpus", part.cpus}, {"lowest_share", part.lowest_share}});
+      }
+      with_parts["parts"] = std::move(parts);
+    }
+    if (to_stdout) std::cout << with_parts.dump() << '\n';
+    if (records_file.is_open()) records_file << with_parts.dump() << '\n';
     const JobRecord& t = r.record;
     const bool consistent = t.origin < grid.topology.servers.size() && t.executed_on < grid.topology.servers.size() &&
                             t.submit <= t.start && t.start <= t.finish && t.finish <= t.end;

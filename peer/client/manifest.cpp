@@ -1,5 +1,7 @@
 #include "peer/client/manifest.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -195,6 +197,14 @@ std::vector<report::JobRow> job_rows(const std::vector<protocol::ResultRecord>& 
                 : r.outcome == JobOutcome::lost    ? report::RowState::lost
                                                    : report::RowState::rejected;
     row.note = r.reason;
+    if (!r.parts.empty()) {
+      row.note = "split";
+      for (const protocol::ResultPart& part : r.parts) {
+        row.parts.push_back({part.server, part.cpus});
+        row.note += " " + std::to_string(part.server) + ":" + std::to_string(part.cpus) + "@" +
+                    fmt::format("{:.3g}", part.lowest_share);
+      }
+    }
     if (const auto it = handed.find(r.record.id); it != handed.end()) {
       row.source = it->second->source;
       if (it->second->requested_s >= 0) row.requested_time = seconds(it->second->requested_s);

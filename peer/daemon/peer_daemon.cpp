@@ -240,7 +240,11 @@ void PeerDaemon::stage(const DataTransfer& transfer) {
 }
 
 protocol::ResultRecord PeerDaemon::result_of(const JobEnded& ended) const {
-  if (ended.outcome != JobOutcome::lost) return {ended.record, ended.outcome, ended.reason};
+  if (ended.outcome != JobOutcome::lost) {
+    protocol::ResultRecord result{ended.record, ended.outcome, ended.reason, {}};
+    for (const JobPart& part : ended.parts) result.parts.push_back({part.server, part.cpus, part.lowest_share});
+    return result;
+  }
   JobRecord record = ended.record;
   record.start = record.finish = record.end = TimePoint{};  // it never ran to our knowledge
   return {record, ended.outcome, "peer " + name_of(record.executed_on) + " " + ended.reason};
@@ -251,6 +255,14 @@ void PeerDaemon::ended(const JobEnded& ended) {
   const std::string id = std::to_string(ended.record.id);
   switch (ended.outcome) {
     case JobOutcome::completed:
+      if (!ended.parts.empty()) {
+        std::string parts;
+        for (const JobPart& part : ended.parts) {
+          parts += fmt::format(" {}:{}@{:.3g}", name_of(part.server), part.cpus, part.lowest_share);
+        }
+        log_event(spdlog::level::info, fmt::format("job {} ended, split over {} servers (server:CPUs@share):{}", id,
+                                                   ended.parts.size(), parts));
+      }
       log_->debug("job {} ended: response {:.1f} s{}", ended.record.id, to_seconds(ended.record.response()),
                   ended.record.recoveries > 0 ? fmt::format(", run again after {} restart(s)", ended.record.recoveries)
                                               : std::string());

@@ -151,20 +151,25 @@ DurableJob decode_entry(const std::string& text, DurableRole role, const Journal
 
 std::string encode_result(const protocol::ResultRecord& result) {
   const JobRecord& r = result.record;
-  return json{{"id", r.id},
-              {"origin", r.origin},
-              {"executed_on", r.executed_on},
-              {"cpus", r.cpus},
-              {"submit_us", us(r.submit)},
-              {"start_us", us(r.start)},
-              {"finish_us", us(r.finish)},
-              {"end_us", us(r.end)},
-              {"input_bytes", r.input_bytes},
-              {"output_bytes", r.output_bytes},
-              {"recoveries", r.recoveries},
-              {"outcome", kOutcomes[static_cast<int>(result.outcome)]},
-              {"reason", result.reason}}
-      .dump();
+  json parts = json::array();
+  for (const protocol::ResultPart& part : result.parts) {
+    parts.push_back({{"server", part.server}, {"cpus", part.cpus}, {"lowest_share", part.lowest_share}});
+  }
+  json out{{"id", r.id},
+           {"origin", r.origin},
+           {"executed_on", r.executed_on},
+           {"cpus", r.cpus},
+           {"submit_us", us(r.submit)},
+           {"start_us", us(r.start)},
+           {"finish_us", us(r.finish)},
+           {"end_us", us(r.end)},
+           {"input_bytes", r.input_bytes},
+           {"output_bytes", r.output_bytes},
+           {"recoveries", r.recoveries},
+           {"outcome", kOutcomes[static_cast<int>(result.outcome)]},
+           {"reason", result.reason}};
+  if (!parts.empty()) out["parts"] = std::move(parts);  // only split jobs: other lines keep their bytes
+  return out.dump();
 }
 
 protocol::ResultRecord decode_result(const std::string& text, const JournalOwner& owner) {
@@ -184,6 +189,21 @@ protocol::ResultRecord decode_result(const std::string& text, const JournalOwner
   r.recoveries = field<std::uint32_t>(object, "recoveries");
   result.outcome = enum_of<JobOutcome>(field<std::string>(object, "outcome"), kOutcomes, "outcome");
   result.reason = field<std::string>(object, "reason");
+  if (const auto parts = object.find("parts"); parts != object.end()) {
+    require(parts->is_array() && parts->size() <= protocol::kMaxResultParts, "parts is not a list of parts");
+    int cpus = 0;
+    for (const json& part : *parts) {
+      protocol::ResultPart p;
+      p.server = field<ServerIndex>(part, "server");
+      p.cpus = protocol::cpus_of(field<std::int64_t>(part, "cpus"), "parts[].cpus");
+      p.lowest_share = field<double>(part, "lowest_share");
+      require(p.lowest_share > 0 && p.lowest_share <= 1, "parts[].lowest_share is not within (0, 1]");
+      check_server(p.server, owner, "parts[].server");
+      cpus += p.cpus;
+      result.parts.push_back(p);
+    }
+    require(cpus == r.cpus, "parts do not add up to the job's CPUs");
+  }
   protocol::check_record(r, "result");
   check_origin(r.id, r.origin, owner, "origin");
   require(r.origin == owner.self, "the result of another server's job");

@@ -7,6 +7,7 @@ and reproduction.md: the baselines beside the paper's 1087 s and 735 s and each
 of the paper's claims checked on the data, holds or not, with its numbers.
 """
 
+import coalloc_peers_figures
 import matplotlib.pyplot as plt
 
 from paper_support import claim_rows, load_summary, number, plot_paper, write_markdown
@@ -263,4 +264,7 @@ def report(summary, folder):
 
 
 def plot(folder, out, save, quiet):
+    if coalloc_peers_figures.placed_by_peers(folder):  # placed by the meta-scheduler and by peers
+        coalloc_peers_figures.plot(folder, out, save, quiet)
+        return
     plot_paper(folder, out, save, quiet, load, figures, report)

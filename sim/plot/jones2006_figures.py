@@ -8,6 +8,7 @@ in the grid); and reproduction.md, each of the paper's claims checked on the
 data with its numbers. FC is the last cluster; OC pools clusters 1-3's jobs.
 """
 
+import coalloc_peers_figures
 import matplotlib.pyplot as plt
 
 from paper_support import claim_rows, load_summary, number, plot_paper, write_markdown
@@ -174,4 +175,7 @@ def report(summary, folder):
 
 
 def plot(folder, out, save, quiet):
+    if coalloc_peers_figures.placed_by_peers(folder):  # placed by the meta-scheduler and by peers
+        coalloc_peers_figures.plot(folder, out, save, quiet)
+        return
     plot_paper(folder, out, save, quiet, load, figures, report)

@@ -77,7 +77,7 @@ void add_coalloc_options(cxxopts::Options& options) {
       "seed", "seed of the job streams (every method of a seed sees the same jobs)",
       cxxopts::value<std::uint64_t>()->default_value("1"));
   options.add_options("method")(
-      "scheduler",
+      "placed-by",
       "who places the jobs: meta (one meta-scheduler with a global queue and every cluster's state, as Jones et al. "
       "2004) or peers (one S-I peer per cluster, splitting jobs among themselves from their partners' replies; "
       "--method a1, b3 or migration-only)",
@@ -169,14 +169,14 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
                                 "' is not one of a1, b1, b2, b3, b4, migration-only, initial, ideal");
   }
   spec.config.method = *parsed;
-  const std::string scheduler = args["scheduler"].as<std::string>();
-  if (scheduler != "meta" && scheduler != "peers") {
-    throw std::invalid_argument("--scheduler: '" + scheduler + "' is not meta or peers");
+  const std::string placed_by = args["placed-by"].as<std::string>();
+  if (placed_by != "meta" && placed_by != "peers") {
+    throw std::invalid_argument("--placed-by: '" + placed_by + "' is not meta or peers");
   }
-  spec.peers = scheduler == "peers";
+  spec.peers = placed_by == "peers";
   if (spec.peers && !(spec.config.method == CoallocationMethod::a1 || spec.config.method == CoallocationMethod::b3 ||
                       spec.config.method == CoallocationMethod::migration_only)) {
-    throw std::invalid_argument("--scheduler peers: --method must be a1, b3 or migration-only, not '" + method + "'");
+    throw std::invalid_argument("--placed-by peers: --method must be a1, b3 or migration-only, not '" + method + "'");
   }
   spec.config.lslt = percent(args, "lslt", 0, 10'000);
   spec.config.chunk = percent(args, "chunk", 0, 100);
@@ -282,7 +282,7 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
   }
   if (spec.peers) {
     // Only for peers: the meta-scheduler's identities stay as they were.
-    options["scheduler"] = "peers";
+    options["placed_by"] = "peers";
     options["allotment"] = uses_bandwidth(c.method) ? nlohmann::json(to_string(AllotmentRule::simple)) : null;
     options.erase("split_order");
   }
@@ -629,7 +629,7 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
   };
   if (spec.peers) {
     // Only for peers: the meta-scheduler's results keep the bytes they had.
-    out["scheduler"] = "peers";
+    out["placed_by"] = "peers";
     out["messages"] = result.messages;
     out["split_aborts"] = result.split_aborts;
     out["allotment"] = to_string(AllotmentRule::simple);

@@ -154,6 +154,29 @@ BOOST_AUTO_TEST_CASE(a_new_journal_counts_starts_and_keeps_what_was_committed) {
   BOOST_TEST(results[0].record.executed_on == 1U);
 }
 
+// A split job's result keeps its parts (co-allocation among peers); a result
+// whose parts do not add up to the job's CPUs is refused by name.
+BOOST_AUTO_TEST_CASE(a_split_jobs_result_keeps_its_parts) {
+  TempDir dir;
+  {
+    auto journal = open_a(dir.path);
+    protocol::ResultRecord split = result_of(own_job(1001));
+    split.parts = {{0, 1, 1.0}, {2, 1, 0.675}};
+    journal->commit({}, {split});
+  }
+  auto journal = open_a(dir.path);
+  const auto results = journal->results();
+  BOOST_REQUIRE(results.size() == 1U);
+  BOOST_TEST((results[0].parts == std::vector<protocol::ResultPart>{{0, 1, 1.0}, {2, 1, 0.675}}),
+             boost::test_tools::per_element());
+  {
+    protocol::ResultRecord wrong = result_of(own_job(1002));
+    wrong.parts = {{0, 1, 1.0}, {2, 2, 1.0}};  // 3 CPUs of a 2-CPU job
+    journal->commit({}, {wrong});
+  }
+  BOOST_TEST(contains(journal_error([&] { journal->results(); }).first, "parts do not add up"));
+}
+
 BOOST_AUTO_TEST_CASE(a_file_that_is_not_a_journal_is_refused_unless_the_peer_is_new) {
   // A 0-byte journal.sqlite started as a new journal at incarnation 1, so
   // ids could repeat those of the peer's earlier runs.

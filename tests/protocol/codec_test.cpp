@@ -168,6 +168,24 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST(back.records[0].reason == "peer S6 went away");
     BOOST_TEST(back.records[0].record.end.time_since_epoch().count() == seconds(4).count());
   }
+  {
+    // A split job's record lists its parts; parts that do not add up to its CPUs are refused.
+    ResultsReply reply;
+    reply.total = 1;
+    reply.records.push_back({JobRecord{job.id, 3, 5, 12, TimePoint{seconds(1)}, TimePoint{seconds(2)},
+                                       TimePoint{seconds(3)}, TimePoint{seconds(4)}, 0, 0},
+                             ResultRecord::Outcome::completed,
+                             "",
+                             {{5, 8, 1.0}, {3, 4, 0.675}}});
+    const auto back = std::get<ResultsReply>(round_trip(reply));
+    BOOST_REQUIRE(back.records.size() == 1U);
+    BOOST_TEST((back.records[0].parts == std::vector<ResultPart>{{5, 8, 1.0}, {3, 4, 0.675}}),
+               boost::test_tools::per_element());
+    reply.records[0].parts[1].cpus = 5;
+    const auto decoded = decode(encode(reply));
+    BOOST_REQUIRE(std::holds_alternative<DecodeError>(decoded));
+    BOOST_TEST(std::get<DecodeError>(decoded).detail.find("parts") != std::string::npos);
+  }
   // A submission of one of a bag carries its bag; an offer never does (the
   // executor runs groups, which are in no bag).
   {
