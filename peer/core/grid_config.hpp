@@ -94,6 +94,10 @@ struct PeerCoallocation {
   /// A part held for a start not committed by then lapses; a running part
   /// whose origin has not renewed it for this long ends itself.
   Duration lease = seconds(60);
+  /// How far the peers' clocks may disagree: a split's parts start this much
+  /// later, so that every part's clock still reads the start ahead when the
+  /// prepare comes (0 in gridsim's exact clocks; the daemon sets its epoch skew).
+  Duration skew{};
 
   [[nodiscard]] bool enabled() const { return split != PeerSplit::off; }
   /// The rule the origin splits by (null when off).

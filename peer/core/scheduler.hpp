@@ -76,9 +76,23 @@ struct JobEnded {
   /// site); empty for a job that ran whole.
   std::vector<JobPart> parts;
 };
+/// A part of another peer's split job (or of one's own) stopped running here:
+/// with its job, at the job's end, or cut short (aborted, or its lease ran
+/// out). The executor's own account, for drivers that audit (gridsim fuzz);
+/// times are this peer's clock.
+struct PartRan {
+  JobId job = 0;
+  std::uint32_t attempt = 0;
+  ServerIndex origin = 0;
+  ServerIndex server = 0;
+  int cpus = 0;
+  TimePoint start{};
+  TimePoint finish{};
+  bool with_job = true;  ///< ended at its job's end (false: cut short)
+};
 /// Persist (peer/core/durable.hpp) comes only from peers whose config says
 /// GridConfig::journaled; it precedes the outputs whose promise it records.
-using SchedulerOutput = std::variant<SendMessage, StartTransfer, JobEnded, Persist>;
+using SchedulerOutput = std::variant<SendMessage, StartTransfer, JobEnded, Persist, PartRan>;
 
 /// Why a job ends rejected: it needs more CPUs than the server it was placed on has.
 std::string cannot_fit_reason(int cpus, const ServerSpec& server);

@@ -272,6 +272,10 @@ int run(int argc, char** argv) {
     at_least(config.grid_config.coallocation.lease, 3 * 0.02 + 3.0, "co-allocation lease");
     Duration& lease = config.grid_config.coallocation.lease;
     lease = std::max(lease, 3 * config.grid_config.parameters.query_timeout);
+    // Peers share one epoch, so their virtual clocks differ by their hosts'
+    // clock error: allow 50 ms of it, scaled, before a split's start.
+    Duration& clock_error = config.grid_config.coallocation.skew;
+    clock_error = std::max(clock_error, seconds_ceil(0.05 * config.time_scale));
   }
 
   transport::asio::io_context io;

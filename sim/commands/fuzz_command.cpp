@@ -99,7 +99,13 @@ int run_fuzz_command(int argc, char** argv) {
       "partners",
       "whom each peer asks: all, site, random:K or best:K (drawn from each seed), chosen again as peers leave and "
       "join",
-      cxxopts::value<std::string>()->default_value("all"))("h,help", "show this help");
+      cxxopts::value<std::string>()->default_value("all"))(
+      "coallocation",
+      "si and syi split jobs over servers (a1 or b3; off: never); then every fifth job is made wider than any "
+      "server, so that it can only run split, and the audit also checks that each split job ran on every part's "
+      "server from its start to its finish and that no part ran on after a sibling stopped for longer than a "
+      "lease, a renewal period, a message's delay and the clocks' spread",
+      cxxopts::value<std::string>()->default_value("off"))("h,help", "show this help");
   add_churn_options(options);
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
@@ -157,8 +163,34 @@ int run_fuzz_command(int argc, char** argv) {
 
   std::cerr << fmt::format("gridsim fuzz: seeds {}..{}, {} algorithm(s), {} servers x {} jobs\n", first, last,
                            algorithms.size(), servers, jobs_per_server);
+  const std::string split_name = args["coallocation"].as<std::string>();
+  const auto split = parse_peer_split(split_name);
+  if (!split) throw std::invalid_argument("--coallocation '" + split_name + "' is not off, a1 or b3");
+  const bool splitting = *split != PeerSplit::off;
+  if (splitting && faults.max_drift_ppm != 0) {
+    // A split's parts start and end at instants their origin names: peers
+    // must share a clock, as gridpeer's do (one epoch). Drifting clocks part
+    // further every day; times relative to each message are still to come.
+    throw std::invalid_argument(
+        "--coallocation needs clocks that do not drift: give --max-drift-ppm 0 (offsets are allowed)");
+  }
+  if (splitting) {
+    for (const GridAlgorithm algorithm : algorithms) {
+      if (algorithm != GridAlgorithm::sender && algorithm != GridAlgorithm::symmetric) {
+        throw std::invalid_argument("--coallocation splits jobs under si and syi only: give --algorithms si,syi");
+      }
+    }
+  }
+  const PeerCoallocation split_config{*split};
+  // A part may run on after a sibling stopped for a lease after its last
+  // renewal, a renewal period, a message's delay, and the clocks' spread.
+  const Duration part_alone_limit =
+      split_config.lease + split_config.lease / 3 + faults.max_delay + 2 * faults.max_clock_offset + seconds(1);
   std::size_t runs = 0;
   std::size_t failures = 0;
+  std::uint64_t jobs_split = 0;
+  std::uint64_t split_aborts = 0;
+  std::uint64_t parts_lapsed = 0;
   FaultInjector::Counts total;
   std::size_t crashes = 0;
   std::size_t leaves = 0;
@@ -172,11 +204,21 @@ int run_fuzz_command(int argc, char** argv) {
     request.source = "synthetic";
     request.synthetic_jobs_per_server = jobs_per_server;
     request.seed = seed;
-    const GridWorkload workload = load_grid_workload(grid, request);
+    GridWorkload workload = load_grid_workload(grid, request);
+    if (splitting) {
+      // Every fifth job wider than any server: it runs split, or not at all.
+      int widest = 0;
+      for (const auto& server : grid.servers) widest = std::max(widest, server.spec.total_cpus());
+      for (std::size_t i = 4; i < workload.jobs.size(); i += 5) workload.jobs[i].cpus = widest + widest / 2;
+    }
     for (const GridAlgorithm algorithm : algorithms) {
       GridRunOptions run_options;
       run_options.config.algorithm = algorithm;
       if (algorithm == GridAlgorithm::central) run_options.config.central_peer = 0;
+      run_options.config.coallocation.split = *split;
+      // Clocks start up to max-clock-offset apart: a split's start must lie
+      // ahead on every part's clock.
+      run_options.config.coallocation.skew = 2 * faults.max_clock_offset + seconds(1);
       run_options.faults = faults;
       run_options.audit = true;
       run_options.fault_seed = seed;
@@ -202,7 +244,13 @@ int run_fuzz_command(int argc, char** argv) {
       recovered.committed += run.recovered.committed;
       recovered.hosted += run.recovered.hosted;
       recovered.ran += run.recovered.ran;
-      std::vector<std::string> violations = audit_run(grid, workload.jobs, run);
+      for (const SchedulerCounters& c : run.counters) {
+        jobs_split += c.jobs_split;
+        split_aborts += c.split_aborts;
+        parts_lapsed += c.parts_lapsed;
+      }
+      std::vector<std::string> violations =
+          audit_run(grid, workload.jobs, run, splitting ? part_alone_limit : kForever);
       if (faults.durable_crashes) {
         for (const auto& [job, reason] : run.lost) {
           if (violations.size() < 20) {
@@ -226,7 +274,7 @@ int run_fuzz_command(int argc, char** argv) {
       std::cout << fmt::format(
           "  replay: gridsim fuzz --seed {} --algorithms {} --servers {} --jobs {} --drop {} --duplicate {} "
           "--delay {} --max-delay {} --partitions-per-day {} --crashes-per-day {} --max-down {} --max-clock-offset {} "
-          "--max-drift-ppm {}{}{}{}\n",
+          "--max-drift-ppm {}{}{}{}{}\n",
           seed, to_string(algorithm), servers, jobs_per_server, faults.drop, faults.duplicate, faults.delay,
           to_seconds(faults.max_delay), faults.partitions_per_day, faults.crashes_per_day, to_seconds(faults.max_down),
           to_seconds(faults.max_clock_offset), faults.max_drift_ppm, faults.durable_crashes ? " --durable-crashes" : "",
@@ -236,7 +284,8 @@ int run_fuzz_command(int argc, char** argv) {
                                                  : std::string())
                 : std::string(),
           partners.kind != topology::PartnerRule::Kind::all ? " --partners " + topology::to_string(partners)
-                                                            : std::string());
+                                                            : std::string(),
+          splitting ? " --coallocation " + split_name : std::string());
     }
   }
   std::cout << fmt::format(
@@ -250,6 +299,12 @@ int run_fuzz_command(int argc, char** argv) {
                         recovered.requeued, recovered.committed, recovered.hosted, recovered.ran)
           : std::string("restarted empty"),
       lost, refused);
+  if (splitting) {
+    std::cout << fmt::format(
+        "co-allocation: {} jobs started split, {} split placements aborted, {} parts let go at "
+        "their lease's end\n",
+        jobs_split, split_aborts, parts_lapsed);
+  }
   if (churn) {
     std::cout << fmt::format("churn: {} leaves asked, {} peers went once they held nothing, {} joins\n", leaves, gone,
                              joins);

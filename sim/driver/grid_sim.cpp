@@ -247,6 +247,11 @@ class GridDriver {
     void send(ServerIndex to, const protocol::Message& message) override { driver_.send_message(server_, to, message); }
     void stage(const DataTransfer& transfer) override { driver_.start_transfer(transfer); }
     void ended(const JobEnded& ended) override { driver_.end(ended); }
+    void part_ran(const PartRan& ran) override {
+      if (!driver_.options_.audit) return;
+      driver_.result_.part_runs.push_back(ran);
+      driver_.result_.part_runs.back().job = driver_.trace_id(ran.job);
+    }
 
    private:
     GridDriver& driver_;
@@ -491,6 +496,7 @@ class GridDriver {
                    [&](const StartTransfer& start) { start_transfer(start.transfer); },
                    [&](const JobEnded& ended) { end(ended); },
                    [&](const Persist& /*persist*/) {},
+                   [&](const PartRan& /*ran*/) { assert(false && "the meta-scheduler holds no parts"); },
                },
                output);
   }

@@ -102,6 +102,8 @@ struct GridRunResult {
   bool audited = false;
   std::vector<Arrival> arrivals;
   std::vector<RemoteRun> remote_runs;
+  /// With audit: every part of a split job that stopped running, as its server reported it.
+  std::vector<PartRan> part_runs;
   std::size_t crashes = 0;
   std::size_t leaves = 0;            ///< peers that asked to leave
   std::size_t gone = 0;              ///< of them, those that went (the others were still finishing at the end)

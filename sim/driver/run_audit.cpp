@@ -7,9 +7,33 @@
 #include <tuple>
 
 namespace gridpeer::sim {
+namespace {
+
+/// No part of a split placement runs on after a sibling of it stopped for
+/// longer than `limit` (in true time): the leases at work.
+template <class TrueTime, class Fail>
+void check_parts_alone(const GridRunResult& run, Duration limit, const TrueTime& true_time, const Fail& fail) {
+  if (limit == kForever) return;
+  std::map<std::pair<JobId, std::uint32_t>, std::vector<const PartRan*>> placements;
+  for (const PartRan& part : run.part_runs) placements[{part.job, part.attempt}].push_back(&part);
+  for (const auto& [key, parts] : placements) {
+    TimePoint first_stop = kNever;
+    for (const PartRan* part : parts) first_stop = std::min(first_stop, true_time(part->server, part->finish));
+    for (const PartRan* part : parts) {
+      const Duration alone = true_time(part->server, part->finish) - first_stop;
+      if (alone > limit) {
+        fail("job " + std::to_string(key.first) + " (placement " + std::to_string(key.second) + ") ran a part on " +
+             std::to_string(part->server) + " for " + std::to_string(to_seconds(alone)) +
+             " s after a sibling stopped, more than " + std::to_string(to_seconds(limit)) + " s");
+      }
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> audit_run(const topology::Topology& grid, const std::vector<Job>& jobs,
-                                   const GridRunResult& run) {
+                                   const GridRunResult& run, Duration part_alone_limit) {
   std::vector<std::string> violations;
   const auto fail = [&](std::string what) {
     if (violations.size() < 20) violations.push_back(std::move(what));
@@ -92,8 +116,9 @@ std::vector<std::string> audit_run(const topology::Topology& grid, const std::ve
   for (const RemoteRun& r : remote_runs) {
     runs[r.job].push_back({true_time(r.server, r.start), true_time(r.server, r.finish), r.server});
   }
+  const auto split = [&](JobId id) { return run.split_parts.count(id) != 0U; };
   for (const JobRecord& r : run.records) {
-    if (r.executed_on == r.origin) {
+    if (r.executed_on == r.origin && !split(r.id)) {
       runs[r.id].push_back({true_time(r.origin, r.start), true_time(r.origin, r.finish), r.executed_on});
     }
   }
@@ -111,6 +136,32 @@ std::vector<std::string> audit_run(const topology::Topology& grid, const std::ve
       }
     }
   }
+  // A split job: its parts add up to its CPUs, each on a server of the grid
+  // that ran it, by its own account, from the job's start to its finish.
+  const auto check_split = [&](const JobRecord& r, const std::vector<JobPart>& parts) {
+    const std::string job = "job " + std::to_string(r.id);
+    int cpus = 0;
+    for (const JobPart& part : parts) {
+      cpus += part.cpus;
+      if (part.server >= grid.servers.size()) {
+        fail(job + " has a part on unknown server " + std::to_string(part.server));
+        continue;
+      }
+      // Every part starts at the instant its origin named; it ends at the
+      // job's end, or later if word of a later end reached it late, and
+      // before the origin hears it ended (in true time).
+      const bool ran = std::any_of(run.part_runs.begin(), run.part_runs.end(), [&](const PartRan& x) {
+        return x.job == r.id && x.server == part.server && x.with_job && x.cpus == part.cpus && x.start == r.start &&
+               x.finish >= r.finish && true_time(x.server, x.finish) <= true_time(r.origin, r.end) + slack;
+      });
+      if (!ran) {
+        fail(job + "'s record says a part of " + std::to_string(part.cpus) + " CPUs ran on " +
+             grid.servers[part.server].spec.name + " from its start to its finish; that server never ran it so");
+      }
+    }
+    if (cpus != r.cpus) fail(job + "'s parts add up to " + std::to_string(cpus) + " CPUs, not its own count");
+    if (parts.size() < 2) fail(job + " was split into fewer than two parts");
+  };
   for (const JobRecord& r : run.records) {
     const std::string job = "job " + std::to_string(r.id);
     const auto it = by_id.find(r.id);
@@ -122,6 +173,10 @@ std::vector<std::string> audit_run(const topology::Topology& grid, const std::ve
     if (r.origin != it->second->origin) fail(job + " ended at the wrong origin");
     if (r.cpus != it->second->cpus) fail(job + " ran on " + std::to_string(r.cpus) + " CPUs, not its own count");
     if (!(r.submit <= r.start && r.start <= r.finish && r.finish <= r.end)) fail(job + " has its times out of order");
+    if (split(r.id)) {
+      check_split(r, run.split_parts.at(r.id));  // its CPUs are counted from its parts' runs below
+      continue;
+    }
     if (r.executed_on == r.origin) {  // remote runs are counted from the executors' own account below
       usage[r.executed_on].emplace_back(r.start, r.cpus);
       usage[r.executed_on].emplace_back(r.finish, -r.cpus);
@@ -156,6 +211,14 @@ std::vector<std::string> audit_run(const topology::Topology& grid, const std::ve
     usage[x.server].emplace_back(x.start, job->second->cpus);
     usage[x.server].emplace_back(x.finish, -job->second->cpus);
   }
+  // Parts of split jobs, by their servers' own account, whether they ran
+  // with their job or were cut short.
+  for (const PartRan& part : run.part_runs) {
+    if (part.server >= usage.size()) continue;
+    usage[part.server].emplace_back(part.start, part.cpus);
+    usage[part.server].emplace_back(part.finish, -part.cpus);
+  }
+  check_parts_alone(run, part_alone_limit, true_time, fail);
   for (std::size_t s = 0; s < usage.size(); ++s) {
     auto& events = usage[s];
     // Ends before starts at the same time: a CPU freed at t may be taken at t.

@@ -6,7 +6,10 @@
 // servers at once; no server ever runs more CPUs than it has; a moved job
 // starts only after its input has arrived at its executor; a moved job's
 // record matches what its executor ran; and every byte moved is some job's
-// input or output, in its own size.
+// input or output, in its own size. A job split over servers (co-allocation)
+// ran on each of its parts' servers from its start to its finish, by the
+// servers' own account, its parts' CPUs counted where they ran; and no part
+// ran on after a sibling of its placement stopped for longer than a bound.
 #include <string>
 #include <vector>
 
@@ -18,7 +21,10 @@ namespace gridpeer::sim {
 
 /// The violations found, each naming the job or server (empty: all hold).
 /// The run must have been made with GridRunOptions::audit.
+/// `part_alone_limit`: how long a part of a split job may run on after a
+/// sibling of the same placement stopped (a lease, a renewal period, a
+/// message's delay and the clocks' spread).
 std::vector<std::string> audit_run(const topology::Topology& grid, const std::vector<Job>& jobs,
-                                   const GridRunResult& run);
+                                   const GridRunResult& run, Duration part_alone_limit = kForever);
 
 }  // namespace gridpeer::sim

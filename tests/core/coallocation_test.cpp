@@ -244,4 +244,29 @@ BOOST_AUTO_TEST_CASE(a_part_whose_origin_is_silent_ends_itself_after_a_lease) {
   BOOST_TEST(grid.b.counters().parts_lapsed == 1U);
 }
 
+// B is cut off after the start: it hears no renewal and A hears no answer.
+// B's part ends itself at its lease's end (64.001 s: committed with a lease
+// from the start), and A gives up the job at its renewal of 64.001 s, when B
+// has been silent for more than a lease (since the commit): its own part
+// ends then, not at the job's end.
+BOOST_AUTO_TEST_CASE(a_part_cut_off_from_its_origin_ends_and_so_do_its_siblings) {
+  TwoSites grid(PeerSplit::a1, 1000);
+  grid.a.submit(wide_job(1, 12, 1000), TimePoint{});
+  grid.settle(TimePoint{});  // prepared and committed; from here on B hears and says nothing
+  grid.drop = [](ServerIndex from, ServerIndex to, const protocol::Message& m) {
+    const auto* decision = std::get_if<protocol::PartDecision>(&m);
+    const bool cut = (decision != nullptr && decision->order != protocol::PartOrder::commit) ||
+                     std::holds_alternative<protocol::PartReport>(m);
+    return cut && from != to && (from == 1 || to == 1);
+  };
+  grid.run_to(at_us(64'000'000));
+  BOOST_TEST(grid.a.local().busy_nodes() == 8);
+  BOOST_TEST(grid.b.local().busy_nodes() == 4);
+  grid.run_to(at_us(64'001'000));
+  BOOST_TEST(grid.a.local().busy_nodes() == 0);
+  BOOST_TEST(grid.b.local().busy_nodes() == 0);
+  BOOST_TEST(grid.a.counters().split_aborts == 1U);
+  BOOST_TEST(grid.b.counters().parts_lapsed == 1U);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

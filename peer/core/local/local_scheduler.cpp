@@ -107,6 +107,10 @@ bool LocalScheduler::withdraw(JobId id, TimePoint now) {
   return true;
 }
 
+bool LocalScheduler::is_running(JobId id) const {
+  return std::any_of(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
+}
+
 bool LocalScheduler::release_pinned(JobId id, TimePoint now) {
   advance(now);
   const auto it = std::find_if(pinned_.begin(), pinned_.end(), [id](const Pinned& job) { return job.plan.id == id; });
@@ -122,6 +126,14 @@ void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
     if (pinned.plan.id != id) continue;
     pinned.finish = finish;
     pinned.actual.reset();
+    // Its window is what it will hold: queued jobs must plan around the end
+    // set, not the estimate it came with (a co-allocated part slowed by its
+    // links runs past it).
+    const Duration held = std::max(finish - pinned.start, kMinimumPlan);
+    if (held != pinned.plan.planned) {
+      pinned.plan.planned = held;
+      replan(now_);
+    }
     return;
   }
   const auto it =
@@ -135,6 +147,9 @@ void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
   job.actual_end = std::max({finish, now_, job.start});
   job.planned_end = std::max(job.actual_end, job.start + kMinimumPlan);
   running_.emplace(std::make_pair(job.actual_end, start_sequence_++), job);
+  // Ended now (a co-allocated part cut short): it frees its nodes before the
+  // plan hands them on, or a queued job would start beside it.
+  if (job.actual_end <= now_) finish_due(now_);
   replan(now_);
 }
 

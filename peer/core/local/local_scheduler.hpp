@@ -135,6 +135,8 @@ class LocalScheduler {
   [[nodiscard]] std::size_t queued_jobs() const { return queue_.size(); }
   [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
   [[nodiscard]] std::size_t pinned_jobs() const { return pinned_.size(); }
+  /// Whether job `id` runs here now.
+  [[nodiscard]] bool is_running(JobId id) const;
   [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
   [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
   /// Throws std::logic_error naming the first invariant that does not hold

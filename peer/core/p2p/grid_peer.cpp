@@ -65,7 +65,7 @@ protocol::JobRequirements GridPeer::requirements(const Job& job) const {
 
 bool GridPeer::knows(JobId job) const {
   return hosted_.count(job) != 0U || origin_.holds(job) || executor_.taken(job) || bags_.knows(job) ||
-         splits_.holds(job) ||
+         splits_.holds(job) || parts_.owns(job) ||
          std::any_of(grid_queue_.begin(), grid_queue_.end(), [job](const Waiting& w) { return w.job.id == job; });
 }
 
@@ -106,6 +106,9 @@ void GridPeer::wait_in_grid_queue(const Job& job, Ask ask, TimePoint now) {
     tick_ = timers_.arm(now + config_.parameters.sigma, PeerTimer{TimerKind::tick});
   }
   Waiting& waiting = grid_queue_.back();
+  // A job no server holds whole runs only split, and only partners' replies
+  // can split it: a volunteer alone never could.
+  if (only_split(job) && ask != Ask::nobody) ask = Ask::partners;
   switch (ask) {
     case Ask::nobody:
       return;
@@ -328,7 +331,10 @@ void GridPeer::conclude(protocol::QueryId id, TimePoint now) {
   const auto chosen = choose(candidates, r);
   if (query.kind == QueryKind::partners && try_split(job, candidates, chosen, now)) return;
   const bool held_nowhere = !chosen || candidates[*chosen].att == kForever;
-  if (query.kind == QueryKind::partners && held_nowhere && wait_for_split(job, now)) return;
+  if (query.kind == QueryKind::partners && held_nowhere && could_ever_split(job, candidates) &&
+      wait_for_split(job, now)) {
+    return;
+  }
   if (chosen && *chosen != 0) {
     remove_waiting(job.id);
     origin_.offer(job, candidates[*chosen].server, now);
@@ -423,7 +429,7 @@ void GridPeer::recheck_waiting(bool ask_partners, TimePoint now) {
       run_here(job, now);
       continue;
     }
-    if (ask_partners) {
+    if (ask_partners || only_split(waiting.job)) {
       const JobId job = waiting.job.id;
       start_query(waiting, live_partners_, QueryKind::partners, now);
       // start_query may have run the job here (no partners) and removed it.

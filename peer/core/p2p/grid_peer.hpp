@@ -214,6 +214,12 @@ class GridPeer final : public Scheduler,
                  TimePoint now);
   /// A job no server can hold whole, with no split now: asked about again after a period.
   bool wait_for_split(const Job& job, TimePoint now);
+  /// The split rule could place the job over these servers were they all
+  /// idle (else waiting for a split is waiting forever: B3's first chunk
+  /// may be wider than every server).
+  [[nodiscard]] bool could_ever_split(const Job& job, std::span<const SiteCandidate> candidates) const;
+  /// Co-allocation is on and the job is wider than this server: it can only run split.
+  [[nodiscard]] bool only_split(const Job& job) const { return split_rule_ && job.cpus > server().total_cpus(); }
   /// Co-allocation's fields of an ATT reply: what this server could hold of a part, and its link.
   void describe_for_split(SiteCandidate& here, const protocol::JobRequirements& requirements) const;
   /// Messages this peer sent itself (a part of its own split job), delivered now.
@@ -223,7 +229,7 @@ class GridPeer final : public Scheduler,
   [[nodiscard]] bool id_taken(JobId job) const override { return knows(job); }
   [[nodiscard]] bool draining() const override { return draining_; }
   std::uint32_t next_attempt(JobId job) override { return origin_.next_attempt(job); }
-  void split_failed(const Job& job, std::optional<ServerIndex> by, TimePoint now) override;
+  void split_failed(const Job& job, const std::vector<ServerIndex>& barred, TimePoint now) override;
   void split_ended(JobEnded ended) override;
   [[nodiscard]] ServerIndex self() const override { return id_; }
   [[nodiscard]] const GridConfig& config() const override { return config_; }

@@ -63,7 +63,7 @@ bool GridPeer::try_split(const Job& job, std::span<const SiteCandidate> candidat
     slowest = std::min(slowest, candidate->mhz);
     planned.push_back({part.site, part.nodes, candidate->mhz});
   }
-  const Duration hold = 2 * config_.parameters.query_timeout + SplitJobs::kStartAfterLease;
+  const Duration hold = 2 * config_.parameters.query_timeout + config_.coallocation.skew + SplitJobs::kStartAfterLease;
   const Duration split_turnaround = hold + splits_.expected_run(job.requested_time, slowest, share);
   const Duration single = best ? candidates[*best].att : kForever;
   if (split_turnaround >= single) return false;  // a split is taken only when it wins
@@ -73,8 +73,20 @@ bool GridPeer::try_split(const Job& job, std::span<const SiteCandidate> candidat
   return true;
 }
 
+bool GridPeer::could_ever_split(const Job& job, std::span<const SiteCandidate> candidates) const {
+  if (!split_rule_) return false;
+  std::vector<SplitCandidate> idle;
+  for (const SiteCandidate& c : candidates) {
+    const bool takes_part = c.server == id_ || c.link_capacity_mbps > 0;
+    const int cpus = c.server == id_ ? server().total_cpus() : c.total_cpus;
+    if (takes_part && cpus > 0) idle.push_back({c.server, cpus});
+  }
+  std::sort(idle.begin(), idle.end(), [](const SplitCandidate& a, const SplitCandidate& b) { return a.site < b.site; });
+  return split_rule_->widest(idle) >= job.cpus;
+}
+
 bool GridPeer::wait_for_split(const Job& job, TimePoint now) {
-  if (!split_rule_ || job.cpus <= server().total_cpus()) return false;
+  if (!only_split(job)) return false;
   // No server holds it whole, and no split is there now: it waits, and is
   // asked about again after a period (nodes free up, links drain).
   Waiting* waiting = find_waiting(job.id);
@@ -103,9 +115,15 @@ void GridPeer::deliver_to_self(TimePoint now) {
   }
 }
 
-void GridPeer::split_failed(const Job& job, std::optional<ServerIndex> by, TimePoint now) {
-  // A server that refused is not asked about the job for a while (the refusal back-off).
-  if (by && *by != id_) origin_.refusals().refused(job.id, *by, now);
+void GridPeer::split_failed(const Job& job, const std::vector<ServerIndex>& barred, TimePoint now) {
+  // Its part here is let go first (the abort to itself): the job may run
+  // here whole next, and one id must not name two jobs in the local scheduler.
+  deliver_to_self(now);
+  // Not asked about the job for a while (the refusal back-off, doubling):
+  // else a placement that cannot hold would be tried again and again at once.
+  for (const ServerIndex server : barred) {
+    if (server != id_) origin_.refusals().refused(job.id, server, now);
+  }
   decide(job, now);
 }
 

@@ -71,7 +71,7 @@ void HeldParts::on_prepare(ServerIndex from, const protocol::PartPrepare& prepar
     return;
   }
   Part& part = parts_[job.id] =
-      Part{from, prepare.attempt, prepare.cpus, prepare.demand_mbps, Phase::held, kNever, {}, 1};
+      Part{from, prepare.attempt, prepare.cpus, prepare.demand_mbps, Phase::held, kNever, kNever, {}, 1};
   arm_lease(job.id, part, prepare.lease_end);
   demand_ += part.demand;
   part.told_share = share();
@@ -105,6 +105,9 @@ void HeldParts::on_decision(ServerIndex from, const protocol::PartDecision& deci
     peer_.local_scheduler().set_finish(decision.job, end, now);
   }
   arm_lease(decision.job, part, std::max(decision.lease_end, now));
+  // Answered, so that its origin knows the part is still there.
+  part.told_share = share();
+  report(from, decision.job, part.attempt, protocol::PartState::share);
 }
 
 void HeldParts::on_timer(const PeerTimer& timer, TimePoint now) {
@@ -129,12 +132,14 @@ void HeldParts::on_local_event(const LocalEvent& event, TimePoint now) {
   switch (event.kind) {
     case LocalEvent::Kind::started:
       part.phase = Phase::running;
+      part.started = event.at;
       return;
     case LocalEvent::Kind::rejected:
       return;
     case LocalEvent::Kind::finished: {
       const ServerIndex origin = part.origin;
       const std::uint32_t attempt = part.attempt;
+      peer_.emit(PartRan{event.id, attempt, origin, peer_.self(), part.cpus, event.start, event.at, true});
       peer_.timers().disarm(part.lease);
       demand_ = parts_.size() == 1 ? 0.0 : demand_ - part.demand;  // no drift from repeated sums
       parts_.erase(it);
@@ -159,8 +164,11 @@ void HeldParts::let_go(JobId job, TimePoint now) {
   if (it == parts_.end()) return;
   peer_.timers().disarm(it->second.lease);
   LocalScheduler& local = peer_.local_scheduler();
-  if (!local.release_pinned(job, now)) {
+  if (!local.release_pinned(job, now) && local.is_running(job)) {
     // Started: it ends now (its finish event finds no part, and is dropped).
+    const Part& part = it->second;
+    const TimePoint started = part.started == kNever ? now : part.started;
+    peer_.emit(PartRan{job, part.attempt, part.origin, peer_.self(), part.cpus, started, now, false});
     local.set_finish(job, now, now);
     local.advance(now);
   }

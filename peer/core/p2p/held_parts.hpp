@@ -25,7 +25,7 @@ class PartsPeer : public HandoffPeer {
   /// A message to a part's origin (itself included: delivered after the current input).
   virtual void send_part(ServerIndex to, const protocol::Message& message) = 0;
   virtual LocalScheduler& local_scheduler() = 0;
-  /// The id is the peer's already for something other than its own split job.
+  /// The id is the peer's already (hosted, offered, taken, split, or a part held here).
   [[nodiscard]] virtual bool id_taken(JobId job) const = 0;
   [[nodiscard]] virtual bool draining() const = 0;
   [[nodiscard]] virtual int mhz() const = 0;
@@ -64,7 +64,8 @@ class HeldParts {
     int cpus = 0;
     double demand = 0;
     Phase phase = Phase::held;
-    TimePoint end = kNever;  ///< the end its origin last set
+    TimePoint end = kNever;      ///< the end its origin last set
+    TimePoint started = kNever;  ///< when it started here (running)
     TimerSlot lease;
     double told_share = 1;  ///< the share its origin last heard
   };

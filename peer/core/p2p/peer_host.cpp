@@ -131,6 +131,7 @@ void PeerHost::settle(PeerEnvironment& environment) {
                    [&](const StartTransfer& start) { environment.stage(start.transfer); },
                    [&](const JobEnded& end) { environment.ended(end); },
                    [](const Persist& /*kept*/) {},
+                   [&](const PartRan& ran) { environment.part_ran(ran); },
                },
                output);
   }

@@ -47,6 +47,9 @@ class PeerEnvironment {
   virtual void send(ServerIndex to, const protocol::Message& message) = 0;
   virtual void stage(const DataTransfer& transfer) = 0;
   virtual void ended(const JobEnded& ended) = 0;
+  /// A part of a split job stopped running here. Only a driver that audits
+  /// its runs (gridsim fuzz) keeps it; others need do nothing.
+  virtual void part_ran(const PartRan& /*ran*/) {}
 };
 
 /// How a partner's link came up (PeerHost::link_up), for the driver's log.

@@ -30,7 +30,9 @@ void SplitJobs::place(const Job& job, const std::vector<PlannedPart>& parts, Tim
   const GridConfig& config = peer_.config();
   const Duration window = config.parameters.query_timeout;
   Split split{job, peer_.next_attempt(job.id), {}, {}, std::nullopt, std::nullopt};
-  const TimePoint lease_end = now + 2 * window;
+  // The hold covers a prepare's way there and back, and the commit's way,
+  // as every part's clock reads it (peers' clocks may disagree by `skew`).
+  const TimePoint lease_end = now + 2 * window + config.coallocation.skew;
   split.start = lease_end + kStartAfterLease;
   for (const PlannedPart& planned : parts) {
     split.parts.push_back({planned, config.coallocation.traffic.demand_mbps(planned.cpus, job.cpus)});
@@ -56,6 +58,7 @@ void SplitJobs::on_report(ServerIndex from, const protocol::PartReport& report, 
     ++peer_.tally().stale_messages;
     return;
   }
+  part->heard = now;
   using State = protocol::PartState;
   switch (report.state) {
     case State::refused:
@@ -126,6 +129,16 @@ void SplitJobs::on_timer(const PeerTimer& timer, TimePoint now) {
     abort(timer.job, std::nullopt, now);  // not every part was held in time
     return;
   }
+  // A part whose peer has said nothing for a lease (cut off, or gone without
+  // word) may have let go: its siblings must not run on without it.
+  const Duration lease = peer_.config().coallocation.lease;
+  const bool silent = std::any_of(split.parts.begin(), split.parts.end(), [&](const Part& part) {
+    return part.state != PartState::finished && now - part.heard > lease;
+  });
+  if (silent) {
+    abort(timer.job, std::nullopt, now);
+    return;
+  }
   renew(split, now);
   split.timer = peer_.timers().arm(now + peer_.config().coallocation.lease / 3,
                                    PeerTimer{TimerKind::split_renew, 0, split.job.id, split.attempt});
@@ -153,7 +166,13 @@ void SplitJobs::abort(JobId job, std::optional<ServerIndex> refused_by, TimePoin
                     protocol::PartDecision{job, split.attempt, protocol::PartOrder::abort, TimePoint{}, TimePoint{}});
   }
   ++peer_.tally().split_aborts;
-  peer_.split_failed(split.job, refused_by, now);
+  std::vector<ServerIndex> barred;
+  if (refused_by) {
+    barred.push_back(*refused_by);
+  } else {
+    for (const Part& part : split.parts) barred.push_back(part.planned.server);
+  }
+  peer_.split_failed(split.job, barred, now);
 }
 
 void SplitJobs::complete(JobId job, TimePoint now) {
@@ -164,7 +183,10 @@ void SplitJobs::complete(JobId job, TimePoint now) {
   const auto largest = std::max_element(split.parts.begin(), split.parts.end(), [](const Part& a, const Part& b) {
     return a.planned.cpus < b.planned.cpus || (a.planned.cpus == b.planned.cpus && a.planned.server > b.planned.server);
   });
-  JobEnded ended{JobRecord::of(split.job, largest->planned.server, split.start, split.clock->end(), now),
+  // Its end at home is when the last part's word came, never before the
+  // job's own end (a part whose clock runs ahead may report early).
+  JobEnded ended{JobRecord::of(split.job, largest->planned.server, split.start, split.clock->end(),
+                               std::max(now, split.clock->end())),
                  JobOutcome::completed,
                  {},
                  {}};

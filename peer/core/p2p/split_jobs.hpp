@@ -7,7 +7,7 @@
 // -- Jones et al.'s clock, the communication stretched by the lowest share
 // any part's link allows -- and sends again, with a renewed lease, when a
 // share changes and every third of a lease. A refusal, a prepare not
-// answered in time, a part lost or a part's peer gone aborts every part,
+// answered in time, a part lost, or a part's peer gone or silent for a lease aborts every part,
 // and the job is decided anew.
 #include <cstdint>
 #include <map>
@@ -27,8 +27,10 @@ class SplitsPeer : public HandoffPeer {
   [[nodiscard]] virtual int mhz() const = 0;
   /// The next attempt number of an own job (shared with its hand-offs).
   virtual std::uint32_t next_attempt(JobId job) = 0;
-  /// The placement failed: the job is decided anew (`by`: a server that refused it).
-  virtual void split_failed(const Job& job, std::optional<ServerIndex> by, TimePoint now) = 0;
+  /// The placement failed: the job is decided anew, `barred` not asked about
+  /// it for a while (the server that refused it, or every part's, so that a
+  /// placement that fails is not tried again at once).
+  virtual void split_failed(const Job& job, const std::vector<ServerIndex>& barred, TimePoint now) = 0;
   /// The job ran to its end on every part.
   virtual void split_ended(JobEnded ended) = 0;
 };
@@ -71,6 +73,7 @@ class SplitJobs {
     double share = 1;
     double lowest_share = 1;
     PartState state = PartState::asked;
+    TimePoint heard{};  ///< its peer's last word (each renewal is answered)
   };
   struct Split {
     Job job;
