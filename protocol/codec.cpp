@@ -260,6 +260,7 @@ struct Encoder {
     out.setStartUs(us(m.start));
     out.setLeaseEndUs(us(m.lease_end));
     out.setOriginMhz(m.origin_mhz);
+    out.setLinkLimitMbps(m.link_limit_mbps);
   }
   void operator()(const PartReport& m) {
     auto out = env.initPartReport();
@@ -267,6 +268,7 @@ struct Encoder {
     out.setAttempt(m.attempt);
     out.setState(static_cast<w::PartReport::State>(m.state));
     out.setShare(m.share);
+    out.setEndUs(us(m.end));
   }
   void operator()(const PartDecision& m) {
     auto out = env.initPartDecision();
@@ -676,17 +678,21 @@ WireMessage decode_envelope(w::Envelope::Reader env) {
                     in.getCpus(),
                     in.getDemandMbps(),
                     time_of(in.getStartUs(), "partPrepare.startUs"),
-                    time_of(in.getLeaseEndUs(), "partPrepare.leaseEndUs")};
+                    time_of(in.getLeaseEndUs(), "partPrepare.leaseEndUs"),
+                    in.getLinkLimitMbps()};
       require(m.cpus >= 1 && m.cpus <= m.job.cpus, "partPrepare.cpus must be within 1..the job's CPUs");
       require(bandwidth_ok(m.demand_mbps), "partPrepare.demandMbps must be finite, 0 or more and at most 1e9 Mb/s");
       require(m.lease_end <= m.start, "partPrepare.leaseEndUs must not be after startUs");
+      require(bandwidth_ok(m.link_limit_mbps),
+              "partPrepare.linkLimitMbps must be finite, 0 or more and at most 1e9 Mb/s");
       return m;
     }
     case w::Envelope::PART_REPORT: {
       const auto in = env.getPartReport();
       const auto state = static_cast<unsigned>(in.getState());
       require(state <= static_cast<unsigned>(PartState::unknown), "partReport.state is not a known state");
-      PartReport m{in.getJob(), in.getAttempt(), static_cast<PartState>(state), in.getShare()};
+      PartReport m{in.getJob(), in.getAttempt(), static_cast<PartState>(state), in.getShare(),
+                   time_of(in.getEndUs(), "partReport.endUs")};
       require(m.share > 0 && m.share <= 1, "partReport.share must be within (0, 1]");
       return m;
     }

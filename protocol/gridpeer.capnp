@@ -334,12 +334,14 @@ struct PartPrepare {
   startUs @4 :Int64;
   leaseEndUs @5 :Int64;
   originMhz @6 :Int32;
+  linkLimitMbps @7 :Float64;  # refuse if the link would carry more, this part included (0: no bound)
 }
 struct PartReport {
   job @0 :UInt64;
   attempt @1 :UInt32;
   state @2 :State;
   share @3 :Float64;      # its link's share, min(1, capacity / demand)
+  endUs @4 :Int64;        # share: the end the part holds; finished: the end it ran to
   enum State {
     prepared @0;
     refused @1;

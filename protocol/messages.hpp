@@ -138,6 +138,10 @@ struct PartPrepare {
   double demand_mbps = 0;  ///< eq. 1 on the part's link
   TimePoint start{};       ///< every part starts then
   TimePoint lease_end{};   ///< held until then unless committed
+  /// The most the part's link may carry with this part added for the split
+  /// the origin chose to hold (A1: LSLT x capacity); 0: no bound. The peer
+  /// refuses above it: another origin's part may have taken the headroom.
+  double link_limit_mbps = 0;
 };
 
 enum class PartState : std::uint8_t {
@@ -154,6 +158,9 @@ struct PartReport {
   std::uint32_t attempt = 0;
   PartState state = PartState::prepared;
   double share = 1;
+  /// share: the end the part holds (0 before a commit); finished: the end
+  /// it ran to -- the origin learns whether the last re-timing reached it.
+  TimePoint end{};
 };
 
 enum class PartOrder : std::uint8_t {

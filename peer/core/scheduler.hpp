@@ -123,7 +123,7 @@ struct SchedulerCounters {
   std::uint64_t jobs_sent = 0;          ///< own jobs placed on another server
   std::uint64_t jobs_received = 0;      ///< other servers' jobs taken here
   std::uint64_t query_timeouts = 0;     ///< decisions taken without every reply
-  std::uint64_t late_replies = 0;       ///< replies after their decision (ignored)
+  std::uint64_t late_replies = 0;       ///< replies after their decision, or heard twice (ignored)
   std::uint64_t rejected = 0;           ///< jobs that can never fit here
   std::uint64_t taken_back = 0;         ///< own jobs whose hand-off failed
   std::uint64_t refused_transfers = 0;  ///< offers rejected: not from the origin, id in use, cannot fit, draining

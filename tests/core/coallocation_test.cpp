@@ -45,9 +45,9 @@ struct TwoSites {
   bool b_stopped = false;       // B neither runs nor answers (crashed, or cut off)
   Drop drop = [](ServerIndex, ServerIndex, const protocol::Message&) { return false; };
 
-  TwoSites(PeerSplit split, double b_link_mbps)
+  TwoSites(PeerSplit split, double b_link_mbps, std::optional<PeerSplit> b_split = std::nullopt)
       : a(0, ServerSpec{"A", 8, 1, 1000, 0}, split_config(split, 1000), {1}, network),
-        b(1, ServerSpec{"B", 8, 1, 1000, 1}, split_config(split, b_link_mbps), {0}, network) {}
+        b(1, ServerSpec{"B", 8, 1, 1000, 1}, split_config(b_split.value_or(split), b_link_mbps), {0}, network) {}
 
   GridPeer& peer(ServerIndex id) { return id == 0 ? a : b; }
 
@@ -246,10 +246,12 @@ BOOST_AUTO_TEST_CASE(a_part_whose_origin_is_silent_ends_itself_after_a_lease) {
 }
 
 // B is cut off after the start: it hears no renewal and A hears no answer.
-// B's part ends itself at its lease's end (64.001 s: committed with a lease
-// from the start), and A gives up the job at its renewal of 64.001 s, when B
-// has been silent for more than a lease (since the commit): its own part
-// ends then, not at the job's end.
+// A renews at 24.001 s (a third of a lease after the start); B does not
+// answer, so A renews again every query time-out (2 s): 26.001, ...,
+// 60.001 s, when B has been silent for more than a lease (since its answer
+// to the commit, at 0): A gives up the job, its own part ends then. B's part
+// ends itself at its lease's end, 64.001 s (committed with a lease from the
+// start). Neither runs to the job's end.
 BOOST_AUTO_TEST_CASE(a_part_cut_off_from_its_origin_ends_and_so_do_its_siblings) {
   TwoSites grid(PeerSplit::a1, 1000);
   grid.a.submit(wide_job(1, 12, 1000), TimePoint{});
@@ -260,14 +262,100 @@ BOOST_AUTO_TEST_CASE(a_part_cut_off_from_its_origin_ends_and_so_do_its_siblings)
                      std::holds_alternative<protocol::PartReport>(m);
     return cut && from != to && (from == 1 || to == 1);
   };
-  grid.run_to(at_us(64'000'000));
+  grid.run_to(at_us(60'000'000));
   BOOST_TEST(grid.a.local().busy_nodes() == 8);
   BOOST_TEST(grid.b.local().busy_nodes() == 4);
+  grid.run_to(at_us(60'001'000));
+  BOOST_TEST(grid.a.local().busy_nodes() == 0);
+  BOOST_TEST(grid.a.counters().split_aborts == 1U);
+  BOOST_TEST(grid.b.local().busy_nodes() == 4);
+  grid.run_to(at_us(64'000'999));
+  BOOST_TEST(grid.b.local().busy_nodes() == 4);
   grid.run_to(at_us(64'001'000));
+  BOOST_TEST(grid.b.local().busy_nodes() == 0);
+  BOOST_TEST(grid.b.counters().parts_lapsed == 1U);
+}
+
+// At 54.001 s (half the job's work done) B's link share falls to 0.5: what
+// is left runs 70 + 30 / 0.5 = 130 s x 0.5 = 65 s, so the job now ends at
+// 119.001 s. The renewal with that end never reaches B (nor do the ones that
+// follow), so B's part stops at 104.001 s and says so: A learns the job
+// could not run whole and gives it up then, its own part with it.
+BOOST_AUTO_TEST_CASE(a_part_that_missed_its_job_s_later_end_stops_the_job) {
+  TwoSites grid(PeerSplit::a1, 1000);
+  grid.a.submit(wide_job(1), TimePoint{});
+  grid.settle(TimePoint{});
+  grid.run_to(at_us(54'001'000));
+  grid.drop = [](ServerIndex, ServerIndex to, const protocol::Message& m) {
+    return to == 1 && std::holds_alternative<protocol::PartDecision>(m);
+  };
+  grid.a.on_message(1, protocol::PartReport{1, 1, protocol::PartState::share, 0.5, at_us(104'001'000)},
+                    at_us(54'001'000));
+  grid.settle(at_us(54'001'000));
+  grid.run_to(at_us(104'000'999));
+  BOOST_TEST(grid.a.local().busy_nodes() == 8);
+  BOOST_TEST(grid.b.local().busy_nodes() == 4);
+  grid.run_to(at_us(104'001'000));
   BOOST_TEST(grid.a.local().busy_nodes() == 0);
   BOOST_TEST(grid.b.local().busy_nodes() == 0);
   BOOST_TEST(grid.a.counters().split_aborts == 1U);
-  BOOST_TEST(grid.b.counters().parts_lapsed == 1U);
+  BOOST_TEST(grid.ended.empty());
+  BOOST_TEST(grid.a.undecided_jobs() == 1U);
+}
+
+// B's link (1000 Mb/s) carries a part of 600 Mb/s. A second origin, whose
+// rule counted on B's reply from before it (A1 at LSLT 100%: at most 1000
+// Mb/s with its part), asks B to hold 2 CPUs demanding 500 Mb/s: 1,100 is
+// over the bound, so B refuses. The same part under a bound of 1,200 (B3,
+// whose choice needed the link within 1000 Mb/s before its part: 600 + 500
+// is allowed up to 1000 + 500 = 1,500) is held.
+BOOST_AUTO_TEST_CASE(a_part_that_would_take_headroom_another_took_is_refused) {
+  TwoSites grid(PeerSplit::a1, 1000);
+  const TimePoint start = at_us(4'001'000);
+  const TimePoint lease_end = start - microseconds(1000);
+  const auto reports = [&grid] {
+    std::vector<protocol::PartReport> out;
+    for (SchedulerOutput& output : grid.b.take_outputs()) {
+      const auto* send = std::get_if<SendMessage>(&output);
+      if (send == nullptr) continue;
+      if (const auto* report = std::get_if<protocol::PartReport>(&send->message)) out.push_back(*report);
+    }
+    return out;
+  };
+  grid.b.on_message(0, protocol::PartPrepare{wide_job(1), 1, 1000, 2, 600, start, lease_end, 1000}, TimePoint{});
+  auto heard = reports();
+  BOOST_REQUIRE(!heard.empty());
+  BOOST_TEST((heard.front().state == protocol::PartState::prepared));
+  grid.b.on_message(0, protocol::PartPrepare{wide_job(2), 1, 1000, 2, 500, start, lease_end, 1000}, TimePoint{});
+  heard = reports();
+  BOOST_REQUIRE(heard.size() == 1U);
+  BOOST_TEST((heard.front().state == protocol::PartState::refused));
+  BOOST_TEST(grid.b.local().pinned_jobs() == 1U);
+  grid.b.on_message(0, protocol::PartPrepare{wide_job(3), 1, 1000, 2, 500, start, lease_end, 1500}, TimePoint{});
+  heard = reports();
+  BOOST_REQUIRE(!heard.empty());
+  BOOST_TEST((heard.front().state == protocol::PartState::prepared));
+  BOOST_TEST(grid.b.local().pinned_jobs() == 2U);
+  BOOST_TEST(grid.b.counters().parts_held == 2U);
+}
+
+// B does not co-allocate: its replies offer no part, and a prepare sent to
+// it anyway (a peer configured otherwise) is refused, with nothing held.
+BOOST_AUTO_TEST_CASE(a_peer_that_does_not_coallocate_refuses_a_part) {
+  TwoSites grid(PeerSplit::a1, 1000, PeerSplit::off);
+  const TimePoint start = at_us(4'001'000);
+  grid.b.on_message(0, protocol::PartPrepare{wide_job(1), 1, 1000, 4, 444.4, start, start - microseconds(1000)},
+                    TimePoint{});
+  std::vector<protocol::PartReport> reports;
+  for (SchedulerOutput& output : grid.b.take_outputs()) {
+    const auto* send = std::get_if<SendMessage>(&output);
+    if (send == nullptr) continue;
+    if (const auto* report = std::get_if<protocol::PartReport>(&send->message)) reports.push_back(*report);
+  }
+  BOOST_REQUIRE(reports.size() == 1U);
+  BOOST_TEST((reports.front().state == protocol::PartState::refused));
+  BOOST_TEST(grid.b.local().pinned_jobs() == 0U);
+  BOOST_TEST(grid.b.counters().parts_held == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -80,6 +80,25 @@ struct Executor {
 
 BOOST_AUTO_TEST_SUITE(handoff)
 
+// A asks partners 1 and 2 about J2 (J1 holds its 4 CPUs for 100 s). 1's
+// reply (ATT 100 s) comes twice: heard once, so A still waits for 2, whose
+// reply (ATT 10 s) wins. Counted twice, it would have decided on 1 alone.
+BOOST_AUTO_TEST_CASE(a_reply_heard_twice_counts_once) {
+  const testing::FixedNetwork network;
+  GridPeer peer{0, ServerSpec{"A", 4, 1, 1000, 0}, sender_config(), {1, 2}, network};
+  peer.submit(job(1, 0, 4, 100), at(0));
+  peer.submit(job(2, 0, 4, 100), at(0));
+  BOOST_TEST(said(peer) == (Said{"query", "query"}), boost::test_tools::per_element());
+  peer.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+  peer.on_message(1, protocol::AttReply{0, 2, seconds(100), {}, 0.0}, at(0));
+  BOOST_TEST(said(peer).empty());
+  BOOST_TEST(peer.counters().late_replies == 1U);
+  peer.on_message(2, protocol::AttReply{0, 2, seconds(10), {}, 0.0}, at(0));
+  const Said offered = said(peer);
+  BOOST_TEST(offered == Said{"offer#1"}, boost::test_tools::per_element());
+  BOOST_TEST(peer.counters().query_timeouts == 0U);
+}
+
 BOOST_AUTO_TEST_CASE(origin_commits_once_retries_until_confirmed_and_ends_once) {
   Origin o;
   o.peer.on_message(1, protocol::JobAccept{2, 1, false}, at(1));

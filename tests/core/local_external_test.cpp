@@ -123,4 +123,26 @@ BOOST_AUTO_TEST_CASE(a_pinned_start_slips_only_behind_an_end_moved_from_outside)
   BOOST_TEST(events(s) == (Seen{"started 3 @70", "finished 3 @90"}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_cancelled_job_frees_its_nodes_and_leaves_no_event_for_a_later_job_of_its_id) {
+  // 2 nodes. Part 1 (2 nodes, planned 100) pinned to 10; G (2 nodes, 20 s)
+  // queued behind it, planned for 110. At 30 the part is cut short: no
+  // "finished 1" follows, G starts at 30. A new part of the same id, pinned
+  // to 70 and cancelled at 70 before its start was taken, leaves no event.
+  LocalScheduler s(ServerSpec{"S", 2, 1, 1000, 0}, {LocalPolicy::fcfs, 0});
+  BOOST_REQUIRE(s.submit(pinned(1, 2, 100, 10), TimePoint{}));
+  BOOST_REQUIRE(s.submit(job(2, 2, 20, 20), TimePoint{}));
+  s.advance(at_seconds(20));
+  BOOST_TEST(events(s) == (Seen{"started 1 @10"}), boost::test_tools::per_element());
+  BOOST_TEST(s.cancel(1, at_seconds(30)));
+  BOOST_TEST(!s.cancel(1, at_seconds(30)));  // nothing of it runs now
+  BOOST_TEST(s.busy_nodes() == 2);           // G, started in its place
+  s.advance(at_seconds(60));
+  BOOST_TEST(events(s) == (Seen{"started 2 @30", "finished 2 @50"}), boost::test_tools::per_element());
+  BOOST_REQUIRE(s.submit(pinned(1, 2, 100, 70), at_seconds(60)));
+  BOOST_TEST(s.cancel(1, at_seconds(70)));
+  s.advance(at_seconds(200));
+  BOOST_TEST(events(s).empty());
+  BOOST_TEST(s.busy_nodes() == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -99,7 +99,8 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
   }
   {
     const auto prepare = std::get<PartPrepare>(
-        round_trip(PartPrepare{job, 4, 375, 12, 444.25, TimePoint{seconds(9)}, TimePoint{seconds(8)}}));
+        round_trip(PartPrepare{job, 4, 375, 12, 444.25, TimePoint{seconds(9)}, TimePoint{seconds(8)}, 1000}));
+    BOOST_TEST(prepare.link_limit_mbps == 1000);
     BOOST_TEST(prepare.job.id == job.id);
     BOOST_TEST(prepare.attempt == 4U);
     BOOST_TEST(prepare.origin_mhz == 375);
@@ -108,8 +109,10 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     BOOST_TEST((prepare.start == TimePoint{seconds(9)}));
     BOOST_TEST((prepare.lease_end == TimePoint{seconds(8)}));
     for (int state = 0; state <= static_cast<int>(PartState::unknown); ++state) {
-      const auto report = std::get<PartReport>(round_trip(PartReport{job.id, 4, static_cast<PartState>(state), 0.675}));
+      const auto report = std::get<PartReport>(
+          round_trip(PartReport{job.id, 4, static_cast<PartState>(state), 0.675, TimePoint{seconds(104)}}));
       BOOST_TEST(static_cast<int>(report.state) == state);
+      BOOST_TEST((report.end == TimePoint{seconds(104)}));
       BOOST_TEST(report.share == 0.675);
       BOOST_TEST(report.attempt == 4U);
     }
@@ -316,7 +319,9 @@ BOOST_AUTO_TEST_CASE(values_that_would_abort_or_freeze_a_peer_are_refused_by_nam
   refused(PartPrepare{part_of, 1, 375, 1, std::numeric_limits<double>::quiet_NaN(), start, start},
           "partPrepare.demandMbps");
   refused(PartPrepare{part_of, 1, 375, 1, 10, start, start + seconds(1)}, "partPrepare.leaseEndUs");
+  refused(PartPrepare{part_of, 1, 375, 1, 10, start, start, -1}, "partPrepare.linkLimitMbps");
   refused(PartReport{1, 1, PartState::share, 0}, "partReport.share");
+  refused(PartReport{1, 1, PartState::finished, 1, TimePoint{Duration{kMaxWireTimeUs + 1}}}, "partReport.endUs");
   AttReply no_link{1, 2, seconds(5), seconds(1), 0.5, 0, 4, 375, 0};
   no_link.link_capacity_mbps = std::numeric_limits<double>::infinity();
   refused(no_link, "attReplyWithPart.linkCapacityMbps");
@@ -432,7 +437,7 @@ BOOST_AUTO_TEST_CASE(a_size_class_encodes_to_one_size_whatever_the_values) {
         PartPrepare{job(v), u32, static_cast<int>(v % 5000) + 1, 1, static_cast<double>(v % 1000),
                     TimePoint{Duration(static_cast<std::int64_t>(v >> 2))},
                     TimePoint{Duration(static_cast<std::int64_t>(v >> 3))}},
-        PartReport{v, u32, static_cast<PartState>(v % 5), 0.5},
+        PartReport{v, u32, static_cast<PartState>(v % 5), 0.5, TimePoint{Duration(static_cast<std::int64_t>(v >> 3))}},
         PartDecision{v, u32, static_cast<PartOrder>(v % 3), TimePoint{Duration(static_cast<std::int64_t>(v >> 2))},
                      TimePoint{Duration(static_cast<std::int64_t>(v >> 3))}}};
     AttReply with_part{v,

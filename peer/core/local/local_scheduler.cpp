@@ -107,15 +107,28 @@ bool LocalScheduler::withdraw(JobId id, TimePoint now) {
   return true;
 }
 
-bool LocalScheduler::is_running(JobId id) const {
-  return std::any_of(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
-}
-
 bool LocalScheduler::release_pinned(JobId id, TimePoint now) {
   advance(now);
   const auto it = std::find_if(pinned_.begin(), pinned_.end(), [id](const Pinned& job) { return job.plan.id == id; });
   if (it == pinned_.end()) return false;
   pinned_.erase(it);
+  replan(now_);
+  return true;
+}
+
+bool LocalScheduler::cancel(JobId id, TimePoint now) {
+  advance(now);
+  const auto it =
+      std::find_if(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
+  if (it == running_.end()) return false;
+  // Its start, if not yet taken, is withdrawn too: nothing of it is left to
+  // be taken for a later job of the same id.
+  const Running& job = it->second;
+  std::erase_if(events_, [&job](const LocalEvent& event) {
+    return event.kind == LocalEvent::Kind::started && event.id == job.id && event.at == job.start;
+  });
+  busy_nodes_ -= job.nodes;
+  running_.erase(it);
   replan(now_);
   return true;
 }

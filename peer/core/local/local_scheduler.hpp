@@ -87,6 +87,11 @@ class LocalScheduler {
   /// for a start that will not come); the plan closes up behind it. Returns
   /// false when no such job is pinned here.
   bool release_pinned(JobId id, TimePoint now);
+  /// Ends a running job now with no finished event: its owner cut it short
+  /// and accounts for it itself (a co-allocated part let go). A later job of
+  /// the same id must never be taken for it. Returns false when no such job
+  /// runs here.
+  bool cancel(JobId id, TimePoint now);
 
   // ---- outputs ----------------------------------------------------------
   /// When advance() must next be called (a job finishes, or a pinned job
@@ -135,8 +140,6 @@ class LocalScheduler {
   [[nodiscard]] std::size_t queued_jobs() const { return queue_.size(); }
   [[nodiscard]] std::size_t running_jobs() const { return running_.size(); }
   [[nodiscard]] std::size_t pinned_jobs() const { return pinned_.size(); }
-  /// Whether job `id` runs here now.
-  [[nodiscard]] bool is_running(JobId id) const;
   [[nodiscard]] int busy_nodes() const { return busy_nodes_; }
   [[nodiscard]] std::size_t jobs_awaiting_input() const { return awaiting_input_; }
   /// Throws std::logic_error naming the first invariant that does not hold

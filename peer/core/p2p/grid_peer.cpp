@@ -299,8 +299,15 @@ void GridPeer::handle(ServerIndex from, const protocol::AttReply& reply, TimePoi
     ++counters_.late_replies;  // decided without it (Shan et al. 2004: non-responders are ignored)
     return;
   }
-  it->second.replies.push_back(candidate_of(from, reply));
-  if (it->second.replies.size() == it->second.expected) conclude(reply.query, now);
+  std::vector<SiteCandidate>& replies = it->second.replies;
+  if (std::any_of(replies.begin(), replies.end(), [from](const SiteCandidate& c) { return c.server == from; })) {
+    // Heard already (a duplicate): counted once, or a query would end before
+    // every peer answered, and a split could name one server twice.
+    ++counters_.late_replies;
+    return;
+  }
+  replies.push_back(candidate_of(from, reply));
+  if (replies.size() == it->second.expected) conclude(reply.query, now);
 }
 
 void GridPeer::conclude(protocol::QueryId id, TimePoint now) {

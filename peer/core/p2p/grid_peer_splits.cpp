@@ -3,6 +3,7 @@
 // between the best single place and a split, and the messages a peer sends
 // itself when its own server holds a part of its own job.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "peer/core/p2p/grid_peer.hpp"
@@ -58,10 +59,12 @@ bool GridPeer::try_split(const Job& job, std::span<const SiteCandidate> candidat
         std::find_if(offered.begin(), offered.end(), [&](const SplitCandidate& o) { return o.site == part.site; });
     const auto candidate = std::find_if(candidates.begin(), candidates.end(),
                                         [&](const SiteCandidate& c) { return c.server == part.site; });
-    const double demand = offer->demand_mbps + coalloc.traffic.demand_mbps(part.nodes, job.cpus);
+    const double part_demand = coalloc.traffic.demand_mbps(part.nodes, job.cpus);
+    const double demand = offer->demand_mbps + part_demand;
     if (demand > offer->capacity_mbps) share = std::min(share, offer->capacity_mbps / demand);
     slowest = std::min(slowest, candidate->mhz);
-    planned.push_back({part.site, part.nodes, candidate->mhz});
+    const double limit = split_rule_->link_limit_mbps(offer->capacity_mbps, part_demand);
+    planned.push_back({part.site, part.nodes, candidate->mhz, std::isfinite(limit) ? limit : 0.0});
   }
   const Duration hold = 2 * config_.parameters.query_timeout + config_.coallocation.skew + SplitJobs::kStartAfterLease;
   const Duration split_turnaround = hold + splits_.expected_run(job.requested_time, slowest, share);

@@ -11,6 +11,8 @@ namespace {
 
 // Shares closer than this are the same: an origin is told only of a real change.
 constexpr double kSameShare = 1e-9;
+// Rounding between the origin's sum and this peer's (relative, and Mb/s).
+constexpr double kLinkSlack = 1e-9;
 
 }  // namespace
 
@@ -29,8 +31,8 @@ int HeldParts::cpus_held_ahead() const {
   return cpus;
 }
 
-void HeldParts::report(ServerIndex to, JobId job, std::uint32_t attempt, protocol::PartState state) {
-  peer_.send_part(to, protocol::PartReport{job, attempt, state, share()});
+void HeldParts::report(ServerIndex to, JobId job, std::uint32_t attempt, protocol::PartState state, TimePoint end) {
+  peer_.send_part(to, protocol::PartReport{job, attempt, state, share(), end == kNever ? TimePoint{} : end});
 }
 
 void HeldParts::arm_lease(JobId job, Part& part, TimePoint until) {
@@ -57,14 +59,21 @@ void HeldParts::on_prepare(ServerIndex from, const protocol::PartPrepare& prepar
   if (const Finished* over = finished_.find(job.id); over != nullptr && over->attempt >= prepare.attempt) return;
   const ServerSpec& server = peer_.local_scheduler().server();
   const Duration planned = expected_run_time(job.requested_time, prepare.origin_mhz, server.mhz);
-  const bool fits = prepare.cpus <= server.total_cpus() && now < prepare.lease_end &&
-                    !(peer_.id_taken(job.id) && job.origin != peer_.self()) && !peer_.draining();
+  // A peer that does not co-allocate offers no parts and holds none: a
+  // prepare from a peer configured otherwise is refused, not quietly served.
+  const bool fits = peer_.config().coallocation.enabled() && prepare.cpus <= server.total_cpus() &&
+                    now < prepare.lease_end && !(peer_.id_taken(job.id) && job.origin != peer_.self()) &&
+                    !peer_.draining();
+  // The link re-checked too: another origin's part may have taken the
+  // headroom the origin's rule counted on when this peer replied.
+  const bool link_ok = prepare.link_limit_mbps <= 0 ||
+                       demand_ + prepare.demand_mbps <= prepare.link_limit_mbps * (1 + kLinkSlack) + kLinkSlack;
   const bool fair_ok =
       !fits || !peer_.config().fair.enabled ||
       peer_.local_scheduler().reservation_safe_nodes(prepare.start, planned) >= server.nodes_for(prepare.cpus);
   // The local scheduler re-checks: the part must fit at its start beside
   // what runs and what is pinned there (origins compete for the same nodes).
-  if (!fits || !fair_ok ||
+  if (!fits || !link_ok || !fair_ok ||
       !peer_.local_scheduler().submit({job.id, prepare.cpus, planned, std::nullopt, std::nullopt, prepare.start},
                                       now)) {
     refuse();
@@ -90,7 +99,7 @@ void HeldParts::on_decision(ServerIndex from, const protocol::PartDecision& deci
     // Its origin must hear that this part will not run (lost in a restart,
     // or lapsed), or the job would end with a part missing.
     report(from, decision.job, decision.attempt,
-           finished ? protocol::PartState::finished : protocol::PartState::unknown);
+           finished ? protocol::PartState::finished : protocol::PartState::unknown, finished ? over->end : TimePoint{});
     return;
   }
   if (decision.order == Order::abort) {
@@ -107,7 +116,7 @@ void HeldParts::on_decision(ServerIndex from, const protocol::PartDecision& deci
   arm_lease(decision.job, part, std::max(decision.lease_end, now));
   // Answered, so that its origin knows the part is still there.
   part.told_share = share();
-  report(from, decision.job, part.attempt, protocol::PartState::share);
+  report(from, decision.job, part.attempt, protocol::PartState::share, part.end);
 }
 
 void HeldParts::on_timer(const PeerTimer& timer, TimePoint now) {
@@ -137,14 +146,15 @@ void HeldParts::on_local_event(const LocalEvent& event, TimePoint now) {
     case LocalEvent::Kind::rejected:
       return;
     case LocalEvent::Kind::finished: {
+      invariant(part.phase == Phase::running, "HeldParts", "a part ends here only after it started");
       const ServerIndex origin = part.origin;
       const std::uint32_t attempt = part.attempt;
       peer_.emit(PartRan{event.id, attempt, origin, peer_.self(), part.cpus, event.start, event.at, true});
       peer_.timers().disarm(part.lease);
       demand_ = parts_.size() == 1 ? 0.0 : demand_ - part.demand;  // no drift from repeated sums
       parts_.erase(it);
-      finished_.put(event.id, Finished{origin, attempt}, now);
-      report(origin, event.id, attempt, protocol::PartState::finished);
+      finished_.put(event.id, Finished{origin, attempt, event.at}, now);
+      report(origin, event.id, attempt, protocol::PartState::finished, event.at);
       tell_shares(event.id);
       return;
     }
@@ -164,13 +174,12 @@ void HeldParts::let_go(JobId job, TimePoint now) {
   if (it == parts_.end()) return;
   peer_.timers().disarm(it->second.lease);
   LocalScheduler& local = peer_.local_scheduler();
-  if (!local.release_pinned(job, now) && local.is_running(job)) {
-    // Started: it ends now (its finish event finds no part, and is dropped).
+  if (!local.release_pinned(job, now) && local.cancel(job, now)) {
+    // Started: it ends now, with no finish event -- a later part of the same
+    // job (a new attempt) held here must not be taken for this one.
     const Part& part = it->second;
     const TimePoint started = part.started == kNever ? now : part.started;
     peer_.emit(PartRan{job, part.attempt, part.origin, peer_.self(), part.cpus, started, now, false});
-    local.set_finish(job, now, now);
-    local.advance(now);
   }
   demand_ = parts_.size() == 1 ? 0.0 : demand_ - it->second.demand;
   parts_.erase(it);
@@ -182,7 +191,7 @@ void HeldParts::tell_shares(JobId except) {
   for (auto& [job, part] : parts_) {
     if (job == except || std::abs(part.told_share - now_share) <= kSameShare) continue;
     part.told_share = now_share;
-    report(part.origin, job, part.attempt, protocol::PartState::share);
+    report(part.origin, job, part.attempt, protocol::PartState::share, part.end);
   }
 }
 

@@ -72,8 +72,10 @@ class HeldParts {
   struct Finished {
     ServerIndex origin = 0;
     std::uint32_t attempt = 0;
+    TimePoint end{};  ///< the end it ran to
   };
-  void report(ServerIndex to, JobId job, std::uint32_t attempt, protocol::PartState state);
+  /// `end`: the end the part holds (share) or ran to (finished).
+  void report(ServerIndex to, JobId job, std::uint32_t attempt, protocol::PartState state, TimePoint end = {});
   void arm_lease(JobId job, Part& part, TimePoint until);
   /// Let go of a part now: released before its start, or ended while it runs.
   void let_go(JobId job, TimePoint now);

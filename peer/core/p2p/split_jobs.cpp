@@ -27,6 +27,11 @@ double SplitJobs::lowest_share(const Split& split) {
 
 void SplitJobs::place(const Job& job, const std::vector<PlannedPart>& parts, TimePoint now) {
   invariant(parts.size() >= 2 && !holds(job.id), "SplitJobs", "a split job has two parts or more, and one placement");
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    invariant(std::none_of(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(i),
+                           [&](const PlannedPart& p) { return p.server == parts[i].server; }),
+              "SplitJobs", "a split job has one part on each of its servers");
+  }
   const GridConfig& config = peer_.config();
   const Duration window = config.parameters.query_timeout;
   Split split{job, peer_.next_attempt(job.id), {}, {}, std::nullopt, std::nullopt};
@@ -38,8 +43,9 @@ void SplitJobs::place(const Job& job, const std::vector<PlannedPart>& parts, Tim
     split.parts.push_back({planned, config.coallocation.traffic.demand_mbps(planned.cpus, job.cpus)});
   }
   for (const Part& part : split.parts) {
-    peer_.send_part(part.planned.server, protocol::PartPrepare{job, split.attempt, peer_.mhz(), part.planned.cpus,
-                                                               part.demand, split.start, lease_end});
+    peer_.send_part(part.planned.server,
+                    protocol::PartPrepare{job, split.attempt, peer_.mhz(), part.planned.cpus, part.demand, split.start,
+                                          lease_end, part.planned.link_limit_mbps});
   }
   split.timer = peer_.timers().arm(now + window, PeerTimer{TimerKind::split_prepare, 0, job.id, split.attempt});
   splits_.emplace(job.id, std::move(split));
@@ -78,11 +84,29 @@ void SplitJobs::on_report(ServerIndex from, const protocol::PartReport& report, 
         if (all_held) commit(split, now);
         return;
       }
+      // Once a part has ended at the job's end, that end is the job's: a
+      // later change of a link's share (read on a clock behind that part's)
+      // re-times nothing.
+      const bool ending = std::any_of(split.parts.begin(), split.parts.end(),
+                                      [](const Part& p) { return p.state == PartState::finished; });
+      if (ending) return;
       part->lowest_share = std::min(part->lowest_share, part->share);
-      if (split.clock->set_slowdown(lowest_share(split), now)) renew(split, now);
+      if (split.clock->set_slowdown(lowest_share(split), now)) {
+        renew(split, now);
+      } else if (report.state == State::share && report.end < split.clock->end()) {
+        // The part holds an end the job has passed (a re-timing lost on its
+        // way): sent again at once, before the part stops short.
+        send_renewal(split, *part, now);
+      }
       return;
     }
     case State::finished:
+      if (split.clock && report.end < split.clock->end()) {
+        // It stopped short of the job's end (the last re-timing never
+        // reached it): the job did not run whole, and is placed anew.
+        abort(report.job, std::nullopt, now);
+        return;
+      }
       part->state = PartState::finished;
       if (std::all_of(split.parts.begin(), split.parts.end(),
                       [](const Part& p) { return p.state == PartState::finished; })) {
@@ -104,18 +128,23 @@ void SplitJobs::commit(Split& split, TimePoint now) {
                     protocol::PartDecision{split.job.id, split.attempt, protocol::PartOrder::commit, split.clock->end(),
                                            lease_end});
   }
+  split.renewed = now;
   peer_.timers().disarm(split.timer);
   split.timer = peer_.timers().arm(std::max(now, split.start) + peer_.config().coallocation.lease / 3,
                                    PeerTimer{TimerKind::split_renew, 0, split.job.id, split.attempt});
 }
 
 void SplitJobs::renew(Split& split, TimePoint now) {
-  const TimePoint lease_end = std::max(now, split.start) + peer_.config().coallocation.lease;
   for (const Part& part : split.parts) {
-    if (part.state == PartState::finished) continue;
-    peer_.send_part(part.planned.server, protocol::PartDecision{split.job.id, split.attempt, protocol::PartOrder::renew,
-                                                                split.clock->end(), lease_end});
+    if (part.state != PartState::finished) send_renewal(split, part, now);
   }
+  split.renewed = now;
+}
+
+void SplitJobs::send_renewal(const Split& split, const Part& part, TimePoint now) {
+  const TimePoint lease_end = std::max(now, split.start) + peer_.config().coallocation.lease;
+  peer_.send_part(part.planned.server, protocol::PartDecision{split.job.id, split.attempt, protocol::PartOrder::renew,
+                                                              split.clock->end(), lease_end});
 }
 
 void SplitJobs::on_timer(const PeerTimer& timer, TimePoint now) {
@@ -139,9 +168,16 @@ void SplitJobs::on_timer(const PeerTimer& timer, TimePoint now) {
     abort(timer.job, std::nullopt, now);
     return;
   }
+  // A part that has not answered the last renewal (it, or its answer, was
+  // lost) is renewed again after a query's time-out rather than a third of a
+  // lease: a lease lapses only after many losses in a row, not three.
+  const bool answered = std::all_of(split.parts.begin(), split.parts.end(), [&](const Part& part) {
+    return part.state == PartState::finished || part.heard >= split.renewed;
+  });
   renew(split, now);
-  split.timer = peer_.timers().arm(now + peer_.config().coallocation.lease / 3,
-                                   PeerTimer{TimerKind::split_renew, 0, split.job.id, split.attempt});
+  const Duration every = peer_.config().coallocation.lease / 3;
+  const Duration next = answered ? every : std::min(every, peer_.config().parameters.query_timeout);
+  split.timer = peer_.timers().arm(now + next, PeerTimer{TimerKind::split_renew, 0, split.job.id, split.attempt});
 }
 
 void SplitJobs::lost_peer(ServerIndex peer, TimePoint now) {

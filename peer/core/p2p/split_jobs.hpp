@@ -40,6 +40,8 @@ struct PlannedPart {
   ServerIndex server = 0;
   int cpus = 0;
   int mhz = 1;  ///< the server's speed (the slowest part sets the run time)
+  /// The most its link may carry with the part (0: no bound), re-checked there.
+  double link_limit_mbps = 0;
 };
 
 class SplitJobs {
@@ -82,10 +84,12 @@ class SplitJobs {
     TimePoint start{};
     std::optional<SplitClock> clock;  ///< set at the commit
     TimerSlot timer;                  ///< the prepare deadline, then the next renewal
+    TimePoint renewed{};              ///< when the commit or the last renewal went
   };
   void commit(Split& split, TimePoint now);
   /// Sends every part not finished the job's end and a lease from now.
   void renew(Split& split, TimePoint now);
+  void send_renewal(const Split& split, const Part& part, TimePoint now);
   void abort(JobId job, std::optional<ServerIndex> refused_by, TimePoint now);
   void complete(JobId job, TimePoint now);
   [[nodiscard]] static double lowest_share(const Split& split);

@@ -50,6 +50,10 @@ int BandwidthAwareRule::widest(std::span<const SplitCandidate> candidates) const
   return free_total;
 }
 
+double BandwidthAwareRule::link_limit_mbps(double capacity_mbps, double /*part_demand_mbps*/) const {
+  return lslt_ * capacity_mbps;
+}
+
 std::optional<std::vector<SitePart>> BandwidthAwareRule::split_over(int total, const CommunicationModel& traffic,
                                                                     std::span<const SplitCandidate> candidates) {
   int free_total = 0;
@@ -142,6 +146,10 @@ int SaturationBoundRule::widest(std::span<const SplitCandidate> candidates) cons
   int most = 0;
   for (const Eligible& e : widest_scratch_) most = std::max(most, e.free);
   return widest_given(free_total, most);
+}
+
+double SaturationBoundRule::link_limit_mbps(double capacity_mbps, double part_demand_mbps) const {
+  return lslt_ * capacity_mbps + part_demand_mbps;  // infinite without an LSLT
 }
 
 std::vector<SitePart> SaturationBoundRule::take_in_order(int total, const std::vector<Eligible>& ordered) {

@@ -44,6 +44,10 @@ class SplitRule {
                                                                         std::span<const SplitCandidate> candidates) = 0;
   /// The widest job it could split over `candidates`: it must never split a wider one.
   [[nodiscard]] virtual int widest(std::span<const SplitCandidate> candidates) const = 0;
+  /// The most a link of `capacity_mbps` may carry, a part of `part_demand_mbps`
+  /// included, for the rule's choice of that part to hold (infinity: any).
+  /// Among peers the part's peer re-checks it when asked to hold the part.
+  [[nodiscard]] virtual double link_limit_mbps(double capacity_mbps, double part_demand_mbps) const = 0;
 };
 
 /// In which order A1's branch and bound visits the clusters.
@@ -68,6 +72,8 @@ class BandwidthAwareRule final : public SplitRule {
                                                                 std::span<const SplitCandidate> candidates) override;
   /// All free nodes: the links may still refuse.
   [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const override;
+  /// LSLT x capacity: the demand after the part, as eqs. 7-9 bound it.
+  [[nodiscard]] double link_limit_mbps(double capacity_mbps, double part_demand_mbps) const override;
 
   /// Eq. 8's set for one cluster as at most two ranges [lo, hi] of node
   /// counts (0 always included), given the link's headroom (Mb/s), the
@@ -103,6 +109,8 @@ class SaturationBoundRule : public SplitRule {
   /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
   /// it is no wider), or less when the ordering asks more (B3).
   [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const final;
+  /// The link was within LSLT before the part: LSLT x capacity plus the part.
+  [[nodiscard]] double link_limit_mbps(double capacity_mbps, double part_demand_mbps) const final;
 
  protected:
   struct Eligible {

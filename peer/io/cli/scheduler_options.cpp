@@ -2,10 +2,21 @@
 
 #include <cmath>
 #include <exception>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 namespace gridpeer::cli {
+namespace {
+
+/// A default as a user would write it: 500, 0.7, 60 (not 500.000000).
+std::string shown(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+}  // namespace
 
 void add_scheduler_options(cxxopts::Options& options) {
   const GridParameters defaults;
@@ -13,13 +24,13 @@ void add_scheduler_options(cxxopts::Options& options) {
                         cxxopts::value<std::string>()->default_value("easy"))(
       "depth", "reservation depth of conservative backfilling (0 = all)", cxxopts::value<int>()->default_value("0"))(
       "phi", "AWT threshold phi in seconds: below it a job runs where it was submitted",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.phi))))(
+      cxxopts::value<double>()->default_value(shown(to_seconds(defaults.phi))))(
       "sigma", "R-I/Sy-I period sigma in seconds",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.sigma))))(
+      cxxopts::value<double>()->default_value(shown(to_seconds(defaults.sigma))))(
       "delta", "RU threshold delta below which a server volunteers",
-      cxxopts::value<double>()->default_value(std::to_string(defaults.delta)))(
+      cxxopts::value<double>()->default_value(shown(defaults.delta)))(
       "epsilon", "relative ATT tolerance epsilon of the turnaround cost",
-      cxxopts::value<double>()->default_value(std::to_string(GridConfig{}.site_selection.epsilon)))(
+      cxxopts::value<double>()->default_value(shown(GridConfig{}.site_selection.epsilon)))(
       "site-rule",
       "how a job's site is chosen among the replies: tc (Shan et al.'s turnaround cost: least ATT, then RU within "
       "--epsilon), or one of Shih, Huang & Chung's allocation rules bf, ff, si, ti, ai, ai2, tai, tai2 among the "
@@ -28,7 +39,7 @@ void add_scheduler_options(cxxopts::Options& options) {
       "site-thresholds", "SHT,SLT of the ti, tai and tai2 site rules (default: the paper's, e.g. 0.05,1 for tai2)",
       cxxopts::value<std::string>())(
       "timeout", "ATT query time-out in seconds (later replies are ignored)",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(defaults.query_timeout))))(
+      cxxopts::value<double>()->default_value(shown(to_seconds(defaults.query_timeout))))(
       "fair",
       "fair sharing (Jones & Ligon 2006 in the P2P grid): each peer backfills its own users' jobs conservatively "
       "(--fair-depth reservations; --policy must be left out or conservative), answers another peer's job only "
@@ -53,17 +64,17 @@ void add_scheduler_options(cxxopts::Options& options) {
       "bsbw",
       "with --coallocation: every job's bisection bandwidth (Mb/s), what it demands on each link when split half and "
       "half",
-      cxxopts::value<double>()->default_value(std::to_string(split.traffic.bisection_mbps)))(
+      cxxopts::value<double>()->default_value(shown(split.traffic.bisection_mbps)))(
       "compute-fraction",
       "with --coallocation: K, the share of a job's run time that is computation; the rest is communication, slowed "
       "when its links are short",
-      cxxopts::value<double>()->default_value(std::to_string(split.traffic.compute_fraction)))(
+      cxxopts::value<double>()->default_value(shown(split.traffic.compute_fraction)))(
       "link-mbps", "with --coallocation: each server's link to the grid (Mb/s), shared by the parts it holds",
-      cxxopts::value<double>()->default_value(std::to_string(split.link_mbps)))(
+      cxxopts::value<double>()->default_value(shown(split.link_mbps)))(
       "lease",
       "with --coallocation: seconds a part is held for its start, or runs without word from its origin, before it "
       "is let go (at least 3 x --timeout)",
-      cxxopts::value<double>()->default_value(std::to_string(to_seconds(split.lease))));
+      cxxopts::value<double>()->default_value(shown(to_seconds(split.lease))));
 }
 
 namespace {
