@@ -47,6 +47,11 @@ double percent(const cxxopts::ParseResult& args, const char* name, double low, d
   return value / 100.0;
 }
 
+/// "peers" (S-I, as the experiments first ran it) or "peers-syi".
+const char* placed_by_label(const CoallocSpec& spec) {
+  return spec.peer_algorithm == GridAlgorithm::symmetric ? "peers-syi" : "peers";
+}
+
 }  // namespace
 
 void add_coalloc_options(cxxopts::Options& options) {
@@ -79,8 +84,9 @@ void add_coalloc_options(cxxopts::Options& options) {
   options.add_options("method")(
       "placed-by",
       "who places the jobs: meta (one meta-scheduler with a global queue and every cluster's state, as Jones et al. "
-      "2004) or peers (one S-I peer per cluster, splitting jobs among themselves from their partners' replies; "
-      "--method a1, b3 or migration-only)",
+      "2004), peers (one S-I peer per cluster, splitting jobs among themselves from their partners' replies; "
+      "--method a1, b3 or migration-only) or peers-syi (the same peers under Sy-I: a job no cluster starts now "
+      "waits in its origin's grid queue and is asked about again each period, and idle peers volunteer)",
       cxxopts::value<std::string>()->default_value("meta"))(
       "method",
       "how jobs no single cluster can start are placed: a1 (bandwidth-aware, eqs. 7-9), b1 (most free nodes "
@@ -170,10 +176,11 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
   }
   spec.config.method = *parsed;
   const std::string placed_by = args["placed-by"].as<std::string>();
-  if (placed_by != "meta" && placed_by != "peers") {
-    throw std::invalid_argument("--placed-by: '" + placed_by + "' is not meta or peers");
+  if (placed_by != "meta" && placed_by != "peers" && placed_by != "peers-syi") {
+    throw std::invalid_argument("--placed-by: '" + placed_by + "' is not meta, peers or peers-syi");
   }
-  spec.peers = placed_by == "peers";
+  spec.peers = placed_by != "meta";
+  spec.peer_algorithm = placed_by == "peers-syi" ? GridAlgorithm::symmetric : GridAlgorithm::sender;
   if (spec.peers && !(spec.config.method == CoallocationMethod::a1 || spec.config.method == CoallocationMethod::b3 ||
                       spec.config.method == CoallocationMethod::migration_only)) {
     throw std::invalid_argument("--placed-by peers: --method must be a1, b3 or migration-only, not '" + method + "'");
@@ -282,7 +289,7 @@ nlohmann::json coalloc_identity(const CoallocSpec& spec) {
   }
   if (spec.peers) {
     // Only for peers: the meta-scheduler's identities stay as they were.
-    options["placed_by"] = "peers";
+    options["placed_by"] = placed_by_label(spec);
     options["allotment"] = uses_bandwidth(c.method) ? nlohmann::json(to_string(AllotmentRule::simple)) : null;
     options.erase("split_order");
   }
@@ -512,7 +519,7 @@ CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>&
   const CoallocationConfig& c = spec.config;
   GridRunOptions options;
   GridConfig& config = options.config;
-  config.algorithm = c.sharing == GridSharing::none ? GridAlgorithm::local : GridAlgorithm::sender;
+  config.algorithm = c.sharing == GridSharing::none ? GridAlgorithm::local : spec.peer_algorithm;
   // Jones et al.'s LA: a job that can start now at home stays; any other asks.
   config.parameters.phi = seconds(1);
   // The clusters' queues: EASY when they share fully (the meta-scheduler's
@@ -629,7 +636,7 @@ nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result
   };
   if (spec.peers) {
     // Only for peers: the meta-scheduler's results keep the bytes they had.
-    out["placed_by"] = "peers";
+    out["placed_by"] = placed_by_label(spec);
     out["messages"] = result.messages;
     out["split_aborts"] = result.split_aborts;
     out["allotment"] = to_string(AllotmentRule::simple);

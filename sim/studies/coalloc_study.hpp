@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "peer/core/grid_config.hpp"
 #include "peer/core/meta/coallocation.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
@@ -33,10 +34,12 @@ struct CoallocSpec {
   double weeks = 52;
   std::uint64_t seed = 1;
   CoallocationConfig config;
-  /// One S-I peer per cluster, splitting jobs among themselves from their
+  /// One peer per cluster, splitting jobs among themselves from their
   /// partners' replies (docs/coallocation.md, "Among peers"), instead of one
   /// meta-scheduler with every cluster's state.
   bool peers = false;
+  /// With peers: S-I (sender) or Sy-I (symmetric).
+  GridAlgorithm peer_algorithm = GridAlgorithm::sender;
 };
 
 /// --clusters, --nodes, --link-mbps, --jobs-per-cluster, --mean-gap,

@@ -93,11 +93,15 @@ std::string CoallocStudy::table(const Spec& spec, const Result& result) {
       "  {}   co-allocated jobs: mean slowdown {:.4f}, stretch {:.4f}\n"
       "  {} events, {} re-timings, {:.2f} s wall ({:.0f} jobs/s)\n"
       "  turnaround by origin:{}\n",
-      method_label(spec.config), spec.peers ? " among S-I peers" : "", spec.nodes.size(), fmt::join(spec.nodes, "/"),
-      spec.link_mbps, spec.config.lslt * 100, spec.config.traffic.bisection_mbps, spec.config.traffic.compute_fraction,
-      result.jobs, result.offered_load, result.avg_turnaround_s, result.avg_wait_s, result.utilization,
-      100 * result.fraction_local, 100 * result.fraction_migrated, 100 * result.fraction_coallocated, links,
-      result.mean_coalloc_slowdown, result.mean_coalloc_stretch, result.events, result.retimings, result.wall_seconds,
+      method_label(spec.config),
+      !spec.peers                                       ? ""
+      : spec.peer_algorithm == GridAlgorithm::symmetric ? " among Sy-I peers"
+                                                        : " among S-I peers",
+      spec.nodes.size(), fmt::join(spec.nodes, "/"), spec.link_mbps, spec.config.lslt * 100,
+      spec.config.traffic.bisection_mbps, spec.config.traffic.compute_fraction, result.jobs, result.offered_load,
+      result.avg_turnaround_s, result.avg_wait_s, result.utilization, 100 * result.fraction_local,
+      100 * result.fraction_migrated, 100 * result.fraction_coallocated, links, result.mean_coalloc_slowdown,
+      result.mean_coalloc_stretch, result.events, result.retimings, result.wall_seconds,
       result.wall_seconds > 0 ? static_cast<double>(result.jobs) / result.wall_seconds : 0.0, by_origin);
 }
 

@@ -158,37 +158,39 @@ BOOST_AUTO_TEST_CASE(the_baselines_bracket_the_methods) {
 
 // Among S-I peers (docs/coallocation.md, "Among peers"): the same
 // invariants, split jobs start and end together on every part, and A1
-// among peers never slows a job at LSLT 100% (its links' demand stays within
+// among peers (S-I or Sy-I) never slows a job at LSLT 100% (its links' demand stays within
 // capacity, as the meta-scheduler's does).
 BOOST_AUTO_TEST_CASE(peers_that_split_jobs_keep_the_invariants_over_a_whole_run) {
-  for (const CoallocationMethod method :
-       {CoallocationMethod::a1, CoallocationMethod::b3, CoallocationMethod::migration_only}) {
-    CoallocSpec spec = small_grid(method, 1.0, 800);
-    spec.peers = true;
-    const std::vector<Job> jobs = coalloc_workload(spec);
-    const CoallocResult result = run_coalloc(spec, jobs, true);
-    BOOST_TEST_INFO(method_label(spec.config) << " among peers");
-    BOOST_REQUIRE(result.rows.size() == jobs.size());
-    std::set<JobId> seen;
-    for (const CoallocJobRow& row : result.rows) {
-      BOOST_TEST(seen.insert(row.record.id).second);
-      BOOST_TEST(row.record.start >= row.record.submit);
-      BOOST_TEST(row.lowest_slowdown > 0.0);
-      BOOST_TEST(row.lowest_slowdown <= 1.0);
-      if (method == CoallocationMethod::a1) BOOST_TEST(row.lowest_slowdown == 1.0);
-      if (!row.parts.empty()) {
-        // Slowed by at most its lowest share: the run lies between T_E and T_E (K + (1 - K) / sd).
-        const double te = to_seconds(row.run_time);
-        const double run = to_seconds(row.record.run());
-        BOOST_TEST(run >= te - 1e-6);
-        BOOST_TEST(run <= te * (0.7 + 0.3 / row.lowest_slowdown) + 1e-3);
+  for (const GridAlgorithm algorithm : {GridAlgorithm::sender, GridAlgorithm::symmetric})
+    for (const CoallocationMethod method :
+         {CoallocationMethod::a1, CoallocationMethod::b3, CoallocationMethod::migration_only}) {
+      CoallocSpec spec = small_grid(method, 1.0, 800);
+      spec.peers = true;
+      spec.peer_algorithm = algorithm;
+      const std::vector<Job> jobs = coalloc_workload(spec);
+      const CoallocResult result = run_coalloc(spec, jobs, true);
+      BOOST_TEST_INFO(method_label(spec.config) << " among peers, " << to_string(algorithm));
+      BOOST_REQUIRE(result.rows.size() == jobs.size());
+      std::set<JobId> seen;
+      for (const CoallocJobRow& row : result.rows) {
+        BOOST_TEST(seen.insert(row.record.id).second);
+        BOOST_TEST(row.record.start >= row.record.submit);
+        BOOST_TEST(row.lowest_slowdown > 0.0);
+        BOOST_TEST(row.lowest_slowdown <= 1.0);
+        if (method == CoallocationMethod::a1) BOOST_TEST(row.lowest_slowdown == 1.0);
+        if (!row.parts.empty()) {
+          // Slowed by at most its lowest share: the run lies between T_E and T_E (K + (1 - K) / sd).
+          const double te = to_seconds(row.run_time);
+          const double run = to_seconds(row.record.run());
+          BOOST_TEST(run >= te - 1e-6);
+          BOOST_TEST(run <= te * (0.7 + 0.3 / row.lowest_slowdown) + 1e-3);
+        }
       }
+      check_capacity(spec, result);
+      if (method == CoallocationMethod::migration_only) BOOST_TEST(result.fraction_coallocated == 0.0);
+      if (method == CoallocationMethod::a1) BOOST_TEST(result.fraction_coallocated > 0.05);
+      BOOST_TEST(result.messages > 0U);
     }
-    check_capacity(spec, result);
-    if (method == CoallocationMethod::migration_only) BOOST_TEST(result.fraction_coallocated == 0.0);
-    if (method == CoallocationMethod::a1) BOOST_TEST(result.fraction_coallocated > 0.05);
-    BOOST_TEST(result.messages > 0U);
-  }
 }
 
 // With nothing shared, peers and the meta-scheduler run the very same
