@@ -7,10 +7,12 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "peer/journal/journal.hpp"
+#include "peer/journal/journal_codec.hpp"
 #include "peer/journal/state_lock.hpp"
 
 using namespace gridpeer;
@@ -152,6 +154,35 @@ BOOST_AUTO_TEST_CASE(a_new_journal_counts_starts_and_keeps_what_was_committed) {
   BOOST_REQUIRE(results.size() == 2U);
   BOOST_TEST(results[0].record.id == own_job(1001).id);
   BOOST_TEST(results[0].record.executed_on == 1U);
+}
+
+// Numbers a hand-edited or damaged row may hold in an integer field: beyond
+// 64 bits (parsed as a float: converting it was undefined), a float, a
+// negative count. Each is refused by name, never cast.
+BOOST_AUTO_TEST_CASE(an_integer_field_out_of_its_range_is_refused_by_name) {
+  const JournalOwner owner{0, 3};
+  const std::string good = encode_entry(DurableJob{DurableJob::Phase::accepted, own_job(7)});
+  BOOST_REQUIRE_NO_THROW(decode_entry(good, DurableRole::own, owner));
+  const auto with = [&](const std::string& field, const std::string& value) {
+    nlohmann::json row = nlohmann::json::parse(good);
+    row["job"][field] = nlohmann::json::parse(value);
+    return row.dump();
+  };
+  const auto refused = [&](const std::string& text, const std::string& field) {
+    try {
+      decode_entry(text, DurableRole::own, owner);
+    } catch (const std::exception& e) {
+      BOOST_TEST(contains(e.what(), "field '" + field + "' is not an integer within its range"), e.what());
+      return;
+    }
+    BOOST_FAIL("decoded: " + text);
+  };
+  refused(with("id", "6e56"), "id");
+  refused(with("id", "-1"), "id");
+  refused(with("bag", "1.5"), "bag");
+  refused(with("bag", "4294967296"), "bag");
+  refused(with("input_bytes", "-5"), "input_bytes");
+  refused(with("run_us", "9223372036854775808"), "run_us");
 }
 
 // A split job's result keeps its parts (co-allocation among peers); a result
