@@ -73,9 +73,13 @@ void add_coalloc_options(cxxopts::Options& options) {
       "4000,4000,4000,570; 570 is a mean gap of 1061 s on 100 nodes); replaces --mean-gap and "
       "--jobs-per-cluster: every stream then covers --weeks",
       cxxopts::value<std::string>()->default_value(""))(
-      "weeks", "with --rates: the weeks of arrivals every cluster's stream covers",
-      cxxopts::value<double>()->default_value("52"))("mean-run", "mean run time T_E on one cluster, exponential (s)",
-                                                     cxxopts::value<double>()->default_value("450"))(
+      "fixed-cluster-rate",
+      "with --rates: the arrival rate of the last cluster (Jones & Ligon 2006's fixed cluster) in jobs per week per "
+      "100 nodes, in place of its entry in --rates; with the default job shape a cluster's load is its rate / 4480 "
+      "(570: 0.13, 2500: 0.56)",
+      cxxopts::value<double>())("weeks", "with --rates: the weeks of arrivals every cluster's stream covers",
+                                cxxopts::value<double>()->default_value("52"))(
+      "mean-run", "mean run time T_E on one cluster, exponential (s)", cxxopts::value<double>()->default_value("450"))(
       "min-nodes", "smallest job (nodes; sizes are uniform over [min, max])",
       cxxopts::value<int>()->default_value("10"))("max-nodes", "largest job (nodes)",
                                                   cxxopts::value<int>()->default_value("50"))(
@@ -150,8 +154,18 @@ CoallocSpec coalloc_spec_from_options(const cxxopts::ParseResult& args) {
       throw std::invalid_argument(fmt::format("--rates: {} rates for {} clusters (give one, or one per cluster)",
                                               spec.rates_per_week.size(), spec.nodes.size()));
     }
+    if (args.count("fixed-cluster-rate") != 0) {
+      const double fixed = args["fixed-cluster-rate"].as<double>();
+      if (!(fixed > 0 && fixed <= 1e9)) {
+        throw std::invalid_argument(fmt::format("--fixed-cluster-rate: {} is not a rate above 0", fixed));
+      }
+      spec.rates_per_week.back() = fixed;
+    }
     spec.weeks = args["weeks"].as<double>();
     if (!(spec.weeks > 0 && spec.weeks <= 10'000)) throw std::invalid_argument("--weeks: give 0 to 10,000 weeks");
+  }
+  if (spec.rates_per_week.empty() && args.count("fixed-cluster-rate") != 0) {
+    throw std::invalid_argument("--fixed-cluster-rate: give the other clusters' --rates too");
   }
   spec.workload.mean_service_seconds = args["mean-run"].as<double>();
   spec.workload.min_cpus = args["min-nodes"].as<int>();

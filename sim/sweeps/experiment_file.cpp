@@ -107,6 +107,40 @@ AxisValue read_axis_value(const Reader& reader, const toml::node& node, const st
   return value;
 }
 
+ExperimentFile::Skip read_skip(const Reader& reader, const toml::table& table, const std::vector<Axis>& axes) {
+  ExperimentFile::Skip skip;
+  std::string names;
+  for (const Axis& axis : axes) names += (names.empty() ? "" : ", ") + axis.name;
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    const auto axis = std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == name; });
+    if (axis == axes.end()) reader.fail(&node, fmt::format("[[skip]]: '{}' is not an axis ({})", name, names));
+    std::set<std::string>& labels = skip.labels[name];
+    const auto add = [&](const toml::node& item) {
+      const std::string label = reader.scalar(item, "[[skip]]." + name);
+      if (std::none_of(axis->values.begin(), axis->values.end(),
+                       [&](const AxisValue& v) { return v.label == label; })) {
+        reader.fail(&item, fmt::format("[[skip]]: axis '{}' has no value labelled '{}'", name, label));
+      }
+      labels.insert(label);
+    };
+    if (const auto* list = node.as_array()) {
+      for (const auto& item : *list) add(item);
+    } else {
+      add(node);
+    }
+  }
+  if (skip.labels.empty()) reader.fail(&table, "[[skip]]: name at least one axis");
+  return skip;
+}
+
+bool skipped(const ExperimentFile& experiment, const std::map<std::string, std::string>& labels) {
+  return std::any_of(experiment.skips.begin(), experiment.skips.end(), [&](const ExperimentFile::Skip& skip) {
+    return std::all_of(skip.labels.begin(), skip.labels.end(),
+                       [&](const auto& entry) { return entry.second.contains(labels.at(entry.first)); });
+  });
+}
+
 }  // namespace
 
 ExperimentFile parse_experiment(std::string_view text, const std::string& source,
@@ -120,8 +154,8 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
   }
   const Reader reader(source);
   for (const auto& [key, node] : root) {
-    if (key != "experiment" && key != "fixed" && key != "axis") {
-      reader.fail(&node, "unknown section '" + std::string(key.str()) + "' (experiment, fixed, axis)");
+    if (key != "experiment" && key != "fixed" && key != "axis" && key != "skip") {
+      reader.fail(&node, "unknown section '" + std::string(key.str()) + "' (experiment, fixed, axis, skip)");
     }
   }
   ExperimentFile experiment;
@@ -218,6 +252,13 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
       experiment.axes.push_back(std::move(axis));
     }
   }
+  if (const toml::node* skips = root.get("skip")) {
+    const toml::array* list = skips->as_array();
+    if (list == nullptr || !list->is_array_of_tables()) {
+      reader.fail(skips, "skipped runs are written [[skip]] AXIS = \"LABEL\" (or a list of labels)");
+    }
+    for (const auto& node : *list) experiment.skips.push_back(read_skip(reader, *node.as_table(), experiment.axes));
+  }
   if (experiment.compare) {
     const auto& compare = *experiment.compare;
     const auto axis = std::find_if(experiment.axes.begin(), experiment.axes.end(),
@@ -232,6 +273,7 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
                   "[experiment]: compare base '" + compare.base + "' is not a label of axis '" + compare.axis + "'");
     }
   }
+  if (plan_runs(experiment).empty()) throw ExperimentError(source + ": every run is skipped");
   return experiment;
 }
 
@@ -297,12 +339,18 @@ std::vector<PlannedRun> plan_runs(const ExperimentFile& experiment, const std::v
   std::vector<std::size_t> digit(experiment.axes.size(), 0);
   std::vector<PlannedRun> runs;
   while (true) {
+    std::map<std::string, std::string> labels;
+    for (std::size_t a = 0; a < experiment.axes.size(); ++a) {
+      labels[experiment.axes[a].name] = experiment.axes[a].values[digit[a]].label;
+    }
+    const bool skip = skipped(experiment, labels);
     for (const std::uint64_t seed : experiment.seeds) {
+      if (skip) break;  // every seed of this point
       PlannedRun run;
       run.options = fixed;
+      run.labels = labels;
       for (std::size_t a = 0; a < experiment.axes.size(); ++a) {
         const AxisValue& value = experiment.axes[a].values[digit[a]];
-        run.labels[experiment.axes[a].name] = value.label;
         run.options.insert(run.options.end(), value.options.begin(), value.options.end());
         run.name += value.label + "_";
       }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,6 +49,13 @@ struct ExperimentFile {
     std::vector<std::string> metrics{"avg_response_s"};
   };
   std::optional<Compare> compare;
+  /// `[[skip]]` tables: a run whose labels match every axis an entry names
+  /// (one label, or any of a list) is left out of the product -- a point
+  /// that cannot run in reasonable time, or tells nothing new.
+  struct Skip {
+    std::map<std::string, std::set<std::string>> labels;  ///< axis name -> the labels skipped
+  };
+  std::vector<Skip> skips;
 };
 
 class ExperimentError : public std::runtime_error {
@@ -73,7 +81,7 @@ struct PlannedRun {
   std::uint64_t seed = 0;
 };
 
-/// The runs, first axis outermost, seeds innermost. `overrides` replace fixed
+/// The runs, first axis outermost, seeds innermost, less the skipped ones. `overrides` replace fixed
 /// options or add to them (`gridsim sweep --set`); an override of an axis's
 /// option, or of the seed, is refused.
 std::vector<PlannedRun> plan_runs(const ExperimentFile& experiment, const std::vector<RunOption>& overrides = {});

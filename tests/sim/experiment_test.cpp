@@ -116,6 +116,37 @@ BOOST_AUTO_TEST_CASE(overrides_replace_fixed_options_but_never_an_axis_or_the_se
   BOOST_CHECK_THROW(plan_runs(experiment, {{"seed", "9"}}), ExperimentError);
 }
 
+BOOST_AUTO_TEST_CASE(skipped_combinations_are_left_out_of_the_product) {
+  // Each [[skip]] names labels of some axes (one, or a list); a run whose
+  // labels match every one is not planned: 2 x 2 x 2 seeds = 8, less R-I's
+  // slow network (2) and, from the second entry, S-I's fast (2).
+  const std::string skips = std::string(kTwoAxes) +
+                            "[[skip]]\nalgorithm = \"ri\"\nnetwork = [\"slow\"]\n"
+                            "[[skip]]\nalgorithm = [\"si\"]\nnetwork = \"fast\"\n";
+  const auto runs = plan_runs(parse_experiment(skips, "skip.toml"));
+  std::vector<std::string> names;
+  for (const auto& run : runs) names.push_back(run.name);
+  const std::vector<std::string> expected = {"si_slow_seed3", "si_slow_seed4", "ri_fast_seed3", "ri_fast_seed4"};
+  BOOST_TEST(names == expected, boost::test_tools::per_element());
+  // An axis or a label that does not exist is a typo: refused with its place.
+  const auto message_of = [](const std::string& text) {
+    try {
+      (void)parse_experiment(text, "skip.toml");
+    } catch (const ExperimentError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  BOOST_TEST(message_of(std::string(kTwoAxes) + "[[skip]]\nphi = \"60\"\n") ==
+             "skip.toml:19: [[skip]]: 'phi' is not an axis (algorithm, network)");
+  BOOST_TEST(message_of(std::string(kTwoAxes) + "[[skip]]\nnetwork = [\"slow\", \"lan\"]\n") ==
+             "skip.toml:19: [[skip]]: axis 'network' has no value labelled 'lan'");
+  BOOST_TEST(message_of(std::string(kTwoAxes) + "[[skip]]\n") == "skip.toml:18: [[skip]]: name at least one axis");
+  // A skip that leaves nothing to run is refused too.
+  BOOST_TEST(message_of(std::string(kTwoAxes) + "[[skip]]\nnetwork = [\"slow\", \"fast\"]\n") ==
+             "skip.toml: every run is skipped");
+}
+
 BOOST_AUTO_TEST_CASE(a_broken_file_is_refused_with_its_place) {
   const auto message_of = [](const std::string& text) {
     try {
@@ -301,6 +332,28 @@ BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_fo
   fs::remove_all(dir);
 }
 
+BOOST_AUTO_TEST_CASE(the_fixed_cluster_rate_replaces_the_last_entry_of_the_rates) {
+  // Jones & Ligon's fixed cluster at its own load is the same run as a
+  // rate list that ends with that rate: the same identity and results (only
+  // the command line differs).
+  const fs::path dir = fs::temp_directory_path() / "gridpeer_fixed_cluster_rate_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string common = "coalloc --weeks 1 --bsbw 300 --sharing reservation-safe --no-timing --out ";
+  BOOST_REQUIRE_EQUAL(gridsim(common + (dir / "list.json").string() + " --rates 4000,4000,4000,2500"), 0);
+  BOOST_REQUIRE_EQUAL(gridsim(common + (dir / "fixed.json").string() + " --rates 4000 --fixed-cluster-rate 2500"), 0);
+  auto list = nlohmann::json::parse(read_text(dir / "list.json"));
+  auto fixed = nlohmann::json::parse(read_text(dir / "fixed.json"));
+  BOOST_TEST(fixed["identity"]["options"]["workload"]["rates_per_week"].dump() == "[4000.0,4000.0,4000.0,2500.0]");
+  list.erase("command_line");
+  fixed.erase("command_line");
+  BOOST_TEST(list == fixed);
+  // Without the others' rates, or at no rate, it is refused.
+  BOOST_TEST(gridsim(common + (dir / "x.json").string() + " --fixed-cluster-rate 2500") == 1);
+  BOOST_TEST(gridsim(common + (dir / "x.json").string() + " --rates 4000 --fixed-cluster-rate 0") == 1);
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_CASE(a_coalloc_sweep_runs_each_distinct_run_once_and_checks_the_papers_claims) {
   // Jones et al.'s experiment, scaled down: Migration Only reads neither
   // BSBW nor LSLT, so its four names are one run; A1 at two LSLTs is two.
@@ -342,12 +395,30 @@ BOOST_AUTO_TEST_CASE(the_built_in_jones2006_experiment_plans_three_grids_and_a_f
   BOOST_TEST(experiment.model == "coalloc");
   BOOST_TEST(experiment.report == "jones2006");
   const auto runs = plan_runs(experiment);
-  BOOST_TEST(runs.size() == 3U * 10U * 4U * experiment.seeds.size());
+  // Up to 4,400 jobs/week every scheduler; past it ICS and ICS+B only, each
+  // grid below its own departure rate: equal 5 rates more, small-fc 3, mixed 2.
+  BOOST_TEST(runs.size() == (3U * 10U * 4U + (5U + 3U + 2U) * 2U) * experiment.seeds.size());
+  // The grid drains (sum of nodes x 4480 - FC's jobs) / (others' nodes) per 100 nodes.
+  const std::map<std::string, double> departure = {{"equal", 5783}, {"small-fc", 5131}, {"mixed", 4969}};
   for (const auto& run : runs) {
     // The fixed cluster (the last) stays at 570 jobs/week per 100 nodes.
     const std::string rates = value_of(run.options, "rates");
     BOOST_TEST(rates.substr(rates.rfind(',') + 1) == "570");
+    const double others = std::stod(rates.substr(0, rates.find(',')));
+    BOOST_TEST(others < departure.at(run.labels.at("grid")), run.name);
+    if (run.labels.at("scheduler").starts_with("no-share")) BOOST_TEST(others <= 4400, run.name);
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_fixed_clusters_load_is_an_axis_with_no_share_once_per_load) {
+  const auto runs = plan_runs(gridpeer::sim::load_experiment("jones2006-fc-load"));
+  std::map<std::string, int> no_share_per_load;
+  for (const auto& run : runs) {
+    if (run.labels.at("scheduler") == "no-share" && run.seed == 1) ++no_share_per_load[run.labels.at("fc-load")];
+  }
+  BOOST_TEST(no_share_per_load.size() == 5U);
+  for (const auto& [load, count] : no_share_per_load) BOOST_TEST(count == 3, load);  // once per grid
+  BOOST_TEST(runs.size() == 3U * 5U * (4U * 2U + 1U) * 3U);  // grids x loads x (rates x 2 + 1) x seeds
 }
 
 BOOST_AUTO_TEST_CASE(the_built_in_allocation_calibration_sweeps_the_load_factor) {
