@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The built-in jones2006 experiment end to end at a small scale: the sweep runs
+"""The built-in jones2006 experiments end to end at a small scale: the sweep runs
 ICS, ICS+B and No Share on the three grids, draws Figs. 4-6 and the fixed
-cluster's benefit, and writes reproduction.md with a verdict for every claim.
+cluster's benefit, and writes reproduction.md with a verdict for every claim;
+jones2006-fc-load does the same at five loads of the fixed cluster's own.
 Checks what must hold at any scale: No Share on FC does not depend on the other
 clusters' rates (FC's jobs are its own stream), and at the lowest rate, where
 nothing waits, ICS and ICS+B place alike.
@@ -22,7 +23,8 @@ subprocess.run([gridsim, "sweep", "jones2006", "--out", out, "--set", "weeks=1",
                check=True, timeout=600)
 
 results = pd.read_csv(os.path.join(out, "results.csv"))
-assert len(results) == 3 * 10 * 4, f"{len(results)} runs, expected 120"
+# Up to 4,400 every scheduler; beyond, ICS and ICS+B up to each grid's departure rate.
+assert len(results) == 3 * 10 * 4 + (5 + 3 + 2) * 2, f"{len(results)} runs, expected 140"
 for grid, rows in results[results["scheduler"] == "no-share"].groupby("grid"):
     assert rows["fixed_cluster_turnaround_s"].nunique() == 1, f"{grid}: No Share on FC moved with the others' rate"
 low = results[results["rate"] == "r570"]
@@ -34,14 +36,34 @@ for grid, rows in low.groupby("grid"):
 assert (results[results["scheduler"].str.startswith("no-share")]["fraction_local"] == 1).all(), "No Share moves nothing"
 
 report = open(os.path.join(out, "reproduction.md")).read()
-for needed in ("ICS+B keeps FC close to No Share", "every cluster benefits", "ICS+B on OC is slightly worse",
-               "Under ICS the clusters' turnarounds are roughly equal", "| equal | 4400 |"):
+for needed in ("no worse than it would be if it were not participating", "every cluster benefits",
+               "ICS+B on OC is slightly worse", "Under ICS the clusters' turnarounds are roughly equal",
+               "extremely close to the departure rate", "| equal | 4400 |", "| equal | 5600 |", "| mixed | 4850 |"):
     assert needed in report, f"reproduction.md lacks '{needed}'"
+assert "| mixed | 5000 |" not in report, "mixed run past its departure rate"
 verdicts = [line for line in report.splitlines()
             if any(f"| {verdict} |" in line for verdict in ("holds", "partly", "does not hold"))]
-assert len(verdicts) == 4, f"{len(verdicts)} claims have a verdict, expected 4"
+assert len(verdicts) == 5, f"{len(verdicts)} claims have a verdict, expected 5"
 for figure in ("fig4_equal.png", "fig5_small-fc.png", "fig6_mixed.png", "fc_benefit.png"):
     path = os.path.join(out, "figures", figure)
     assert os.path.getsize(path) > 10_000, f"{path} is missing or empty"
+
+# The fixed cluster's load as an axis: No Share once per load and grid, and
+# alone a busier FC waits longer; every grid and load judged.
+out = os.path.join(work, "fc-load")
+subprocess.run([gridsim, "sweep", "jones2006-fc-load", "--out", out, "--set", "weeks=1", "--seeds", "1",
+                "--threads", "2"], check=True, timeout=600)
+results = pd.read_csv(os.path.join(out, "results.csv"))
+assert len(results) == 3 * 5 * (4 * 2 + 1), f"{len(results)} runs, expected 135"
+alone = results[results["scheduler"] == "no-share"]
+for grid, rows in alone.groupby("grid"):
+    by_load = rows.sort_values("fc-load")  # fc0.13 ... fc0.78
+    turnaround = by_load["fixed_cluster_turnaround_s"].tolist()
+    assert turnaround == sorted(turnaround), f"{grid}: FC alone waits less at a higher load: {turnaround}"
+report = open(os.path.join(out, "reproduction.md")).read()
+rows = [line for line in report.splitlines() if line.startswith(("| equal |", "| small-fc |", "| mixed |"))]
+assert len(rows) == 15, f"{len(rows)} rows in the fc-load table, expected 15"
+assert all(any(f"| {v} |" in row for v in ("holds", "partly", "does not hold")) for row in rows), report
+assert os.path.getsize(os.path.join(out, "figures", "fc_load_excess.png")) > 10_000
 shutil.rmtree(work)
-print("jones2006 sweep, figures and claims: ok")
+print("jones2006 sweeps, figures and claims: ok")
