@@ -28,7 +28,7 @@ set(GRIDPEER_LAYER_RULES
   "peer/core/membership|^(peer/model/|protocol/membership\\.hpp|peer/core/timer_table\\.hpp|peer/core/membership/)"
   "peer/core|^(${_core_base})"
   "peer/io|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/messages\\.hpp)"
-  "peer/journal|^(peer/model/|peer/core/durable\\.hpp|protocol/|peer/journal/)"
+  "peer/journal|^(peer/model/|peer/core/durable\\.hpp|protocol/|peer/io/json/|peer/journal/)"
   "peer/transport|^(peer/model/|peer/io/|protocol/|peer/transport/)"
   "peer/daemon|^(peer/model/|peer/network/|peer/core/|peer/io/|protocol/|peer/transport/|peer/journal/|peer/daemon/)"
   "peer/client|^(peer/model/|peer/network/|peer/core/|peer/workload/|peer/io/|protocol/|peer/transport/|peer/client/)"

@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "peer/io/json/integer_field.hpp"
+
 namespace gridpeer::client {
 
 namespace {
@@ -65,14 +67,14 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
     try {
       const auto json = nlohmann::json::parse(text);
       ManifestEntry entry;
-      entry.index = json.at("index").get<std::size_t>();
+      entry.index = io::integer_field<std::size_t>(json, "index");
       const auto origin = grid.find_server(json.at("origin").get<std::string>());
       if (!origin) throw std::invalid_argument("origin is not a server of " + grid.name);
       entry.origin = static_cast<ServerIndex>(*origin);
       const std::string status = json.at("status").get<std::string>();
       if (status == "submitted") {
         entry.status = ManifestEntry::Status::submitted;
-        entry.job = json.at("job").get<JobId>();
+        entry.job = io::integer_field<JobId>(json, "job");
       } else if (status == "refused") {
         entry.status = ManifestEntry::Status::refused;
       } else if (status == "unreachable") {
@@ -83,12 +85,12 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
         throw std::invalid_argument("status '" + status + "' is not submitted, refused, unreachable or unacknowledged");
       }
       entry.reason = json.value("reason", "");
-      entry.origin_boot = json.value("origin_boot", std::uint64_t{0});
+      entry.origin_boot = io::integer_field_or(json, "origin_boot", std::uint64_t{0});
       entry.source.workload = json.value("workload", "");
-      entry.source.job_number = json.value("job_number", std::int64_t{-1});
+      entry.source.job_number = io::integer_field_or(json, "job_number", std::int64_t{-1});
       entry.submit_s = json.value("submit_s", 0.0);
       entry.requested_s = json.value("requested_s", -1.0);
-      entry.cpus = json.value("cpus", 0);
+      entry.cpus = io::integer_field_or(json, "cpus", 0);
       entries.push_back(std::move(entry));
     } catch (const nlohmann::json::exception& error) {
       throw std::invalid_argument(where + error.what());

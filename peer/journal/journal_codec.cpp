@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "peer/io/json/integer_field.hpp"
 #include "protocol/bounds.hpp"
 
 namespace gridpeer::daemon {
@@ -31,29 +32,12 @@ json job_json(const Job& job) {
           {"bag", job.bag}};
 }
 
-/// An integer field's value fits T: a float or an integer out of T's range is
-/// refused (nlohmann's conversion would cast it, undefined beyond the range).
-template <class T>
-bool fits_integer(const json& value) {
-  if (value.is_number_unsigned()) {
-    return value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-  }
-  if (!value.is_number_integer()) return false;
-  const auto v = value.get<std::int64_t>();
-  if constexpr (std::is_unsigned_v<T>) {
-    return v >= 0 && static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
-  } else {
-    return v >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-           v <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
-  }
-}
-
 template <class T>
 T field(const json& object, const char* name) {
   const auto it = object.find(name);
   if (it == object.end()) throw std::runtime_error(std::string("no field '") + name + "'");
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (!fits_integer<T>(*it)) {
+    if (!io::fits_integer<T>(*it)) {
       throw std::runtime_error(std::string("field '") + name + "' is not an integer within its range");
     }
   }

@@ -57,6 +57,17 @@ for _ in $(seq 120); do
 done
 ctl results --manifest "$WORK/manifest.jsonl" --records "$WORK/records.jsonl" --out "$WORK/results.json" >/dev/null
 ctl status > "$WORK/status.txt" || [[ $MODE == kill || $MODE == restart ]]
+# A hand-edited manifest whose job id is beyond 64 bits: refused, naming the
+# line and the field (it was cast, undefined behaviour, and read as some id).
+if [[ $MODE == plain ]]; then
+  grep -m1 '"status":"submitted"' "$WORK/manifest.jsonl" |
+    sed -E 's/"job":[0-9]+/"job":123456789012345678901234567890/' >"$WORK/edited.jsonl"
+  if ctl results --manifest "$WORK/edited.jsonl" --out "$WORK/edited.json" 2>"$WORK/edited.err" >/dev/null; then
+    echo "FAIL: a job id beyond 64 bits was read from a manifest"; exit 1
+  fi
+  grep -q "edited.jsonl:1: field 'job' is not an integer within its range" "$WORK/edited.err" ||
+    { echo "FAIL: the manifest's bad field is not named"; cat "$WORK/edited.err"; exit 1; }
+fi
 cat "$WORK"/*.log > "$WORK/all-peers.log.txt"
 if [[ $MODE == sim ]]; then
   "$BIN/sim/gridsim" run --topology "$TOPOLOGY" --trace-dir "$TRACES" --workload topology --limit-days 1 \
