@@ -20,6 +20,8 @@ paper's, the rankings, and the paper's claims checked.
 import statistics
 
 import matplotlib.pyplot as plt
+import numpy as np
+import vector_bootstrap as boot
 
 from paper_support import claim_rows, load_summary, number, plot_paper, write_markdown
 
@@ -353,6 +355,141 @@ def vector_spread_rows(folder):
     return rows + [""]
 
 
+# ---- intervals over the speed vectors ----------------------------------------------------------------
+
+def _replicated(folder):
+    """(keys frame with group/sh/load/rule[/pair], ART replicates [rows, 1 + REPLICATES]) or None
+    when the folder has fewer than two speed vectors. Column 0 is the plain mean."""
+    summary = load_summary(folder, "shih2010", ("sh", "rule"))
+    if "speed-draw" not in summary.columns or summary["speed-draw"].nunique() < 2:
+        return None
+    summary = summary.copy()
+    if "rc" in summary.columns:
+        summary["group"] = summary["rc"].map(lambda label: f"RC {number(label):g}%")
+        summary["order"] = -summary["rc"].map(number)
+        summary["load"] = summary["sl"].map(number)
+    else:
+        labels = summary["load"]
+        summary["group"] = labels.map(lambda label: MODELS.get(str(label)[0], str(label)))
+        summary["order"] = labels.map(lambda label: list(MODELS).index(str(label)[0]) if str(label)[0] in MODELS else 9)
+        summary["load"] = labels.map(number)
+    summary["sh"] = summary["sh"].map(number)
+    keys = ["order", "group", "sh", "load", "rule"] + (["pair"] if "pair" in summary.columns else [])
+    if "pair" in summary.columns:
+        summary["pair"] = summary["pair"].astype(str)
+    index, arts = boot.vector_arts(summary, keys)
+    return index, arts @ boot.replicate_weights(arts.shape[1])
+
+
+def _setting_arrays(index, reps, group, rule_of_column):
+    """{column name: [settings, replicates]} for one group, settings in one order for every name."""
+    part = index[index["group"] == group]
+    settings = sorted(set(zip(part["sh"], part["load"])))
+    result = {}
+    for name, mask in rule_of_column(part).items():
+        rows = part[mask]
+        by_setting = dict(zip(zip(rows["sh"], rows["load"]), rows.index))
+        if all(s in by_setting for s in settings):
+            result[name] = np.vstack([reps[by_setting[s]] for s in settings])
+    return result
+
+
+def tnpir_replicates(index, reps):
+    """{group: {rule: TNPIR % per replicate}} against min(BF, FF) (Table 11), column 0 the point."""
+    result = {}
+    for group in index.sort_values("order")["group"].unique():
+        arrays = _setting_arrays(index, reps, group, lambda part: {r: part["rule"] == r for r in RULES})
+        if "bf" not in arrays or "ff" not in arrays:
+            continue
+        best = np.minimum(arrays["bf"], arrays["ff"])
+        result[group] = {rule: 100 * ((best - art) / best).sum(axis=0) for rule, art in arrays.items()}
+    return result
+
+
+def threshold_replicates(index, reps, group):
+    """{rule: {pair label: TNPIR % per replicate}} of Table 10 (against the pairs' mean ART)."""
+    result = {}
+    for rule in THRESHOLD_RULES:
+        labels = [pair_label(p) for p in PAIRS]
+        arrays = _setting_arrays(index, reps, group,
+                                 lambda part: {label: (part["rule"] == rule) & (part["pair"] == label)
+                                               for label in labels})
+        if len(arrays) < 2:
+            continue
+        mean = np.mean(np.stack(list(arrays.values())), axis=0)
+        result[rule] = {label: 100 * ((mean - art) / mean).sum(axis=0) for label, art in arrays.items()}
+    return result
+
+
+def _with_interval(samples):
+    low, high = boot.interval(samples[1:])
+    return f"{samples[0]:.0f} [{low:.0f}, {high:.0f}]"
+
+
+def interval_rows_table11(index, reps):
+    sums = tnpir_replicates(index, reps)
+    if not sums:
+        return []
+    trace = [group for group in sums if group.startswith("RC")]
+    if len(trace) > 1:
+        sums["total"] = {rule: sum(sums[g][rule] for g in trace) for rule in RULES}
+    rows = ["## TNPIR with 95% intervals over the speed vectors", "",
+            f"Each TNPIR (%) with its interval from {boot.REPLICATES} resamplings of the vectors (one draw shared "
+            "by every setting and rule). The ranking reads from the highest TNPIR down: '>' where a rule and the "
+            "next below it are told apart (their paired difference's interval excludes 0), '=' where they are "
+            "not.", "",
+            "| group | " + " | ".join(rule.upper() for rule in RULES) + " | ranking where the intervals separate |",
+            "|---|" + "---|" * (len(RULES) + 1)]
+    for group, per_rule in sums.items():
+        point = {rule: per_rule[rule][0] for rule in RULES}
+        samples = {rule: per_rule[rule][1:] for rule in RULES}
+        rows.append(f"| {group} | " + " | ".join(_with_interval(per_rule[rule]) for rule in RULES) +
+                    f" | {boot.tied_ranking(point, samples, RULES)} |")
+    return rows + [""]
+
+
+def interval_rows_table10(index, reps):
+    """(markdown rows, claims): Table 10 with intervals, and the paper's chosen pairs judged on them."""
+    rows, found = [], []
+    for group in index.sort_values("order")["group"].unique():
+        table = threshold_replicates(index, reps, group)
+        if not table:
+            continue
+        paper = TABLE_10 if group == "RC 100%" else None
+        rows += [f"### Table 10's study over the speed vectors, {group}", "",
+                 f"TNPIR (%) of each pair with its 95% interval ({boot.REPLICATES} resamplings of the vectors)"
+                 + (", the paper's in brackets" if paper else "") + ".", "",
+                 "| (SHT, SLT) | " + " | ".join(rule.upper() for rule in table) + " |",
+                 "|---|" + "---|" * len(table)]
+        for i, pair in enumerate(PAIRS):
+            label = pair_label(pair)
+            cells = [(_with_interval(table[rule][label]) if label in table[rule] else "–") +
+                     (f" [{paper[rule][i]}]" if paper else "") for rule in table]
+            rows.append(f"| ({pair[0]:g}, {pair[1]:g}) | " + " | ".join(cells) + " |")
+        rows += ["", "| rule | best pair (share of resamplings where it is best) | pairs not told apart from "
+                 "the best | the paper's pair among them? |", "|---|---|---|---|"]
+        chosen = {"ti": "t0.05-2", "tai": "t0.05-1.5", "tai2": "t0.05-1"}
+        among = []
+        for rule, per_pair in table.items():
+            point = {label: samples[0] for label, samples in per_pair.items()}
+            samples = {label: s[1:] for label, s in per_pair.items()}
+            share = boot.best_share(samples)
+            close = boot.not_separated_from_best(point, samples)
+            best = close[0]
+            rows.append(f"| {rule.upper()} | ({best[1:].replace('-', ', ')}) ({share[best]:.0%}) | " +
+                        ", ".join(f"({c[1:].replace('-', ', ')})" for c in close) +
+                        f" | {'yes' if chosen[rule] in close else 'no'} |")
+            if chosen[rule] in close:
+                among.append(rule)
+        rows.append("")
+        found.append((f"{group}: the chosen pairs are the best, TI (0.05, 2), TAI (0.05, 1.5), TAI2 (0.05, 1) "
+                      "(Table 10, over the vectors)", verdict(among, list(table)),
+                      "the paper's pair is not told apart from the best for " +
+                      (", ".join(r.upper() for r in among) or "no rule") + " (95% intervals over the vectors)",
+                      "thresholds"))
+    return rows, found
+
+
 def report(arts, folder):
     sums = tnpir(arts)
     head = ["# Shih, Huang & Chung reproduced", "",
@@ -366,6 +503,11 @@ def report(arts, folder):
         lines += tnpir_rows(sums, TABLE_14 if trace else TABLE_15, TABLE_14_TOTAL, "*") + [""]
         lines += threshold_rows(arts)
         found = threshold_claims(arts)
+        replicated = _replicated(folder)
+        if replicated is not None:
+            rows, more = interval_rows_table10(*replicated)
+            lines += rows
+            found += more
     else:
         trace = any(group.startswith("RC") for group in sums)
         lines = head + [f"## Table {11 if trace else 12}: TNPIR of each rule (the paper's threshold pairs)", ""]
@@ -373,6 +515,9 @@ def report(arts, folder):
         lines += ["## Table 13: the spread of NPIR (standard deviation over the settings, fractions)", ""]
         lines += spread_rows(arts) + [""]
         lines += vector_spread_rows(folder)
+        replicated = _replicated(folder)
+        if replicated is not None:
+            lines += interval_rows_table11(*replicated)
         found = comparison_claims(arts, sums)
     lines += ["## The paper's claims", ""] + claim_rows(found)
     return write_markdown(folder, "reproduction.md", lines)

@@ -2,8 +2,10 @@
 """The shih2010 report end to end on a slice of the experiment (RC 100/50%, SH
 0/0.24, SL 1/2/3, two speed vectors, all eight rules): the sweep runs on
 SDSC-SP2, and `gridsim plot shih2010` writes TNPIR beside the paper's Table 11,
-the figures, and a verdict per claim. TNPIR of BF and FF can only be <= 0 (the
-better of the two is the reference). Then slices of shih2010-models (Table 12)
+the figures, a verdict per claim, and every TNPIR with its interval over the
+speed vectors. TNPIR of BF and FF can only be <= 0 (the better of the two is
+the reference), in every resampling too. A slice of shih2010-table10 gives
+Table 10 with intervals and judges the paper's chosen pairs on them. Then slices of shih2010-models (Table 12)
 and shih2010-dynamic-models (Tables 10 and 15) on 1,500-job models. Skipped
 (77) without the traces.
 
@@ -45,6 +47,16 @@ assert len(verdicts) == 3 + 2 * 2 + 2, verdicts
 assert "## Table 13" in report and "| RC 100% |" in report.split("## Table 13")[1], report
 for figure in ("art_by_sl.png", "tnpir.png"):
     assert os.path.getsize(os.path.join(out, "figures", figure)) > 10_000, figure
+# Every TNPIR has an interval over the speed vectors; BF's and FF's can never
+# rise above 0 in any resampling (the better of the two is the reference).
+intervals = report.split("## TNPIR with 95% intervals over the speed vectors")[1].split("## ")[0]
+for rc in ("RC 100%", "RC 50%", "total"):
+    row = next(line for line in intervals.splitlines() if line.startswith(f"| {rc} |"))
+    cells = [re.match(r"\s*(-?\d+) \[(-?\d+), (-?\d+)\]", cell) for cell in row.split("|")[2:10]]
+    assert all(cells), row
+    assert all(int(c.group(2)) <= int(c.group(3)) for c in cells), row
+    assert int(cells[0].group(3)) <= 0 and int(cells[1].group(3)) <= 0, row
+    assert " > " in row or " = " in row, row  # the ranking, told apart where the intervals say so
 
 # The models (Table 12) and the threshold studies (Tables 10 and 15) on small
 # slices: 1,500 jobs per model, SH 0 and 0.24, two vectors.
@@ -71,6 +83,15 @@ for model in ("Feitelson96", "Lublin99"):
     assert len(cells) == 8 and cells[0] <= 0 and cells[1] <= 0, row
     assert f"| {model}: SI, TI, AI2 and TAI2 each beat BF and FF |" in models, models
 assert "How much one speed vector decides" in models
+# Table 10 over the vectors: every pair with an interval, and the paper's
+# chosen pairs judged against the pairs not told apart from the best.
+table10, _ = slice_of("shih2010-table10", [small_sh, ("[1, 1.5, 2, 2.5, 3, 3.5, 4]", "[1, 3]"),
+                                           ("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]", "[0, 1, 2]")], [])
+over = table10.split("### Table 10's study over the speed vectors, RC 100%")[1]
+assert sum(line.startswith("| (0.") for line in over.splitlines()) == 20, over  # one row per pair
+for rule in ("TI", "TAI", "TAI2"):
+    assert re.search(rf"\| {rule} \| \(0\.\d+, [\d.]+\) \(\d+%\) \|", over), over
+assert "the chosen pairs are the best" in table10, table10
 dynamic, folder = slice_of("shih2010-dynamic-models", [small_sh], ["--set", "jobs=1500"])
 assert "## Table 15" in dynamic and "TAI2*" in dynamic, dynamic
 assert "### Table 10's study, Feitelson96" in dynamic and "Best pair: TI 0." in dynamic, dynamic
