@@ -52,8 +52,17 @@ TABLE_15 = {"Feitelson96": [-439, -350, -73, 78, -233, 79, 25, 139],
 
 
 def load(folder):
-    """One row per (group, SH, load, rule[, pair]) with its ART averaged over speed vectors."""
-    return _arts_of(load_summary(folder, "shih2010", ("sh", "rule")))
+    """One row per (group, SH, load, rule[, pair]) with its ART averaged over speed vectors; the
+    folder is kept (attrs) so the figures can draw intervals over the vectors."""
+    arts = _arts_of(load_summary(folder, "shih2010", ("sh", "rule")))
+    arts.attrs["folder"] = folder
+    return arts
+
+
+def _error_bars(point, samples):
+    """matplotlib yerr ([below], [above]) of a 95% interval around a point."""
+    low, high = boot.interval(samples)
+    return [max(0.0, point - low)], [max(0.0, high - point)]
 
 
 def _arts_of(summary):
@@ -160,11 +169,18 @@ def figures(arts, out, save):
         name = "art_by_sl.png" if index == 0 else f"art_by_sl_{group.replace(' ', '').replace('%', '')}.png"
         save(figure, out, name)
     sums = tnpir(arts)
+    replicated = _replicated(arts.attrs["folder"]) if "folder" in arts.attrs else None
+    intervals = tnpir_replicates(*replicated) if replicated is not None and "pair" not in arts.columns else {}
     figure, ax = plt.subplots(figsize=(8, 4))
     width = 0.8 / max(1, len(sums))
     for i, (group, per_rule) in enumerate(sums.items()):
+        yerr = None
+        if group in intervals:  # 95% over the speed vectors
+            bars = [_error_bars(per_rule[rule], intervals[group][rule][1:]) for rule in RULES]
+            yerr = [[b[0][0] for b in bars], [b[1][0] for b in bars]]
         ax.bar([r + (i - (len(sums) - 1) / 2) * width for r in range(len(RULES))],
-               [per_rule[rule] for rule in RULES], width, label=group)
+               [per_rule[rule] for rule in RULES], width, label=group, yerr=yerr, capsize=2,
+               error_kw={"linewidth": 0.8})
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(RULES)))
     star = "*" if "pair" in arts.columns else ""
@@ -177,17 +193,24 @@ def figures(arts, out, save):
     if "pair" in arts.columns:
         first = groups(arts)[0]
         table = threshold_tnpir(arts, first)
+        over = threshold_replicates(*replicated, first) if replicated is not None else {}
         figure, ax = plt.subplots(figsize=(10, 4))
         labels = [pair_label(pair) for pair in PAIRS]
         for i, rule in enumerate(THRESHOLD_RULES):
-            ax.bar([p + (i - 1) * 0.27 for p in range(len(labels))], [table[rule].get(label, 0) for label in labels],
-                   0.27, label=rule.upper())
+            heights = [table[rule].get(label, 0) for label in labels]
+            yerr = None
+            if rule in over and all(label in over[rule] for label in labels):
+                bars = [_error_bars(h, over[rule][label][1:]) for h, label in zip(heights, labels)]
+                yerr = [[b[0][0] for b in bars], [b[1][0] for b in bars]]
+            ax.bar([p + (i - 1) * 0.27 for p in range(len(labels))], heights, 0.27, label=rule.upper(), yerr=yerr,
+                   capsize=1.5, error_kw={"linewidth": 0.7})
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels([label[1:] for label in labels], rotation=60, fontsize="x-small")
         ax.set_xlabel("(SHT, SLT)")
         ax.set_ylabel("TNPIR against the pairs' mean (%)")
-        ax.set_title(f"Table 10: each threshold pair, {first}", fontsize="medium")
+        ax.set_title(f"Table 10: each threshold pair, {first}" +
+                     (" (95% intervals over the speed vectors)" if over else ""), fontsize="medium")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize="small")
         save(figure, out, "thresholds.png")
