@@ -450,9 +450,10 @@ def _with_interval(samples):
 
 
 def interval_rows_table11(index, reps):
+    """(markdown rows, claims): TNPIR with intervals, and the comparison claims judged on them."""
     sums = tnpir_replicates(index, reps)
     if not sums:
-        return []
+        return [], []
     trace = [group for group in sums if group.startswith("RC")]
     if len(trace) > 1:
         sums["total"] = {rule: sum(sums[g][rule] for g in trace) for rule in RULES}
@@ -463,12 +464,27 @@ def interval_rows_table11(index, reps):
             "not.", "",
             "| group | " + " | ".join(rule.upper() for rule in RULES) + " | ranking where the intervals separate |",
             "|---|" + "---|" * (len(RULES) + 1)]
+    found = []
     for group, per_rule in sums.items():
         point = {rule: per_rule[rule][0] for rule in RULES}
         samples = {rule: per_rule[rule][1:] for rule in RULES}
         rows.append(f"| {group} | " + " | ".join(_with_interval(per_rule[rule]) for rule in RULES) +
                     f" | {boot.tied_ranking(point, samples, RULES)} |")
-    return rows + [""]
+        smart = ["si", "ti", "ai2", "tai2"]
+        apart = [r for r in smart if all(boot.separated(samples[r], samples[b]) > 0 for b in ("bf", "ff"))]
+        found.append((f"{group}: SI, TI, AI2 and TAI2 each beat BF and FF, told apart over the vectors",
+                      verdict(apart, smart), f"above both beyond the intervals: "
+                      f"{', '.join(r.upper() for r in apart) or 'none'}", "tnpir"))
+    if "total" in sums:
+        samples = {rule: sums["total"][rule][1:] for rule in RULES}
+        above = [r for r in RULES if r != "tai2" and boot.separated(samples["tai2"], samples[r]) > 0]
+        below = [r for r in RULES if boot.separated(samples["tai2"], samples[r]) < 0]
+        found.append(("TAI2 is the best rule on the trace (Table 11's total), told apart over the vectors",
+                      False if below else (True if len(above) == len(RULES) - 1 else "partly"),
+                      "TAI2 above " + (", ".join(r.upper() for r in above) or "none") +
+                      ("; below " + ", ".join(r.upper() for r in below) if below else "") +
+                      "; tied with the rest", "tnpir"))
+    return rows + [""], found
 
 
 def interval_rows_table10(index, reps):
@@ -539,9 +555,11 @@ def report(arts, folder):
         lines += spread_rows(arts) + [""]
         lines += vector_spread_rows(folder)
         replicated = _replicated(folder)
-        if replicated is not None:
-            lines += interval_rows_table11(*replicated)
         found = comparison_claims(arts, sums)
+        if replicated is not None:
+            rows, more = interval_rows_table11(*replicated)
+            lines += rows
+            found += more
     lines += ["## The paper's claims", ""] + claim_rows(found)
     return write_markdown(folder, "reproduction.md", lines)
 
