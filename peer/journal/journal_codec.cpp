@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <type_traits>
 

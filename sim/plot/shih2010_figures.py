@@ -65,7 +65,8 @@ def _error_bars(point, samples):
     return [max(0.0, point - low)], [max(0.0, high - point)]
 
 
-def _arts_of(summary):
+def _with_groups(summary):
+    """summary with group, order (for sorting), load and sh as numbers, and pair as text."""
     summary = summary.copy()
     if "rc" in summary.columns:
         summary["group"] = summary["rc"].map(lambda label: f"RC {number(label):g}%")
@@ -79,11 +80,18 @@ def _arts_of(summary):
     else:
         raise SystemExit("gridpeer_plot: a shih2010 folder has an rc axis (the trace) or a load axis (the models)")
     summary["sh"] = summary["sh"].map(number)
-    keys = ["order", "group", "sh", "load", "rule"]
     if "pair" in summary.columns:
         summary["pair"] = summary["pair"].astype(str)
-        keys.append("pair")
-    return summary.groupby(keys, as_index=False)["art_s_mean"].mean()
+    return summary
+
+
+def _keys(summary):
+    return ["order", "group", "sh", "load", "rule"] + (["pair"] if "pair" in summary.columns else [])
+
+
+def _arts_of(summary):
+    summary = _with_groups(summary)
+    return summary.groupby(_keys(summary), as_index=False)["art_s_mean"].mean()
 
 
 def groups(arts):
@@ -386,20 +394,8 @@ def _replicated(folder):
     summary = load_summary(folder, "shih2010", ("sh", "rule"))
     if "speed-draw" not in summary.columns or summary["speed-draw"].nunique() < 2:
         return None
-    summary = summary.copy()
-    if "rc" in summary.columns:
-        summary["group"] = summary["rc"].map(lambda label: f"RC {number(label):g}%")
-        summary["order"] = -summary["rc"].map(number)
-        summary["load"] = summary["sl"].map(number)
-    else:
-        labels = summary["load"]
-        summary["group"] = labels.map(lambda label: MODELS.get(str(label)[0], str(label)))
-        summary["order"] = labels.map(lambda label: list(MODELS).index(str(label)[0]) if str(label)[0] in MODELS else 9)
-        summary["load"] = labels.map(number)
-    summary["sh"] = summary["sh"].map(number)
-    keys = ["order", "group", "sh", "load", "rule"] + (["pair"] if "pair" in summary.columns else [])
-    if "pair" in summary.columns:
-        summary["pair"] = summary["pair"].astype(str)
+    summary = _with_groups(summary)
+    keys = _keys(summary)
     index, arts = boot.vector_arts(summary, keys)
     return index, arts @ boot.replicate_weights(arts.shape[1])
 
