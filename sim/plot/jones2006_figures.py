@@ -100,9 +100,13 @@ def zero_if_nan(v):
 
 
 def interval(summary, grid, scheduler, metric, rate):
+    """The 95% interval over seeds of `metric` at one point (NaN with one seed)."""
+    return _cell(summary, grid, scheduler, metric + "_ci95", rate)
+
+
+def _cell(summary, grid, scheduler, column, rate):
     rows = summary[(summary["grid"] == grid) & (summary["scheduler"] == scheduler) &
                    (summary["rate_per_week"] == rate)]
-    column = metric + "_ci95"
     return rows[column].mean() if len(rows) and column in rows else float("nan")
 
 
@@ -113,9 +117,8 @@ def series(summary, grid, scheduler, metric):
 
 
 def value(summary, grid, scheduler, metric, rate):
-    rows = summary[(summary["grid"] == grid) & (summary["scheduler"] == scheduler) &
-                   (summary["rate_per_week"] == rate)]
-    return rows[metric + "_mean"].mean() if len(rows) else float("nan")
+    """The mean over seeds of `metric` at one point."""
+    return _cell(summary, grid, scheduler, metric + "_mean", rate)
 
 
 def figures(summary, out, save):
