@@ -194,8 +194,9 @@ int replay_command(int argc, char** argv) {
       "jobs", "jobs per server of a synthetic workload", cxxopts::value<std::size_t>()->default_value("50"))(
       "limit-days", "only the first N days of each trace window", cxxopts::value<double>()->default_value("0"))(
       "max-jobs", "stop after this many jobs in all (0 = all)", cxxopts::value<std::size_t>()->default_value("0"))(
-      "data-size", "none, small, medium, large", cxxopts::value<std::string>()->default_value("medium"))(
-      "seed", "seed of the workload and data sizes", cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "data-size", "input data per CPU-second: " + std::string(workload::kDataSizeChoices),
+      cxxopts::value<std::string>()->default_value("medium"))("seed", "seed of the workload and data sizes",
+                                                              cxxopts::value<std::uint64_t>()->default_value("1"))(
       "time-scale", "virtual seconds per real second (as the peers run)",
       cxxopts::value<double>()->default_value("1000"))("trace-dir", "where trace files are",
                                                        cxxopts::value<std::string>())(
@@ -230,7 +231,7 @@ int replay_command(int argc, char** argv) {
   request.limit_days = args["limit-days"].as<double>();
   request.seed = args["seed"].as<std::uint64_t>();
   const auto size = workload::parse_data_size(args["data-size"].as<std::string>());
-  if (!size) throw std::invalid_argument("--data-size is none, small, medium or large");
+  if (!size) throw std::invalid_argument("--data-size is " + std::string(workload::kDataSizeChoices));
   request.data_size = *size;
   if (args.count("trace-dir") != 0U) request.trace_dir = args["trace-dir"].as<std::string>();
   const double scale = args["time-scale"].as<double>();

@@ -1,23 +1,13 @@
 #include "peer/workload/data_sizes.hpp"
 
-#include "peer/model/enum_names.hpp"
-
+#include <array>
+#include <charconv>
 #include <cmath>
 
 namespace gridpeer::workload {
 
 double bytes_per_cpu_second(DataSize size) {
-  switch (size) {
-    case DataSize::none:
-      return 0.0;
-    case DataSize::small:
-      return 100.0;
-    case DataSize::medium:
-      return 1000.0;
-    case DataSize::large:
-      return 10000.0;
-  }
-  return 0.0;
+  return size.bytes_per_cpu_second();
 }
 
 void assign_data_sizes(Job& job, double bytes_per_cpu_second, Rng& rng, int cpus_per_unit) {
@@ -44,21 +34,39 @@ void assign_data_sizes(std::span<Job> jobs, DataSize size, Rng& rng) {
 
 namespace {
 
-constexpr EnumNames<DataSize, 4> kDataSizeNames{{{
-    {DataSize::none, "none"},
-    {DataSize::small, "small"},
-    {DataSize::medium, "medium"},
-    {DataSize::large, "large"},
-}}};
+struct NamedSize {
+  std::string_view name;
+  DataSize size;
+};
+constexpr std::array<NamedSize, 4> kNamedSizes{{
+    {"none", DataSize::none},
+    {"small", DataSize::small},
+    {"medium", DataSize::medium},
+    {"large", DataSize::large},
+}};
 
 }  // namespace
 
-std::string_view to_string(DataSize size) {
-  return kDataSizeNames.name(size);
+std::string to_string(DataSize size) {
+  for (const auto& named : kNamedSizes) {
+    if (named.size == size) return std::string(named.name);
+  }
+  // Shortest text that reads back to the same double: a run's identity and
+  // its JSON name the factor exactly.
+  std::array<char, 32> text{};
+  const auto [end, error] = std::to_chars(text.data(), text.data() + text.size(), size.bytes_per_cpu_second());
+  return error == std::errc() ? std::string(text.data(), end) : std::string("?");
 }
 
 std::optional<DataSize> parse_data_size(std::string_view text) {
-  return kDataSizeNames.parse(text);
+  for (const auto& named : kNamedSizes) {
+    if (named.name == text) return named.size;
+  }
+  double bytes = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, bytes);
+  if (error != std::errc() || stop != end || !std::isfinite(bytes) || bytes < 0.0) return std::nullopt;
+  return DataSize::bytes(bytes);
 }
 
 }  // namespace gridpeer::workload

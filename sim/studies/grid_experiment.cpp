@@ -20,7 +20,7 @@ topology::Topology load_grid(const ExperimentSpec& spec) {
     topology::Topology grid = synthetic_grid(*n);
     // 002's WAN is a link per pair of sites: N^2 / 288 links at 12 servers a
     // site, 35 million at 100,000 servers. --wan per-site keeps it linear.
-    if (spec.selection.wan) grid.network.wan = *spec.selection.wan;
+    topology::apply_network_overrides(grid.network, spec.selection, spec.topology_file);
     return grid;
   }
   return topology::load_topology(spec.topology_file, spec.selection);
@@ -87,6 +87,8 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                         {"topology", result.grid.name},
                         {"sites", result.grid.split},
                         {"network", result.grid.network_name},
+                        {"site_mbps", result.grid.network.site_mbps},
+                        {"wan_mbps", result.grid.network.wan_mbps},
                         {"sharing", network::to_string(spec.sharing)},
                         {"local_policy", to_string(effective_local_policy(spec.config).policy)},
                         {"reservation_depth", effective_local_policy(spec.config).reservation_depth},
@@ -142,19 +144,20 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
         ++part_count;
       }
     }
-    out["coallocation"] = {{"method", to_string(split.split)},
-                           {"mean_lowest_share", part_count > 0 ? share_sum / static_cast<double>(part_count) : 1.0},
-                           {"lslt_percent", split.lslt * 100},
-                           {"chunk_percent", split.chunk * 100},
-                           {"bsbw_mbps", split.traffic.bisection_mbps},
-                           {"k", split.traffic.compute_fraction},
-                           {"link_mbps", split.link_mbps},
-                           {"lease_s", to_seconds(split.lease)},
-                           {"jobs_split", jobs_split},
-                           {"fraction_split", s.jobs > 0 ? static_cast<double>(jobs_split) / s.jobs : 0.0},
-                           {"split_aborts", aborts},
-                           {"parts_held", parts_held},
-                           {"parts_lapsed", lapsed}};
+    out["coallocation"] = {
+        {"method", to_string(split.split)},
+        {"mean_lowest_share", part_count > 0 ? share_sum / static_cast<double>(part_count) : 1.0},
+        {"lslt_percent", split.lslt * 100},
+        {"chunk_percent", split.chunk * 100},
+        {"bsbw_mbps", split.traffic.bisection_mbps},
+        {"k", split.traffic.compute_fraction},
+        {"link_mbps", split.link_mbps},
+        {"lease_s", to_seconds(split.lease)},
+        {"jobs_split", jobs_split},
+        {"fraction_split", s.jobs > 0 ? static_cast<double>(jobs_split) / static_cast<double>(s.jobs) : 0.0},
+        {"split_aborts", aborts},
+        {"parts_held", parts_held},
+        {"parts_lapsed", lapsed}};
   }
   if (spec.has_churn()) {
     // Only with churn: runs without it keep the bytes they always had.

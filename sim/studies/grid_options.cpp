@@ -28,6 +28,11 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "per-site (each site's own WAN access link, shared by all its transfers to other sites) or one (a single "
       "WAN every transfer between sites shares)",
       cxxopts::value<std::string>())(
+      "site-mbps", "each site network's bandwidth in Mb/s, instead of the network setting's", cxxopts::value<double>())(
+      "wan-mbps",
+      "each WAN link's bandwidth in Mb/s, instead of the network setting's (a map over "
+      "bandwidths needs the values between fast and slow)",
+      cxxopts::value<double>())(
       "workload",
       "topology (each server's trace window), synthetic (= lublin), feitelson96, poisson, or an "
       "SWF file split across the servers",
@@ -41,7 +46,7 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
                                                     "words) or nodes (node-seconds of the origin server, "
                                                     "what Shan et al.'s Table 2 shows for Blue Horizon)",
                                                     cxxopts::value<std::string>()->default_value("cpus"))(
-      "data-size", "input data per CPU-second: none, small (100 B), medium (1,000 B), large (10,000 B)",
+      "data-size", "input data per CPU-second (Shan et al.'s factor b): " + std::string(workload::kDataSizeChoices),
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
       cxxopts::value<std::uint64_t>()->default_value("1"))("sharing",
@@ -98,6 +103,8 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
     spec.selection.wan = network::parse_wan_shape(text);
     if (!spec.selection.wan) throw std::invalid_argument("--wan '" + text + "' is not per-pair, per-site or one");
   }
+  if (args.count("site-mbps") != 0U) spec.selection.site_mbps = args["site-mbps"].as<double>();
+  if (args.count("wan-mbps") != 0U) spec.selection.wan_mbps = args["wan-mbps"].as<double>();
   spec.workload.source = args["workload"].as<std::string>();
   const std::string split = args["split"].as<std::string>();
   if (split == "queue")
@@ -132,7 +139,9 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   }
   const std::string size = args["data-size"].as<std::string>();
   const auto data_size = workload::parse_data_size(size);
-  if (!data_size) throw std::invalid_argument("--data-size '" + size + "' is not none, small, medium or large");
+  if (!data_size) {
+    throw std::invalid_argument("--data-size '" + size + "' is not " + std::string(workload::kDataSizeChoices));
+  }
   spec.workload.data_size = *data_size;
   const std::string work = args["data-work"].as<std::string>();
   if (work != "cpus" && work != "nodes") throw std::invalid_argument("--data-work '" + work + "' is not cpus or nodes");

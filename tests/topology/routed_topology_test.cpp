@@ -134,6 +134,15 @@ BOOST_AUTO_TEST_CASE(a_routed_file_makes_its_graph_and_routes) {
   const Topology redrawn = parse_topology(routed(), "redrawn.toml", redraw);
   BOOST_TEST(redrawn.routed->seed == 6U);
   BOOST_TEST(redrawn.routed->links[1].mbps == parse_topology(routed("6"), "other.toml").routed->links[1].mbps);
+  // Its links have no one site or WAN bandwidth a selection could set.
+  TopologySelection faster;
+  faster.wan_mbps = 100;
+  try {
+    parse_topology(routed(), "faster.toml", faster);
+    BOOST_FAIL("a WAN bandwidth on a routed network was accepted");
+  } catch (const TopologyError& error) {
+    BOOST_TEST(contains(error.what(), "faster.toml: a routed network has no site or WAN bandwidth"), error.what());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_route_rule_is_the_files) {

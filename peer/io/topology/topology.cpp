@@ -272,6 +272,20 @@ TraceAssignment read_trace(const Reader& reader, const toml::node& node, const s
 
 }  // namespace
 
+void apply_network_overrides(NetworkSetting& network, const TopologySelection& selection, const std::string& source) {
+  const auto bandwidth = [&](const std::optional<double>& given, const char* what) {
+    if (!given) return;
+    if (!(*given > 0) || !std::isfinite(*given)) {
+      throw TopologyError(source + ": the " + what + " bandwidth must be a positive number of Mb/s");
+    }
+  };
+  bandwidth(selection.site_mbps, "site");
+  bandwidth(selection.wan_mbps, "WAN");
+  if (selection.site_mbps) network.site_mbps = *selection.site_mbps;
+  if (selection.wan_mbps) network.wan_mbps = *selection.wan_mbps;
+  if (selection.wan) network.wan = *selection.wan;
+}
+
 network::RouteRule route_rule(const Topology& grid) {
   return grid.routed ? grid.routed->rule : network::RouteRule::widest_shortest;
 }
@@ -329,6 +343,9 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
     const toml::table* routed = routed_node->as_table();
     if (routed == nullptr) reader.fail(routed_node, "routed", "must be a table ([routed])");
     if (selection.wan) throw TopologyError(source + ": a routed network has no site/WAN shape to choose");
+    if (selection.site_mbps || selection.wan_mbps) {
+      throw TopologyError(source + ": a routed network has no site or WAN bandwidth to set; edit its link classes");
+    }
     if (selection.network && *selection.network != "routed") {
       throw TopologyError(source + ": network setting " + in_quotes(*selection.network) +
                           " not found; the file has one routed network");
@@ -351,7 +368,7 @@ Topology parse_topology(std::string_view text, const std::string& source, const 
                           join(topology.networks));
     }
     topology.network = read_network(reader, *network_node->as_table(), network_name);
-    if (selection.wan) topology.network.wan = *selection.wan;
+    apply_network_overrides(topology.network, selection, source);
     topology.network_name = network_name;
   }
 

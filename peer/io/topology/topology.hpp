@@ -107,7 +107,15 @@ struct TopologySelection {
   std::optional<std::uint64_t> routed_seed;
   /// Joins the sites this way instead of as the file says (site/WAN networks only).
   std::optional<network::WanShape> wan;
+  /// The chosen setting's bandwidths, instead of the file's (site/WAN networks
+  /// only; positive): a map over bandwidths needs values between the settings.
+  std::optional<double> site_mbps;
+  std::optional<double> wan_mbps;
 };
+
+/// Applies a selection's bandwidth and WAN-shape overrides to a site/WAN network;
+/// throws TopologyError (naming `source`) for a bandwidth that is not positive.
+void apply_network_overrides(NetworkSetting& network, const TopologySelection& selection, const std::string& source);
 
 /// The route rule the grid's network uses (a routed file's `route`, else widest-shortest).
 network::RouteRule route_rule(const Topology& grid);
