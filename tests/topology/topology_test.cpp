@@ -91,6 +91,24 @@ BOOST_AUTO_TEST_CASE(shan2004_network_settings_and_defaults) {
   BOOST_TEST(slow.network.site_mbps == 80.0);
   BOOST_TEST(slow.network.wan_mbps == 4.0);
   BOOST_TEST(slow.network.wan_latency.count() == 10'000);
+  // A map over bandwidths sets them between the two settings; latencies stay.
+  TopologySelection between{std::nullopt, "slow"};
+  between.site_mbps = 200;
+  between.wan_mbps = 10;
+  const Topology set = load_topology_file(kShan, between);
+  BOOST_TEST(set.network.site_mbps == 200.0);
+  BOOST_TEST(set.network.wan_mbps == 10.0);
+  BOOST_TEST(set.network.wan_latency.count() == 10'000);
+  for (const double bad : {0.0, -4.0, std::nan("")}) {
+    TopologySelection broken;
+    broken.wan_mbps = bad;
+    try {
+      load_topology_file(kShan, broken);
+      BOOST_FAIL("WAN bandwidth " << bad << " was accepted");
+    } catch (const TopologyError& error) {
+      BOOST_TEST(contains(error.what(), "the WAN bandwidth must be a positive number of Mb/s"), error.what());
+    }
+  }
   BOOST_TEST(fast.find_server("S9").value() == 8U);
   BOOST_TEST(!fast.find_server("S13").has_value());
   // Windows are whole days from midnight UTC.
@@ -99,10 +117,11 @@ BOOST_AUTO_TEST_CASE(shan2004_network_settings_and_defaults) {
   BOOST_TEST(window.length_seconds == 92 * 86400);
 }
 
-BOOST_AUTO_TEST_CASE(every_default_trace_window_fits_its_server, *boost::unit_test::precondition(traces_present())) {
-  const Topology grid = load_topology_file(kShan);
+namespace {
+
+void check_windows_fit(const Topology& grid) {
   for (const TopologyServer& server : grid.servers) {
-    BOOST_TEST_CONTEXT(server.spec.name << " <- " << server.trace->file) {
+    BOOST_TEST_CONTEXT(grid.name << " " << server.spec.name << " <- " << server.trace->file) {
       const auto path = traces::resolve_trace_file(server.trace->file, test_trace_dir());
       const auto trace = traces::load_swf_file(path);
       workload::SwfConversionOptions options;
@@ -114,6 +133,38 @@ BOOST_AUTO_TEST_CASE(every_default_trace_window_fits_its_server, *boost::unit_te
       BOOST_TEST(to_seconds(jobs.back().submit) > 0.9 * static_cast<double>(options.window->length_seconds));
       BOOST_TEST(*trace.header.max_procs <= server.spec.total_cpus());
     }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_default_trace_window_fits_its_server, *boost::unit_test::precondition(traces_present())) {
+  // Ours and the two other mappings of the data-blind map.
+  for (const char* mapping : {"shan2004", "shan2004-windows", "shan2004-other-logs"}) {
+    const Topology grid = load_topology(mapping);
+    BOOST_TEST(grid.servers.size() == 12U);
+    check_windows_fit(grid);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_other_mappings_are_table_1_with_other_traces) {
+  const Topology ours = load_topology("shan2004");
+  for (const char* mapping : {"shan2004-windows", "shan2004-other-logs"}) {
+    const Topology other = load_topology(mapping);
+    BOOST_TEST_REQUIRE(other.servers.size() == ours.servers.size());
+    std::size_t same_trace = 0;
+    for (std::size_t i = 0; i < ours.servers.size(); ++i) {
+      BOOST_TEST_CONTEXT(mapping << " " << ours.servers[i].spec.name) {
+        BOOST_TEST(other.servers[i].spec.name == ours.servers[i].spec.name);
+        BOOST_TEST(other.servers[i].spec.total_cpus() == ours.servers[i].spec.total_cpus());
+        BOOST_TEST(other.servers[i].spec.site == ours.servers[i].spec.site);
+        const auto& a = *ours.servers[i].trace;
+        const auto& b = *other.servers[i].trace;
+        if (a.file == b.file && a.window().start_unix == b.window().start_unix) ++same_trace;
+      }
+    }
+    // Every server replays another trace or window than ours gives it.
+    BOOST_TEST(same_trace == 0U);
   }
 }
 
