@@ -28,6 +28,10 @@ sim/plot/gridpeer_plot.py; needs Debian's python3-pandas and python3-matplotlib.
   jones2006 DIR [--out DIR]
       a `gridsim sweep jones2006` folder: Jones & Ligon 2006's figures 4-6,
       the fixed cluster's benefit, and reproduction.md with the claims checked.
+  data-blind-map DIR [--out DIR]
+      a `gridsim sweep shan2004-data-blind-map` folder: the data-blind
+      penalty over data size and WAN bandwidth per mapping and reading, where
+      Shan et al.'s two points sit on it, and data_blind_map.md.
 """
 import argparse
 import os
@@ -260,7 +264,8 @@ def main():
                                    ("jones2004", "Jones et al. 2004's figures and claims from a jones2004 sweep"),
                                    ("jones2006", "Jones & Ligon 2006's figures and claims from a jones2006 sweep"),
                                    ("shih2010", "Shih, Huang & Chung's TNPIR tables and figures from a shih2010 sweep"),
-                                   ("ang2007", "Ang et al.'s grouping figures and reductions from an ang2007 sweep")):
+                                   ("ang2007", "Ang et al.'s grouping figures and reductions from an ang2007 sweep"),
+                                   ("data-blind-map", "Shan et al.'s data-blind penalty mapped over data size and WAN bandwidth")):
         paper = commands.add_parser(paper_name, help=paper_help)
         paper.add_argument("folder")
         paper.add_argument("--out", help="default: FOLDER/figures")
@@ -270,11 +275,11 @@ def main():
         plot_jobs(args)
     elif args.command == "fairness":
         plot_fairness(args)
-    elif args.command in ("jones2004", "jones2006", "shih2010", "ang2007", "fairness-sweep"):
+    elif args.command in ("jones2004", "jones2006", "shih2010", "ang2007", "fairness-sweep", "data-blind-map"):
         import importlib
 
         QUIET = args.quiet
-        module = {"fairness-sweep": "fairness_report"}.get(args.command, args.command + "_figures")
+        module = {"fairness-sweep": "fairness_report", "data-blind-map": "data_blind_map"}.get(args.command, args.command + "_figures")
         importlib.import_module(module).plot(args.folder, args.out, save, args.quiet)  # built in beside this script
     else:
         QUIET = args.quiet

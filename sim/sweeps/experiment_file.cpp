@@ -12,6 +12,14 @@
 #include <gridpeer/builtin_experiments.hpp>
 
 namespace gridpeer::sim {
+
+const FigureReport* find_figure_report(std::string_view name) {
+  for (const auto& report : kFigureReports) {
+    if (report.name == name) return &report;
+  }
+  return nullptr;
+}
+
 namespace {
 
 /// Options whose value is a path; a relative one is read from the experiment's folder.
@@ -179,11 +187,11 @@ ExperimentFile parse_experiment(std::string_view text, const std::string& source
     reader.fail(head, "[experiment]: model '" + experiment.model + "' is not one of " + sweep_model_list());
   }
   experiment.report = reader.string_or(*head, "report", "");
-  if (!experiment.report.empty() && experiment.report != "shan2004" && experiment.report != "jones2004" &&
-      experiment.report != "jones2006" && experiment.report != "fairness" && experiment.report != "shih2010" &&
-      experiment.report != "ang2007") {
-    reader.fail(head, "[experiment]: report '" + experiment.report +
-                          "' is not shan2004, jones2004, jones2006, shih2010, ang2007 or fairness (or leave it out)");
+  if (!experiment.report.empty() && experiment.report != "shan2004" &&
+      find_figure_report(experiment.report) == nullptr) {
+    std::string known = "shan2004";
+    for (const auto& report : kFigureReports) known += ", " + std::string(report.name);
+    reader.fail(head, "[experiment]: report '" + experiment.report + "' is not one of " + known + " (or leave it out)");
   }
   experiment.seeds = read_seeds(reader, *head);
   if (const toml::node* compare = head->get("compare")) {

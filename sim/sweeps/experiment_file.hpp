@@ -2,6 +2,7 @@
 // An experiment as a file (docs/experiments.md): a TOML file names fixed
 // `gridsim run` options, axes to sweep (any option, or several together),
 // and seeds; the runs are the product of the axes, once per seed.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -29,11 +30,29 @@ struct Axis {
   std::vector<AxisValue> values;
 };
 
+/// Reports drawn by the plotting script after a sweep: the experiment file's
+/// `report`, the `gridsim plot` command that draws it, and the document it writes.
+struct FigureReport {
+  std::string_view name;
+  std::string_view plot_command;
+  std::string_view document;
+};
+inline constexpr std::array<FigureReport, 6> kFigureReports{{
+    {"jones2004", "jones2004", "reproduction.md"},
+    {"jones2006", "jones2006", "reproduction.md"},
+    {"shih2010", "shih2010", "reproduction.md"},
+    {"ang2007", "ang2007", "reproduction.md"},
+    {"fairness", "fairness-sweep", "who_gains.md"},
+    {"data-blind-map", "data-blind-map", "data_blind_map.md"},
+}};
+/// The figure report of that name, if there is one.
+const FigureReport* find_figure_report(std::string_view name);
+
 struct ExperimentFile {
   std::string name;
   std::string title;
   std::string source;  ///< the file, or "built-in NAME"
-  std::string report;  ///< "" or a paper's own report ("shan2004", "jones2004", "jones2006", "fairness")
+  std::string report;  ///< "" or a paper's own report (kFigureReports, or "shan2004")
   /// Which runs the options describe: "grid" (`gridsim run`, the peers of
   /// Shan et al.) or "coalloc" (`gridsim coalloc`, Jones et al.'s clusters).
   std::string model = "grid";

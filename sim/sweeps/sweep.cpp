@@ -257,13 +257,12 @@ int run_sweep(const ExperimentFile& experiment, const SweepOptions& options, spd
   if (!assemble_sweep(options.out, names, meta, logger)) {
     logger.info("some runs are not in {} yet (other shards?); when all are, run the same command with --report-only",
                 (options.out / "runs").string());
-  } else if (experiment.report == "jones2004" || experiment.report == "jones2006" || experiment.report == "shih2010" ||
-             experiment.report == "ang2007" || experiment.report == "fairness") {
+  } else if (const FigureReport* paper = find_figure_report(experiment.report)) {
     // The paper's own figures and claims; bar charts of hundreds of points would say nothing.
-    const std::string command = experiment.report == "fairness" ? "fairness-sweep" : experiment.report;
+    const std::string command(paper->plot_command);
     if (run_plot_script({command, options.out.string(), "--quiet"}) == 0) {
       logger.info("figures in {}, {} written", (options.out / "figures").string(),
-                  (options.out / (experiment.report == "fairness" ? "who_gains.md" : "reproduction.md")).string());
+                  (options.out / paper->document).string());
     } else {
       logger.warn("figures not drawn; `gridsim plot {} {}` says why", command, options.out.string());
     }
