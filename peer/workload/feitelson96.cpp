@@ -50,9 +50,8 @@ int Feitelson96Generator::draw_size() {
 }
 
 double Feitelson96Generator::draw_run_seconds(int nodes) {
-  const double size_share =
-      config_.max_nodes > 1 ? std::log2(static_cast<double>(nodes)) / std::log2(static_cast<double>(config_.max_nodes))
-                            : 0.0;
+  // Feitelson 1996: the probability of the long branch depends linearly on the size.
+  const double size_share = config_.max_nodes > 1 ? static_cast<double>(nodes - 1) / (config_.max_nodes - 1) : 0.0;
   const double p_long = config_.long_run_probability_min +
                         (config_.long_run_probability_max - config_.long_run_probability_min) * size_share;
   const double mean = rng_.bernoulli(p_long) ? config_.long_run_mean_seconds : config_.short_run_mean_seconds;

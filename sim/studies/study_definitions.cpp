@@ -143,6 +143,8 @@ nlohmann::json AllocationStudy::identity(const Spec& spec, const cxxopts::ParseR
         {"jobs", from_trace ? null : nlohmann::json(spec.model_jobs)},
         {"arrival", from_trace ? null : nlohmann::json(spec.arrival)},
         {"arrival_scale", spec.workload == AllocationWorkload::feitelson96 ? nlohmann::json(spec.arrival_scale) : null},
+        {"long_run_mean_s",
+         spec.workload == AllocationWorkload::feitelson96 ? nlohmann::json(spec.long_run_mean_s) : null},
         {"sl", spec.sl},
         {"rc", spec.rc},
         {"rule", to_string(spec.rule.kind)},
@@ -154,8 +156,8 @@ nlohmann::json AllocationStudy::identity(const Spec& spec, const cxxopts::ParseR
 
 std::string AllocationStudy::workload_key(const Spec& spec) {
   if (spec.workload == AllocationWorkload::trace) return allocation_trace(spec).string();
-  return fmt::format("{}/{}/{}x{}/{}", to_string(spec.workload), spec.model_jobs, spec.arrival, spec.arrival_scale,
-                     spec.seed);
+  return fmt::format("{}/{}/{}x{}/{}/{}", to_string(spec.workload), spec.model_jobs, spec.arrival, spec.arrival_scale,
+                     spec.long_run_mean_s, spec.seed);
 }
 
 std::string AllocationStudy::table(const Spec& spec, const Result& result) {

@@ -81,7 +81,6 @@ BOOST_AUTO_TEST_CASE(synthetic_models_as_section_5_uses_them) {
     AllocationSpec spec;
     spec.workload = model;
     spec.arrival = default_allocation_arrival(model);
-    spec.arrival_scale = model == AllocationWorkload::feitelson96 ? kFeitelson96ArrivalScale : 1.0;
     spec.model_jobs = 3000;
     const std::vector<Job> jobs = allocation_jobs(spec);
     BOOST_REQUIRE(jobs.size() == 3000U);

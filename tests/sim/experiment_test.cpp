@@ -433,12 +433,16 @@ BOOST_AUTO_TEST_CASE(the_built_in_allocation_calibration_sweeps_the_load_factor)
 BOOST_AUTO_TEST_CASE(the_built_in_004_studies_plan_the_papers_settings) {
   // Names before identical identities merge: Table 11's 4 RC x 35 (SH, SL)
   // x 10 vectors x 8 rules; Table 12's 10 loads x 5 SH x 10 vectors x 8
-  // rules; Tables 10/14's 140 settings x 20 pairs x 8 rules, and 15's 50 x
-  // 20 x 8; the P2P comparison's 2 networks x 9 rules x 3 seeds.
-  const std::vector<std::pair<std::string, std::size_t>> expected{
-      {"shih2010", 11'200},           {"shih2010-models", 4'000},
-      {"shih2010-dynamic", 22'400},   {"shih2010-dynamic-models", 8'000},
-      {"shih2010-models-queues", 30}, {"shih2010-p2p", 54}};
+  // rules x 3 model seeds; Tables 10/14's 140 settings x 20 pairs x 8 rules,
+  // and 15's 50 x 20 x 8 x 3 seeds; the P2P comparison's 2 networks x 9 rules
+  // x 3 seeds; Feitelson96's fit, 9 long-run means x 5 ARR_FACTORs x 3 seeds.
+  const std::vector<std::pair<std::string, std::size_t>> expected{{"shih2010", 11'200},
+                                                                  {"shih2010-models", 12'000},
+                                                                  {"shih2010-dynamic", 22'400},
+                                                                  {"shih2010-dynamic-models", 24'000},
+                                                                  {"shih2010-models-queues", 30},
+                                                                  {"shih2010-p2p", 54},
+                                                                  {"shih2010-feitelson96-fit", 135}};
   for (const auto& [name, count] : expected) {
     const auto runs = plan_runs(gridpeer::sim::load_experiment(name));
     BOOST_TEST(runs.size() == count, name);

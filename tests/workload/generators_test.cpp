@@ -179,6 +179,46 @@ BOOST_AUTO_TEST_CASE(feitelson96_has_its_features) {
   BOOST_TEST(repeats > jobs.size() / 5);
 }
 
+BOOST_AUTO_TEST_CASE(feitelson96_run_times_follow_the_published_structure) {
+  // Hyper-exponential: branches of mean 300 s and the fitted 25,000 s, capped at
+  // 64,800 s; the long branch's probability linear in size, 0.1 (serial) to 0.7
+  // (128 CPUs). A run over 3,000 s is long-branch (the short one passes 3,000 s
+  // with probability e^-10), and a long-branch run passes it with probability
+  // e^-0.12: per size band, the share of runs over 3,000 s is the band's mean
+  // p_long x e^-0.12. Mean of serial runs: 0.9 x 300 + 0.1 x 25,000 (1 - e^-2.592)
+  // = 2,583 s.
+  Feitelson96Config config;
+  BOOST_TEST(config.long_run_mean_seconds == 25000.0);
+  const auto jobs = Feitelson96Generator(config, Rng(12)).generate(200000);
+  struct Band {
+    int low, high;
+    double tolerance;
+    double expected = 0, over = 0, count = 0;
+  };
+  std::vector<Band> bands{{1, 1, 0.01}, {2, 8, 0.015}, {9, 64, 0.05}, {65, 128, 0.1}};
+  double serial_sum = 0, sum = 0, square = 0;
+  for (const Job& job : jobs) {
+    const double t = to_seconds(job.run_time);
+    if (job.cpus == 1) serial_sum += t;
+    sum += t;
+    square += t * t;
+    for (Band& band : bands) {
+      if (job.cpus < band.low || job.cpus > band.high) continue;
+      band.expected += (0.1 + 0.6 * (job.cpus - 1) / 127.0) * std::exp(-3000.0 / 25000);
+      band.over += t > 3000 ? 1 : 0;
+      ++band.count;
+    }
+  }
+  for (const Band& band : bands) {
+    BOOST_TEST_INFO("sizes " << band.low << "-" << band.high << ": " << band.count << " jobs");
+    BOOST_TEST(std::fabs(band.over / band.count - band.expected / band.count) < band.tolerance);
+  }
+  BOOST_TEST(std::fabs(serial_sum / bands[0].count / 2583 - 1) < 0.06);
+  // A hyper-exponential's coefficient of variation is above 1.
+  const double mean = sum / jobs.size();
+  BOOST_TEST(std::sqrt(square / jobs.size() - mean * mean) / mean > 1.5);
+}
+
 BOOST_AUTO_TEST_CASE(poisson_model_of_seeds_000_and_001) {
   Rng rng(17);
   const auto jobs = generate_poisson_jobs(PoissonModelConfig{}, 40000, rng);
@@ -229,6 +269,35 @@ BOOST_AUTO_TEST_CASE(data_sizes_follow_002) {
   assign_data_sizes(c, 1000, other);
   BOOST_TEST(a.input_bytes == b.input_bytes);
   BOOST_TEST(a.input_bytes != c.input_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(data_sizes_between_the_papers_settings_are_numbers) {
+  // A map over data sizes needs b = 300 or 3,000; the paper's three keep their names,
+  // so runs named "large" before are the same runs as "10000" now.
+  const auto three_thousand = parse_data_size("3000");
+  BOOST_TEST_REQUIRE(three_thousand.has_value());
+  BOOST_TEST(bytes_per_cpu_second(*three_thousand) == 3000.0);
+  BOOST_TEST(to_string(*three_thousand) == "3000");
+  BOOST_TEST(to_string(*parse_data_size("2.5")) == "2.5");
+  BOOST_TEST(to_string(*parse_data_size("10000")) == "large");
+  BOOST_TEST(to_string(*parse_data_size("0")) == "none");
+  BOOST_TEST((*parse_data_size("100") == DataSize::small));
+  for (const char* bad : {"-1", "3000B", "", "inf", "nan", "1e400", " 3000"}) {
+    BOOST_TEST_INFO(bad);
+    BOOST_TEST(!parse_data_size(bad).has_value());
+  }
+  // The factor scales the mean input: 4 CPUs x 10 s x 3,000 B = 120 kB on average.
+  Rng rng(5);
+  Job job;
+  job.cpus = 4;
+  job.run_time = seconds(10);
+  double sum = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<Job> one{job};
+    assign_data_sizes(one, *three_thousand, rng);
+    sum += static_cast<double>(one[0].input_bytes);
+  }
+  BOOST_TEST(std::fabs(sum / 20000 / 120e3 - 1) < 0.01);
 }
 
 BOOST_AUTO_TEST_CASE(generated_workloads_round_trip_through_swf) {
