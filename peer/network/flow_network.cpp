@@ -195,6 +195,7 @@ TimePoint FlowNetwork::group_next_finish(const RouteGroup& group) const {
 void FlowNetwork::set_moving(GroupIndex index, bool moving) {
   RouteGroup& group = groups_[index];
   group.moving = moving;
+  if (moving) group.in_line_since = ++moving_starts_;
   for (LinkId link : group.route) {
     if (moving) {
       link_moving_groups_[link].insert(index);

@@ -62,6 +62,9 @@ class FlowNetwork {
   [[nodiscard]] const Route& group_route(GroupIndex group) const { return groups_[group].route; }
   /// Moving flows of the group.
   [[nodiscard]] int group_moving(GroupIndex group) const { return static_cast<int>(groups_[group].members.size()); }
+  /// The group's place in line: when it last began moving, in the network's
+  /// order of such starts (smaller began earlier).
+  [[nodiscard]] std::uint64_t group_in_line_since(GroupIndex group) const { return groups_[group].in_line_since; }
 
  private:
   // Flows over the same route always get the same rate under both models
@@ -76,11 +79,12 @@ class FlowNetwork {
   };
   struct RouteGroup {
     Route route;
-    bool listed = false;            ///< in active_groups_
-    bool moving = false;            ///< has moving flows: in link_moving_groups_
-    TimePoint finish_key = kNever;  ///< its entry in finishes_ (kNever: none)
-    double rate = 0;                ///< bytes/s of each member
-    double base_progress = 0;       ///< bytes each member has moved since the group began, at base_time
+    bool listed = false;              ///< in active_groups_
+    bool moving = false;              ///< has moving flows: in link_moving_groups_
+    TimePoint finish_key = kNever;    ///< its entry in finishes_ (kNever: none)
+    std::uint64_t in_line_since = 0;  ///< when it last began moving (first-come sharing's order)
+    double rate = 0;                  ///< bytes/s of each member
+    double base_progress = 0;         ///< bytes each member has moved since the group began, at base_time
     TimePoint base_time{};
     std::priority_queue<Member, std::vector<Member>, std::greater<>> members;  // active flows
     int latent = 0;                                                            ///< flows still in their latency phase
@@ -119,6 +123,7 @@ class FlowNetwork {
   std::map<FlowId, Flow> flows_;
   std::set<std::pair<TimePoint, FlowId>> latent_;  // by end of the latency phase, then start order
   FlowId next_id_ = 0;
+  std::uint64_t moving_starts_ = 0;  // groups that began moving so far
   TimePoint now_{};
   double bytes_completed_ = 0;
   std::vector<double> link_bytes_completed_;  // per link, bytes of the flows completed over it

@@ -9,7 +9,13 @@
 //    (capacity a flow cannot use is not handed to others);
 //  - max-min: progressive filling (SimGrid-style fluid max-min fairness), on
 //    the connected part of the network a change touches only, as SimGrid's
-//    lazy model does (max-min rates decompose over connected components).
+//    lazy model does (max-min rates decompose over connected components);
+//  - first-come: the fluid picture of FIFO link queues (GridSim's routers
+//    forward packets in arrival order): routes are served in the order they
+//    began moving, each taking what its links have left, so a transfer sent
+//    first goes ahead of later ones wherever they share a link, and later
+//    ones use only the capacity it leaves. Flows over one route share its
+//    place in line (the network keeps them as one group).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,10 +30,10 @@ namespace gridpeer::network {
 class FlowNetwork;
 using GroupIndex = std::uint32_t;
 
-enum class Sharing { equal_share, max_min };
+enum class Sharing { equal_share, max_min, first_come };
 
 std::string_view to_string(Sharing sharing);
-/// "equal-share" or "max-min".
+/// "equal-share", "max-min" or "first-come".
 std::optional<Sharing> parse_sharing(std::string_view text);
 
 class SharingModel {

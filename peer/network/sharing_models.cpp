@@ -54,16 +54,18 @@ class EqualShare final : public SharingModel {
   std::vector<std::uint64_t> seen_;  // by group: the last round that listed it
 };
 
-class MaxMin final : public SharingModel {
+/// Sharing whose rates couple across the network: a change re-shares the
+/// connected part of the network it touches (links joined by groups moving
+/// over both); rates elsewhere cannot change. Subclasses fill the rates.
+class ComponentSharing : public SharingModel {
  public:
   void affected_groups(const FlowNetwork& network, std::span<const LinkId> changed,
-                       std::vector<GroupIndex>& groups) override {
-    // The connected part of the network the changed links belong to: links
-    // joined by groups moving over both. Rates elsewhere cannot change.
+                       std::vector<GroupIndex>& groups) final {
     ++round_;
     if (link_round_.size() < network.link_count()) {
       link_round_.resize(network.link_count(), 0);
       used_.resize(network.link_count(), 0.0);
+      capacity_.resize(network.link_count());
     }
     component_links_.clear();
     pending_.assign(changed.begin(), changed.end());
@@ -87,20 +89,55 @@ class MaxMin final : public SharingModel {
     std::sort(component_links_.begin(), component_links_.end());
   }
 
-  void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups,
-                    std::vector<double>& rates) override {
+  void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups, std::vector<double>& rates) final {
+    for (const LinkId link : component_links_) capacity_[link] = network.link(link).bytes_per_second;
+    rates.assign(groups.size(), 0.0);
+    fill(network, groups, rates);
+    // What the component's links carry, for a new flow's rate.
+    for (const LinkId link : component_links_) used_[link] = 0.0;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      for (const LinkId link : network.group_route(groups[i]))
+        used_[link] += rates[i] * network.group_moving(groups[i]);
+    }
+  }
+
+  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, const Route& route) const final {
+    // At least an equal share, or what is left unused: an estimate for
+    // decisions (ADT), optimistic under first-come, where a new flow queues.
+    double rate = kUnbounded;
+    for (const LinkId id : route) {
+      const double capacity = network.link(id).bytes_per_second;
+      const double share = capacity / (network.flows_on(id) + 1);
+      const double used = id < used_.size() ? used_[id] : 0.0;
+      rate = std::min(rate, std::max(share, capacity - used));
+    }
+    return rate;
+  }
+
+ protected:
+  /// Writes each group's per-flow rate; capacity_ holds the component's links'
+  /// capacities on entry and may be used up.
+  virtual void fill(const FlowNetwork& network, std::span<const GroupIndex> groups, std::vector<double>& rates) = 0;
+
+  std::vector<LinkId> component_links_;  // of the last affected_groups(), ascending
+  std::vector<double> capacity_;         // per link, scratch of fill()
+
+ private:
+  std::uint64_t round_ = 0;
+  std::vector<std::uint64_t> link_round_;
+  std::vector<std::uint64_t> group_round_;
+  std::vector<LinkId> pending_;
+  std::vector<double> used_;  // bytes/s the moving flows take, per link
+};
+
+class MaxMin final : public ComponentSharing {
+ protected:
+  void fill(const FlowNetwork& network, std::span<const GroupIndex> groups, std::vector<double>& rates) override {
     // Progressive filling over the component: repeatedly saturate the link
     // offering the smallest fair share to its unfixed flows (the lowest link
     // id on ties), and fix those flows at that share.
-    if (capacity_.size() < network.link_count()) {
-      capacity_.resize(network.link_count());
-      users_.resize(network.link_count());
-    }
-    for (const LinkId link : component_links_) {
-      capacity_[link] = network.link(link).bytes_per_second;
-      users_[link] = 0;
-    }
-    rates.assign(groups.size(), 0.0);
+    if (users_.size() < network.link_count()) users_.resize(network.link_count());
+    for (const LinkId link : component_links_) users_[link] = 0;
     unfixed_.clear();
     for (std::size_t i = 0; i < groups.size(); ++i) {
       unfixed_.push_back(i);
@@ -132,36 +169,35 @@ class MaxMin final : public SharingModel {
       };
       unfixed_.erase(std::remove_if(unfixed_.begin(), unfixed_.end(), crosses_bottleneck), unfixed_.end());
     }
-    // What the component's links carry, for a new flow's rate.
-    for (const LinkId link : component_links_) used_[link] = 0.0;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      for (const LinkId link : network.group_route(groups[i]))
-        used_[link] += rates[i] * network.group_moving(groups[i]);
-    }
-  }
-
-  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, const Route& route) const override {
-    // At least an equal share, or what is left unused.
-    double rate = kUnbounded;
-    for (const LinkId id : route) {
-      const double capacity = network.link(id).bytes_per_second;
-      const double share = capacity / (network.flows_on(id) + 1);
-      const double used = id < used_.size() ? used_[id] : 0.0;
-      rate = std::min(rate, std::max(share, capacity - used));
-    }
-    return rate;
   }
 
  private:
-  std::uint64_t round_ = 0;
-  std::vector<std::uint64_t> link_round_;
-  std::vector<std::uint64_t> group_round_;
-  std::vector<LinkId> component_links_;  // of the last affected_groups(), ascending
-  std::vector<LinkId> pending_;
-  std::vector<double> capacity_;
   std::vector<int> users_;
   std::vector<std::size_t> unfixed_;
-  std::vector<double> used_;  // bytes/s the moving flows take, per link
+};
+
+class FirstCome final : public ComponentSharing {
+ protected:
+  void fill(const FlowNetwork& network, std::span<const GroupIndex> groups, std::vector<double>& rates) override {
+    // In line order, each route takes what its links have left, split among
+    // its flows: a later route gets only capacity the earlier ones leave.
+    order_.resize(groups.size());
+    for (std::size_t i = 0; i < groups.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+      return network.group_in_line_since(groups[a]) < network.group_in_line_since(groups[b]);
+    });
+    for (const std::size_t i : order_) {
+      const Route& route = network.group_route(groups[i]);
+      const int flows = network.group_moving(groups[i]);
+      double left = kUnbounded;
+      for (const LinkId id : route) left = std::min(left, capacity_[id]);
+      rates[i] = left / flows;
+      for (const LinkId id : route) capacity_[id] = std::max(0.0, capacity_[id] - left);
+    }
+  }
+
+ private:
+  std::vector<std::size_t> order_;
 };
 
 }  // namespace
@@ -172,15 +208,18 @@ std::unique_ptr<SharingModel> make_sharing_model(Sharing sharing) {
       return std::make_unique<EqualShare>();
     case Sharing::max_min:
       return std::make_unique<MaxMin>();
+    case Sharing::first_come:
+      return std::make_unique<FirstCome>();
   }
   return nullptr;
 }
 
 namespace {
 
-constexpr EnumNames<Sharing, 2> kSharingNames{{{
+constexpr EnumNames<Sharing, 3> kSharingNames{{{
     {Sharing::equal_share, "equal-share"},
     {Sharing::max_min, "max-min"},
+    {Sharing::first_come, "first-come"},
 }}};
 
 }  // namespace

@@ -6,6 +6,8 @@ folder of the ang2007 family:
 - ang2007-granularity (axis granularity): against the granularity (Figs. 5, 6);
 - ang2007-readings (axes user and rmi-mips besides jobs): the same against the
   measured user's city and the MIPS that RMI counts, one panel per pair;
+- ang2007-links (axes user and link-sharing): the same with links shared
+  max-min or first-come (FIFO link queues), one panel per pair;
 - ang2007-p2p (model bag): the grouping at a peer of the P2P grid
   (ang2007_p2p_figures.py).
 
@@ -52,11 +54,17 @@ def load(folder):
         a = run["axes"]
         load_name = a.get("load") or LOADS.get(run["other_jobs_per_user"], f"{run['other_jobs_per_user']} jobs per user")
         panel = ", ".join([load_name] + ([f"user {a['user']}"] if "user" in a else []) +
-                          ([f"RMI from {a['rmi-mips']} MIPS"] if "rmi-mips" in a else []))
+                          ([f"RMI from {a['rmi-mips']} MIPS"] if "rmi-mips" in a else []) +
+                          ([f"links {a['link-sharing']}"] if "link-sharing" in a else []))
         loads[panel] = load_name
         times.setdefault(panel, {}).setdefault(number(a[axis]), {}).setdefault(a["scheduler"], {})[
             run["seed"]] = run["total_s"]
     return axis, times, loads
+
+
+def panel_title(panel, load_name):
+    """'heavy, user syd-u1' -> 'heavy load, user syd-u1'."""
+    return panel.replace(load_name, f"{load_name} load", 1)
 
 
 def slug(panel):
@@ -99,7 +107,7 @@ def figures(axis, times, loads, out, save):
         ax.set_xlabel(label)
         ax.set_ylabel("total processing time (s)")
         ax.set_yscale("log")
-        named = panel.replace(load_name, f"{load_name} load", 1)
+        named = panel_title(panel, load_name)
         ax.set_title(f"{named}\nmean over seeds, band: seeds' range "
                      f"(after Ang et al. 2007 {FIGURE.get((axis, load_name), '')})", fontsize="medium")
         ax.grid(alpha=0.3, which="both")
@@ -130,7 +138,7 @@ def report(axis, times, loads, folder):
     for panel, points in sorted(times.items()):
         load_name = loads[panel]
         xs = sorted(points)
-        lines += [f"## {panel} load ({FIGURE.get((axis, load_name), '')})", "",
+        lines += [f"## {panel_title(panel, load_name)} ({FIGURE.get((axis, load_name), '')})", "",
                   f"| {axis} | BA (s) | blind (s) | none (s) | BA vs blind | BA vs none | seeds |",
                   "|---|---|---|---|---|---|---|"]
         red = {other: reductions(points, other) for other in ("blind", "none")}

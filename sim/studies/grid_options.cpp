@@ -49,9 +49,11 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "data-size", "input data per CPU-second (Shan et al.'s factor b): " + std::string(workload::kDataSizeChoices),
       cxxopts::value<std::string>()->default_value("medium"))(
       "seed", "seed of the run (synthetic workloads, data sizes); printed, reuse it to reproduce",
-      cxxopts::value<std::uint64_t>()->default_value("1"))("sharing",
-                                                           "bandwidth sharing: equal-share (as Shan et al.) or max-min",
-                                                           cxxopts::value<std::string>()->default_value("equal-share"))(
+      cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "sharing",
+      "bandwidth sharing: equal-share (as Shan et al.), max-min, or first-come (FIFO link queues: routes served in "
+      "the order they began moving)",
+      cxxopts::value<std::string>()->default_value("equal-share"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
       cxxopts::value<std::string>())("partners",
                                      "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K "
@@ -156,7 +158,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.config.fair = scheduler.fair;
   const std::string sharing = args["sharing"].as<std::string>();
   const auto parsed = network::parse_sharing(sharing);
-  if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share or max-min");
+  if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share, max-min or first-come");
   spec.sharing = *parsed;
   spec.churn = churn_from_options(args);
   if (args.count("churn-file") != 0U) spec.churn_file = args["churn-file"].as<std::string>();

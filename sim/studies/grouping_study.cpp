@@ -47,7 +47,11 @@ void add_grouping_options(cxxopts::Options& options) {
   add_grouping_rule_options(options);
   options.add_options("scheduler")(
       "shared-uplink", "users send their transfers at once, sharing their link, instead of one after another")(
-      "current-share", "order resources by the share a new flow would get now instead of static capacity");
+      "current-share", "order resources by the share a new flow would get now instead of static capacity")(
+      "link-sharing",
+      "how transfers share a link: max-min (fluid fair shares) or first-come (FIFO link queues, as GridSim's routers "
+      "forward packets: a transfer sent first goes ahead of later ones on every link they share)",
+      cxxopts::value<std::string>()->default_value("max-min"));
 }
 
 GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args) {
@@ -65,6 +69,12 @@ GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args) {
   spec.rule = grouping_rule_from_options(args);
   spec.serial_uplink = args.count("shared-uplink") == 0U;
   spec.current_share = args.count("current-share") != 0U;
+  const std::string sharing = args["link-sharing"].as<std::string>();
+  const auto parsed = network::parse_sharing(sharing);
+  if (!parsed || *parsed == network::Sharing::equal_share) {
+    throw std::invalid_argument("--link-sharing: '" + sharing + "' is not max-min or first-come");
+  }
+  spec.link_sharing = *parsed;
   return spec;
 }
 
@@ -88,7 +98,7 @@ GroupingStudyResult run_grouping_study(const GroupingStudySpec& spec) {
     sites.push_back({i, server.total_cpus(), static_cast<double>(server.mhz)});
     result.resources.push_back(server.name);
   }
-  network::NetworkModel network(topology::network_graph(grid), network::Sharing::max_min, topology::route_rule(grid));
+  network::NetworkModel network(topology::network_graph(grid), spec.link_sharing, topology::route_rule(grid));
 
   Rng root(spec.seed);
   Rng bag = root.fork(kBagStream);
@@ -154,27 +164,33 @@ nlohmann::json grouping_identity(const GroupingStudySpec& spec, const std::strin
   const bool groups = spec.rule.scheduler != GroupingScheduler::none;
   const bool reads_bandwidth = spec.rule.scheduler == GroupingScheduler::bandwidth_aware;
   const nlohmann::json null = nullptr;
-  return {{"version", gridpeer_version()},
-          {"model", "grouping"},
-          {"options",
-           {{"topology", spec.topology},
-            {"user", spec.user},
-            {"jobs", spec.bag.jobs},
-            {"mi", spec.bag.mean_mi},
-            {"mi_spread", spec.bag.mi_spread},
-            {"granularity_s", groups ? nlohmann::json(spec.rule.granularity_s) : null},
-            {"other_jobs", spec.bag.other_jobs},
-            {"file_kb", {spec.bag.min_file_kb, spec.bag.max_file_kb}},
-            {"scheduler", to_string(spec.rule.scheduler)},
-            {"total_mips", groups ? nlohmann::json(spec.rule.total_mips) : null},
-            {"serial_uplink", spec.serial_uplink},
-            {"current_share", reads_bandwidth ? nlohmann::json(spec.current_share) : null},
-            {"background", spec.background},
-            {"burst_gap_s", spec.background ? nlohmann::json(spec.burst_gap_s) : nlohmann::json(nullptr)},
-            {"burst_buffer", spec.background ? nlohmann::json(spec.burst_buffer) : nlohmann::json(nullptr)},
-            {"fixed_network", spec.fixed_network},
-            {"seed", spec.seed}}},
-          {"inputs", {{"topology", topology_hash}}}};
+  nlohmann::json identity = {
+      {"version", gridpeer_version()},
+      {"model", "grouping"},
+      {"options",
+       {{"topology", spec.topology},
+        {"user", spec.user},
+        {"jobs", spec.bag.jobs},
+        {"mi", spec.bag.mean_mi},
+        {"mi_spread", spec.bag.mi_spread},
+        {"granularity_s", groups ? nlohmann::json(spec.rule.granularity_s) : null},
+        {"other_jobs", spec.bag.other_jobs},
+        {"file_kb", {spec.bag.min_file_kb, spec.bag.max_file_kb}},
+        {"scheduler", to_string(spec.rule.scheduler)},
+        {"total_mips", groups ? nlohmann::json(spec.rule.total_mips) : null},
+        {"serial_uplink", spec.serial_uplink},
+        {"current_share", reads_bandwidth ? nlohmann::json(spec.current_share) : null},
+        {"background", spec.background},
+        {"burst_gap_s", spec.background ? nlohmann::json(spec.burst_gap_s) : nlohmann::json(nullptr)},
+        {"burst_buffer", spec.background ? nlohmann::json(spec.burst_buffer) : nlohmann::json(nullptr)},
+        {"fixed_network", spec.fixed_network},
+        {"seed", spec.seed}}},
+      {"inputs", {{"topology", topology_hash}}}};
+  // Only when asked: runs made before the option existed keep their identity.
+  if (spec.link_sharing != network::Sharing::max_min) {
+    identity["options"]["link_sharing"] = network::to_string(spec.link_sharing);
+  }
+  return identity;
 }
 
 GroupingFigures grouping_figures(const GroupingStudySpec& spec, const GroupingStudyResult& result) {
@@ -221,6 +237,7 @@ nlohmann::json grouping_json(const GroupingStudySpec& spec, const GroupingStudyR
           {"unfinished_jobs", 0},
           {"events", result.run.events},
           {"user", spec.user},
+          {"link_sharing", network::to_string(spec.link_sharing)},
           {"scheduler", to_string(spec.rule.scheduler)},
           {"jobs", spec.bag.jobs},
           {"granularity_s", spec.rule.granularity_s},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+#include "peer/network/sharing_model.hpp"
 
 #include "sim/driver/grouping_run.hpp"
 #include "sim/studies/bag_workload.hpp"
@@ -25,6 +26,9 @@ struct GroupingStudySpec {
   GroupingRule rule;
   bool serial_uplink = true;   ///< every user's port sends one transfer after another
   bool current_share = false;  ///< order by the share a new flow gets now, not static capacity
+  /// How transfers share a link: max-min (fluid fairness) or first-come (FIFO
+  /// link queues, as GridSim's routers forward packets).
+  network::Sharing link_sharing = network::Sharing::max_min;
   bool background = true;      ///< every user's bursts to every other user and resource
   double burst_gap_s = 16;     ///< mean gap of a user's bursts
   int burst_buffer = 1;        ///< bursts a (sender, destination) pair holds in flight; more are dropped

@@ -117,6 +117,61 @@ BOOST_AUTO_TEST_CASE(max_min_on_a_three_link_chain) {
   BOOST_TEST(done.at(f2) == 4.0);
 }
 
+BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
+  // The fluid picture of FIFO link queues. L1 10 MB/s, reached from two
+  // access links of 100 MB/s. A: 20 MB over L0 and L1 from 0 s, alone at
+  // 10 MB/s. B: 10 MB over L2 and L1 from 1 s: A is ahead, nothing of L1 is
+  // left, B waits. A has 10 MB left at 1 s and ends at 2 s; B then moves at
+  // 10: ends at 3 s. (Max-min: 5 each from 1 s, both end at 3 s.)
+  {
+    FlowNetwork net(Sharing::first_come);
+    const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
+    const LinkId l0 = net.add_link({"l0", 100 * kMB, Duration{}});
+    const LinkId l2 = net.add_link({"l2", 100 * kMB, Duration{}});
+    const FlowId a = net.start_flow({l0, l1}, 20 * kMB, TimePoint{});
+    const FlowId b = net.start_flow({l2, l1}, 10 * kMB, at_seconds(1));
+    net.advance(at_seconds(1));
+    BOOST_TEST(net.rate(a) == 10 * kMB);
+    BOOST_TEST(net.rate(b) == 0.0);
+    const auto done = run_all(net);
+    BOOST_TEST(done.at(a) == 2.0);
+    BOOST_TEST(done.at(b) == 3.0);
+  }
+  // An early route held back elsewhere leaves the rest to later ones: Y
+  // (L1 then L2, from 0 s) takes 4 of L1, held by L2; X (L1, from 1 s) takes
+  // the other 6. Y: 8 MB at 4 MB/s ends at 2 s; X: 6 MB/s for 1 s then alone
+  // at 10 for its last 24 MB: 30 MB ends at 4.4 s.
+  {
+    FlowNetwork net(Sharing::first_come);
+    const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
+    const LinkId l2 = net.add_link({"l2", 4 * kMB, Duration{}});
+    const FlowId y = net.start_flow({l1, l2}, 8 * kMB, TimePoint{});
+    const FlowId x = net.start_flow({l1}, 30 * kMB, at_seconds(1));
+    net.advance(at_seconds(1));
+    BOOST_TEST(net.rate(y) == 4 * kMB);
+    BOOST_TEST(net.rate(x) == 6 * kMB);
+    const auto done = run_all(net);
+    BOOST_TEST(done.at(y) == 2.0);
+    BOOST_TEST(done.at(x) == 4.4, boost::test_tools::tolerance(1e-6));
+  }
+  // Flows over one route share its place in line: C and D (10 MB each, L1,
+  // from 0 s) split L1; E (L1, from 0.5 s) waits until both end at 2 s.
+  {
+    FlowNetwork net(Sharing::first_come);
+    const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
+    const LinkId l3 = net.add_link({"l3", 100 * kMB, Duration{}});
+    const FlowId c = net.start_flow({l1}, 10 * kMB, TimePoint{});
+    const FlowId d = net.start_flow({l1}, 10 * kMB, TimePoint{});
+    const FlowId e = net.start_flow({l3, l1}, 5 * kMB, TimePoint{microseconds(500'000)});
+    const auto done = run_all(net);
+    BOOST_TEST(done.at(c) == 2.0);
+    BOOST_TEST(done.at(d) == 2.0);
+    BOOST_TEST(done.at(e) == 2.5);
+  }
+  BOOST_TEST((parse_sharing("first-come") == Sharing::first_come));
+  BOOST_TEST(to_string(Sharing::first_come) == "first-come");
+}
+
 BOOST_AUTO_TEST_CASE(same_host_transfers_are_instant) {
   FlowNetwork net(Sharing::equal_share);
   const FlowId flow = net.start_flow({}, 1e9, at_seconds(3));

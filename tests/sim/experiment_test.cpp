@@ -474,6 +474,10 @@ BOOST_AUTO_TEST_CASE(the_built_in_003_studies_plan_the_papers_axes) {
   // points once, 1,800 runs in all).
   const auto readings = plan_runs(gridpeer::sim::load_experiment("ang2007-readings"));
   BOOST_TEST(readings.size() == 2160U);
+  // Links shared max-min or first come: 2 x 3 cities x 2 loads x 6 x 3 x 10.
+  const auto links = plan_runs(gridpeer::sim::load_experiment("ang2007-links"));
+  BOOST_TEST(links.size() == 2160U);
+  BOOST_TEST(value_of(links.back().options, "link-sharing") == "first-come");
   BOOST_TEST(value_of(p2p.front().options, "algorithm") == "si");
 }
 

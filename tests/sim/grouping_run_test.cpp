@@ -162,6 +162,42 @@ BOOST_AUTO_TEST_CASE(background_bursts_share_the_bottleneck) {
   BOOST_TEST(run(true, 1) == busy);
 }
 
+BOOST_AUTO_TEST_CASE(first_come_links_keep_bursts_behind_an_earlier_transfer) {
+  // The same grid and bursts, links shared first come (GridSim's FIFO
+  // routers): the group's 4 MB input begins moving at 0.03 s, before the
+  // bursts (from 0.05 s), so the bursts crossing the 8 Mb/s link queue behind
+  // it and it arrives at 4.03 s exactly, as on a quiet network; under max-min
+  // the bursts take shares of it and it arrives later. Its output, sent once
+  // the run ends, is behind the bursts already moving, under both.
+  network::NetworkGraph graph = three_links();
+  const auto other = graph.add_node("V");
+  graph.connect(other, 2, graph.add_link({"v-b", megabits_to_bytes_per_second(100), microseconds(10'000)}));
+  graph.place_host(2, other);
+  const std::vector<GroupingSite> sites{{1, 1, 1050}};
+  const std::vector<GroupingJob> jobs{{1000, 4e6, 4e6}};
+  const auto run = [&](network::Sharing sharing) {
+    network::NetworkModel network(graph, sharing);
+    workload::BackgroundTrafficConfig bursts;
+    bursts.mean_gap_s = 0.5;
+    // Bursts from 0.05 s: after the input has begun to move.
+    workload::BackgroundTraffic traffic({2}, bursts, Rng(1), TimePoint{microseconds(50'000)});
+    BOOST_TEST_REQUIRE(to_seconds(traffic.next_burst()) > 0.03);
+    GroupingLoad load{&traffic, {0, 1}, {}};
+    return run_grouping(network, sites, jobs, GroupingRunSpec{}, TimePoint{}, &load);
+  };
+  const GroupingRunResult first_come = run(network::Sharing::first_come);
+  const GroupingRunResult max_min = run(network::Sharing::max_min);
+  BOOST_TEST(to_seconds(first_come.groups[0].arrived) == 4.03, boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(to_seconds(max_min.groups[0].arrived) > 4.03 + 0.1);
+  BOOST_TEST(to_seconds(first_come.total) > 4.03 + 1000.0 / 1050 + 4.03);
+  // A study's identity names the link model only when it is not max-min:
+  // runs made before the option existed keep theirs.
+  GroupingStudySpec study;
+  BOOST_TEST(!grouping_identity(study, "t")["options"].contains("link_sharing"));
+  study.link_sharing = network::Sharing::first_come;
+  BOOST_TEST(grouping_identity(study, "t")["options"]["link_sharing"] == "first-come");
+}
+
 BOOST_AUTO_TEST_CASE(other_users_jobs_queue_ahead_at_the_resource) {
   // Case 4's grid with another user V at the user's node sending two jobs of
   // 2100 MI and no data to the one 1050-MIPS PE over the same three links
