@@ -49,9 +49,10 @@ void add_grouping_options(cxxopts::Options& options) {
       "shared-uplink", "users send their transfers at once, sharing their link, instead of one after another")(
       "current-share", "order resources by the share a new flow would get now instead of static capacity")(
       "link-sharing",
-      "how transfers share a link: max-min (fluid fair shares) or first-come (FIFO link queues, as GridSim's routers "
-      "forward packets: a transfer sent first goes ahead of later ones on every link they share)",
-      cxxopts::value<std::string>()->default_value("max-min"));
+      "how transfers share a link: first-come (FIFO link queues, as the GridSim packet network of Ang et al. 2007 "
+      "forwards packets: a transfer sent first goes ahead of later ones on every link they share) or max-min (fluid "
+      "fair shares)",
+      cxxopts::value<std::string>()->default_value("first-come"));
 }
 
 GroupingStudySpec grouping_spec_from_options(const cxxopts::ParseResult& args) {
@@ -186,10 +187,7 @@ nlohmann::json grouping_identity(const GroupingStudySpec& spec, const std::strin
         {"fixed_network", spec.fixed_network},
         {"seed", spec.seed}}},
       {"inputs", {{"topology", topology_hash}}}};
-  // Only when asked: runs made before the option existed keep their identity.
-  if (spec.link_sharing != network::Sharing::max_min) {
-    identity["options"]["link_sharing"] = network::to_string(spec.link_sharing);
-  }
+  identity["options"]["link_sharing"] = network::to_string(spec.link_sharing);
   return identity;
 }
 

@@ -26,9 +26,10 @@ struct GroupingStudySpec {
   GroupingRule rule;
   bool serial_uplink = true;   ///< every user's port sends one transfer after another
   bool current_share = false;  ///< order by the share a new flow gets now, not static capacity
-  /// How transfers share a link: max-min (fluid fairness) or first-come (FIFO
-  /// link queues, as GridSim's routers forward packets).
-  network::Sharing link_sharing = network::Sharing::max_min;
+  /// How transfers share a link: first-come (FIFO link queues, as the GridSim
+  /// packet network Ang et al. 2007 ran forwards packets) or max-min (fluid
+  /// fairness, our first reading).
+  network::Sharing link_sharing = network::Sharing::first_come;
   bool background = true;      ///< every user's bursts to every other user and resource
   double burst_gap_s = 16;     ///< mean gap of a user's bursts
   int burst_buffer = 1;        ///< bursts a (sender, destination) pair holds in flight; more are dropped

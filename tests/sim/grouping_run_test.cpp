@@ -190,12 +190,12 @@ BOOST_AUTO_TEST_CASE(first_come_links_keep_bursts_behind_an_earlier_transfer) {
   BOOST_TEST(to_seconds(first_come.groups[0].arrived) == 4.03, boost::test_tools::tolerance(1e-5));
   BOOST_TEST(to_seconds(max_min.groups[0].arrived) > 4.03 + 0.1);
   BOOST_TEST(to_seconds(first_come.total) > 4.03 + 1000.0 / 1050 + 4.03);
-  // A study's identity names the link model only when it is not max-min:
-  // runs made before the option existed keep theirs.
+  // First come is the default (the GridSim network the paper ran); a study's
+  // identity names the link model.
   GroupingStudySpec study;
-  BOOST_TEST(!grouping_identity(study, "t")["options"].contains("link_sharing"));
-  study.link_sharing = network::Sharing::first_come;
   BOOST_TEST(grouping_identity(study, "t")["options"]["link_sharing"] == "first-come");
+  study.link_sharing = network::Sharing::max_min;
+  BOOST_TEST(grouping_identity(study, "t")["options"]["link_sharing"] == "max-min");
 }
 
 BOOST_AUTO_TEST_CASE(other_users_jobs_queue_ahead_at_the_resource) {
