@@ -28,6 +28,16 @@ network::NetworkGraph three_links() {
   return graph;
 }
 
+/// Case 4's three links and another user V (host 2) at B, whose bursts to the
+/// scheduling user cross the 8 Mb/s link.
+network::NetworkGraph three_links_and_a_sender() {
+  network::NetworkGraph graph = three_links();
+  const auto other = graph.add_node("V");
+  graph.connect(other, 2, graph.add_link({"v-b", megabits_to_bytes_per_second(100), microseconds(10'000)}));
+  graph.place_host(2, other);
+  return graph;
+}
+
 /// User (host 0) -8 Mb/s uplink- hub; resources (hosts 1, 2) on 1000 Mb/s links; no latency.
 network::NetworkGraph one_uplink() {
   network::NetworkGraph graph;
@@ -138,10 +148,7 @@ BOOST_AUTO_TEST_CASE(background_bursts_share_the_bottleneck) {
   // the scheduling user (host 0) across the 8 Mb/s link: the group's input
   // and output share it, so the bag takes longer, and the same seed gives the
   // same run.
-  network::NetworkGraph graph = three_links();
-  const auto other = graph.add_node("V");
-  graph.connect(other, 2, graph.add_link({"v-b", megabits_to_bytes_per_second(100), microseconds(10'000)}));
-  graph.place_host(2, other);
+  const network::NetworkGraph graph = three_links_and_a_sender();
   const std::vector<GroupingSite> sites{{1, 1, 1050}};
   const std::vector<GroupingJob> jobs{{1000, 4e6, 4e6}};
   GroupingRunSpec spec;
@@ -169,10 +176,7 @@ BOOST_AUTO_TEST_CASE(first_come_links_keep_bursts_behind_an_earlier_transfer) {
   // it and it arrives at 4.03 s exactly, as on a quiet network; under max-min
   // the bursts take shares of it and it arrives later. Its output, sent once
   // the run ends, is behind the bursts already moving, under both.
-  network::NetworkGraph graph = three_links();
-  const auto other = graph.add_node("V");
-  graph.connect(other, 2, graph.add_link({"v-b", megabits_to_bytes_per_second(100), microseconds(10'000)}));
-  graph.place_host(2, other);
+  const network::NetworkGraph graph = three_links_and_a_sender();
   const std::vector<GroupingSite> sites{{1, 1, 1050}};
   const std::vector<GroupingJob> jobs{{1000, 4e6, 4e6}};
   const auto run = [&](network::Sharing sharing) {
