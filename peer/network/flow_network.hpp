@@ -67,10 +67,11 @@ class FlowNetwork {
   [[nodiscard]] std::uint64_t group_in_line_since(GroupIndex group) const { return groups_[group].in_line_since; }
 
  private:
-  // Flows over the same route always get the same rate under both models
-  // (their links are the same, so are their shares), so the network keeps one
-  // group per route and advances a group's shared progress instead of every
-  // flow's bytes: an event costs O(routes), not O(flows) (profiled: walking
+  // Flows over the same route always get the same rate under every model
+  // (their links are the same, so are their shares; under first come a
+  // route's flows share its place in line), so the network keeps one group
+  // per route and advances a group's shared progress instead of every flow's
+  // bytes: an event costs O(routes), not O(flows) (profiled: walking
   // thousands of staged multi-GB flows dominated slow-WAN runs).
   struct Member {
     double target;  ///< the group progress at which the flow is done
