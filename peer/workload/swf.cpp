@@ -57,47 +57,117 @@ std::optional<std::int64_t> header_integer(std::string_view value) {
 SwfError::SwfError(std::string source, std::size_t line, const std::string& what)
     : std::runtime_error(source + ":" + std::to_string(line) + ": " + what), source_(std::move(source)), line_(line) {}
 
+namespace {
+
+/// A field read as it was split: a plain decimal ("-1", "8071", "179.00")
+/// as its digits and how many of them follow the point. Anything else
+/// ("1e3", a 19-digit number) is left to from_chars.
+struct Decimal {
+  std::uint64_t digits = 0;
+  int fraction = 0;  ///< digits after the point
+  bool negative = false;
+  bool plain = false;
+};
+
+// Up to 15 digits a decimal is an exact double, and so is 10^fraction: one
+// IEEE division of the two then rounds as from_chars does.
+constexpr int kMostPlainDigits = 15;
+constexpr std::array<double, kMostPlainDigits + 1> kPowersOfTen{1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                                1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+/// Reads a field from `p` up to the next space; returns where it ended.
+const char* read_decimal(const char* p, const char* end, Decimal& out) {
+  out = Decimal{};
+  out.negative = *p == '-';
+  if (out.negative) ++p;
+  int count = 0;
+  const char* const first = p;
+  while (p != end && *p >= '0' && *p <= '9' && count < kMostPlainDigits) {
+    out.digits = out.digits * 10 + static_cast<unsigned>(*p++ - '0');
+    ++count;
+  }
+  const bool whole = p != first;
+  if (whole && p != end && *p == '.') {
+    const char* const point = ++p;
+    while (p != end && *p >= '0' && *p <= '9' && count < kMostPlainDigits) {
+      out.digits = out.digits * 10 + static_cast<unsigned>(*p++ - '0');
+      ++count;
+    }
+    out.fraction = static_cast<int>(p - point);
+  }
+  out.plain = whole && (p == end || is_space(*p));
+  while (p != end && !is_space(*p)) ++p;
+  return p;
+}
+
+}  // namespace
+
 SwfRecord parse_swf_line(std::string_view line) {
+  // Fields are converted in the pass that splits the line (splitting first
+  // and converting each token after was a third of loading a log).
   std::array<std::string_view, kFieldCount> tokens{};
+  std::array<Decimal, kFieldCount> decimals{};
   std::size_t count = 0;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    if (i == line.size()) break;
-    const std::size_t begin = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  while (p != end) {
+    while (p != end && is_space(*p)) ++p;
+    if (p == end) break;
     if (count == kFieldCount) {
       throw std::invalid_argument("more than 18 fields");
     }
-    tokens[count++] = line.substr(begin, i - begin);
+    const char* const begin = p;
+    p = read_decimal(p, end, decimals[count]);
+    tokens[count++] = std::string_view(begin, static_cast<std::size_t>(p - begin));
   }
   if (count != kFieldCount) {
     throw std::invalid_argument("expected 18 fields, found " + std::to_string(count));
   }
+  const auto integer = [&](std::size_t i) {
+    const Decimal& d = decimals[i];
+    if (!d.plain || d.fraction > 0) return parse_integer(tokens[i], i + 1);
+    const auto value = static_cast<std::int64_t>(d.digits);
+    return d.negative ? -value : value;
+  };
+  const auto number = [&](std::size_t i) {
+    const Decimal& d = decimals[i];
+    if (!d.plain) return parse_number(tokens[i], i + 1);
+    const double value = static_cast<double>(d.digits) / kPowersOfTen[static_cast<std::size_t>(d.fraction)];
+    return d.negative ? -value : value;
+  };
   SwfRecord r;
-  r.job_number = parse_integer(tokens[0], 1);
-  r.submit_time = parse_integer(tokens[1], 2);
-  r.wait_time = parse_integer(tokens[2], 3);
-  r.run_time = parse_integer(tokens[3], 4);
-  r.allocated_processors = parse_integer(tokens[4], 5);
-  r.average_cpu_time = parse_number(tokens[5], 6);
-  r.used_memory = parse_number(tokens[6], 7);
-  r.requested_processors = parse_integer(tokens[7], 8);
-  r.requested_time = parse_integer(tokens[8], 9);
-  r.requested_memory = parse_number(tokens[9], 10);
-  r.status = parse_integer(tokens[10], 11);
-  r.user_id = parse_integer(tokens[11], 12);
-  r.group_id = parse_integer(tokens[12], 13);
-  r.executable = parse_integer(tokens[13], 14);
-  r.queue = parse_integer(tokens[14], 15);
-  r.partition = parse_integer(tokens[15], 16);
-  r.preceding_job = parse_integer(tokens[16], 17);
-  r.think_time = parse_integer(tokens[17], 18);
+  r.job_number = integer(0);
+  r.submit_time = integer(1);
+  r.wait_time = integer(2);
+  r.run_time = integer(3);
+  r.allocated_processors = integer(4);
+  r.average_cpu_time = number(5);
+  r.used_memory = number(6);
+  r.requested_processors = integer(7);
+  r.requested_time = integer(8);
+  r.requested_memory = number(9);
+  r.status = integer(10);
+  r.user_id = integer(11);
+  r.group_id = integer(12);
+  r.executable = integer(13);
+  r.queue = integer(14);
+  r.partition = integer(15);
+  r.preceding_job = integer(16);
+  r.think_time = integer(17);
   return r;
 }
 
-SwfReader::SwfReader(std::istream& in, std::string source_name, SwfReadOptions options)
-    : in_(in), source_(std::move(source_name)), options_(options) {}
+SwfByteSource bytes_of(std::istream& in) {
+  return [&in](char* into, std::size_t capacity) -> std::size_t {
+    if (!in) return 0;
+    in.read(into, static_cast<std::streamsize>(capacity));
+    if (in.bad()) throw SwfReadFault("read error");
+    return static_cast<std::size_t>(in.gcount());
+  };
+}
+
+SwfReader::SwfReader(SwfByteSource source, std::string source_name, SwfReadOptions options)
+    : bytes_(std::move(source)), source_(std::move(source_name)), options_(options) {}
 
 void SwfReader::read_header_line(std::string_view line) {
   header_.lines.emplace_back(line);
@@ -160,10 +230,14 @@ bool SwfReader::next_line(std::string_view& line) {
     buffer_start_ = 0;
     const std::size_t kept = buffer_.size();
     buffer_.resize(kept + kBlock);
-    in_.read(buffer_.data() + kept, static_cast<std::streamsize>(kBlock));
-    buffer_.resize(kept + static_cast<std::size_t>(in_.gcount()));
-    if (in_.bad()) throw SwfError(source_, line_number_, "read error");
-    if (!in_) ended_ = true;
+    std::size_t got = 0;
+    try {
+      got = bytes_(buffer_.data() + kept, kBlock);
+    } catch (const SwfReadFault& fault) {
+      throw SwfError(source_, line_number_ + 1, fault.what());
+    }
+    buffer_.resize(kept + got);
+    if (got == 0) ended_ = true;
   }
 }
 
@@ -189,12 +263,15 @@ std::optional<SwfRecord> SwfReader::next() {
       }
     }
   }
-  if (in_.bad()) throw SwfError(source_, line_number_, "read error");
   return std::nullopt;
 }
 
 SwfTrace read_swf(std::istream& in, const std::string& source_name, SwfReadOptions options) {
-  SwfReader reader(in, source_name, options);
+  return read_swf(bytes_of(in), source_name, options);
+}
+
+SwfTrace read_swf(SwfByteSource source, const std::string& source_name, SwfReadOptions options) {
+  SwfReader reader(std::move(source), source_name, options);
   SwfTrace trace;
   while (auto record = reader.next()) {
     if (trace.records.empty()) {

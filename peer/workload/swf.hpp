@@ -5,6 +5,7 @@
 // gunzipping) is the programs' business.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <optional>
 #include <stdexcept>
@@ -73,11 +74,26 @@ struct SwfReadOptions {
   bool skip_malformed = false;
 };
 
+/// A source that cannot be read on; the reader reports it as an SwfError at
+/// the line it was reading. (Other exceptions, such as a damaged gzip file's,
+/// pass through as they are: they name their file themselves.)
+class SwfReadFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where a reader's bytes come from: copies up to `capacity` bytes of the log
+/// into `into` and says how many; 0 only at its end.
+using SwfByteSource = std::function<std::size_t(char* into, std::size_t capacity)>;
+
+/// An istream as a byte source (tests, standard input).
+SwfByteSource bytes_of(std::istream& in);
+
 /// Streams records one at a time; the header is complete once the first
-/// record has been read (or the stream has ended).
+/// record has been read (or the source has ended).
 class SwfReader {
  public:
-  SwfReader(std::istream& in, std::string source_name, SwfReadOptions options = {});
+  SwfReader(SwfByteSource source, std::string source_name, SwfReadOptions options = {});
 
   /// The next job line, or nullopt at the end. Throws SwfError on a malformed
   /// line unless skip_malformed is set.
@@ -95,7 +111,7 @@ class SwfReader {
   /// parse); false at the end. The view lives until the next call.
   bool next_line(std::string_view& line);
 
-  std::istream& in_;
+  SwfByteSource bytes_;
   std::string source_;
   SwfReadOptions options_;
   SwfHeader header_;
@@ -104,7 +120,7 @@ class SwfReader {
   std::vector<std::string> skip_reasons_;
   std::string buffer_;  ///< what was read and not yet split, from buffer_start_
   std::size_t buffer_start_ = 0;
-  bool ended_ = false;  ///< the stream has nothing more
+  bool ended_ = false;  ///< the source has nothing more
 };
 
 struct SwfTrace {
@@ -114,6 +130,7 @@ struct SwfTrace {
   std::vector<std::string> skip_reasons;
 };
 
+SwfTrace read_swf(SwfByteSource source, const std::string& source_name, SwfReadOptions options = {});
 SwfTrace read_swf(std::istream& in, const std::string& source_name, SwfReadOptions options = {});
 
 /// Parses one job line; throws std::invalid_argument describing the fault.

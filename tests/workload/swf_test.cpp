@@ -1,4 +1,9 @@
+#include <zlib.h>
+
+#include <array>
 #include <boost/test/unit_test.hpp>
+#include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -38,6 +43,36 @@ BOOST_AUTO_TEST_CASE(integral_decimals_are_accepted_and_others_refused) {
   BOOST_CHECK_THROW(parse_swf_line("1 10 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
   BOOST_CHECK_THROW(parse_swf_line("1 10 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1 7"), std::invalid_argument);
   BOOST_CHECK_THROW(parse_swf_line("1 ten -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 10x -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 - -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"), std::invalid_argument);
+  BOOST_CHECK_THROW(parse_swf_line("1 99999999999999999999 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1"),
+                    std::invalid_argument);  // beyond 64 bits
+  // Long integers, integral decimals and exponents read as written.
+  const SwfRecord wide =
+      parse_swf_line("123456789012345678 1234567890123456789 -0 7.00 1 1e3 -2.5 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1");
+  BOOST_TEST(wide.job_number == 123456789012345678);
+  BOOST_TEST(wide.submit_time == 1234567890123456789);
+  BOOST_TEST(wide.wait_time == 0);
+  BOOST_TEST(wide.run_time == 7);
+  BOOST_TEST(wide.average_cpu_time == 1000.0);
+  BOOST_TEST(wide.used_memory == -2.5);
+}
+
+BOOST_AUTO_TEST_CASE(decimals_read_as_from_chars_reads_them) {
+  // The split-and-convert pass reads plain decimals itself: bit for bit what
+  // from_chars gives, over many lengths and places of the point.
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    std::string digits = std::to_string(state >> 4).substr(0, 1 + (state >> 60) % 15);
+    const std::size_t point = (state >> 20) % (digits.size() + 1);
+    if (point > 0 && point < digits.size()) digits.insert(point, ".");
+    if ((state >> 30) % 2 == 1) digits.insert(0, "-");
+    const std::string line = "1 10 -1 5 1 " + digits + " -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1";
+    double expected = 0;
+    std::from_chars(digits.data(), digits.data() + digits.size(), expected);
+    BOOST_TEST_REQUIRE(parse_swf_line(line).average_cpu_time == expected, digits);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(reads_the_header) {
@@ -122,13 +157,21 @@ BOOST_AUTO_TEST_CASE(every_shared_trace_parses_completely, *boost::unit_test::pr
     // Count data lines independently of the parser, from the same stream.
     std::size_t data_lines = 0;
     {
-      gridpeer::traces::TraceFile file(path);
-      BOOST_TEST(file.compressed());
-      std::string line;
-      while (std::getline(file.stream(), line)) {
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first != std::string::npos && line[first] != ';') ++data_lines;
+      BOOST_TEST(gridpeer::traces::TraceFile(path).compressed());
+      // zlib's own gzip reader, not the block reader under test.
+      gzFile file = gzopen(path.c_str(), "rb");
+      BOOST_REQUIRE(file != nullptr);
+      std::array<char, 4096> line{};
+      bool at_line_start = true;
+      while (gzgets(file, line.data(), static_cast<int>(line.size())) != nullptr) {
+        const std::string_view text(line.data());
+        if (at_line_start) {
+          const auto first = text.find_first_not_of(" \t\r");
+          if (first != std::string_view::npos && text[first] != ';' && text[first] != '\n') ++data_lines;
+        }
+        at_line_start = !text.empty() && text.back() == '\n';
       }
+      gzclose(file);
     }
     const SwfTrace trace = gridpeer::traces::load_swf_file(path);
     BOOST_TEST_CONTEXT(name) {
@@ -159,6 +202,79 @@ BOOST_AUTO_TEST_CASE(missing_and_corrupt_files_say_so) {
     out << '\x1f' << '\x8b' << "this is not deflate data at all";
   }
   BOOST_CHECK_THROW(gridpeer::traces::load_swf_file(path), std::exception);
+  try {
+    gridpeer::traces::load_swf_file(path);
+  } catch (const gridpeer::traces::TraceFileError& error) {
+    BOOST_TEST(std::string(error.what()).find("not a valid gzip file") != std::string::npos);
+    BOOST_TEST(std::string(error.what()).find(path.string()) != std::string::npos);
+  }
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+std::string gzip_of(const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / "gridpeer-gzip-member.gz";
+  gzFile file = gzopen(path.c_str(), "wb");
+  gzwrite(file, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(file);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  std::filesystem::remove(path);
+  return bytes.str();
+}
+
+std::string swf_lines(int first, int count) {
+  std::string text;
+  for (int i = first; i < first + count; ++i) {
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " 0 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n";
+  }
+  return text;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(gzip_logs_are_read_across_blocks_members_and_damage) {
+  const auto path = std::filesystem::temp_directory_path() / "gridpeer-blocks.swf.gz";
+  // 60,000 lines (~3.5 MB inflated: several of the reader's blocks), written
+  // as two gzip members one after the other, as `cat a.gz b.gz` makes.
+  const std::string first = gzip_of("; MaxJobs: 60000\n" + swf_lines(1, 30000));
+  const std::string second = gzip_of(swf_lines(30001, 30000));
+  write_file(path, first + second);
+  const SwfTrace trace = gridpeer::traces::load_swf_file(path);
+  BOOST_TEST_REQUIRE(trace.records.size() == 60000U);
+  for (std::size_t i = 0; i < trace.records.size(); ++i) {
+    BOOST_TEST_REQUIRE(trace.records[i].job_number == static_cast<std::int64_t>(i + 1));
+    BOOST_TEST_REQUIRE(trace.records[i].submit_time == static_cast<std::int64_t>((i + 1) * 10));
+  }
+  // Cut short: an error naming the file and saying it is truncated.
+  write_file(path, first.substr(0, first.size() / 2));
+  try {
+    gridpeer::traces::load_swf_file(path);
+    BOOST_FAIL("a truncated log must not load");
+  } catch (const gridpeer::traces::TraceFileError& error) {
+    BOOST_TEST(std::string(error.what()).find("truncated") != std::string::npos, error.what());
+    BOOST_TEST(std::string(error.what()).find(path.string()) != std::string::npos);
+  }
+  // Damaged in the middle (the gzip checksum or the deflate data fails).
+  std::string damaged = first;
+  for (std::size_t i = damaged.size() / 2; i < damaged.size() / 2 + 64; ++i)
+    damaged[i] = static_cast<char>(~damaged[i]);
+  write_file(path, damaged);
+  BOOST_CHECK_THROW(gridpeer::traces::load_swf_file(path), gridpeer::traces::TraceFileError);
+  // A reader that stops early (the first record only) lets the helper go.
+  write_file(path, first);
+  {
+    gridpeer::traces::TraceFile file(path);
+    SwfReader reader([&file](char* into, std::size_t n) { return file.read(into, n); }, path.string());
+    BOOST_TEST(reader.next().has_value());
+  }
   std::filesystem::remove(path);
 }
 

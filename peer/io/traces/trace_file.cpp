@@ -1,39 +1,44 @@
 #include "peer/io/traces/trace_file.hpp"
 
 #include <array>
-#include <boost/iostreams/filter/gzip.hpp>
-#include <boost/iostreams/filtering_stream.hpp>
 #include <cstdlib>
-#include <fstream>
+
+#include "peer/io/traces/gzip_blocks.hpp"
 
 namespace gridpeer::traces {
 
-namespace io = boost::iostreams;
-
-struct TraceFile::Impl {
-  std::ifstream file;
-  io::filtering_istream filtered;
-};
-
-TraceFile::TraceFile(const std::filesystem::path& path) : path_(path), impl_(std::make_unique<Impl>()) {
-  impl_->file.open(path, std::ios::binary);
-  if (!impl_->file) {
+TraceFile::TraceFile(const std::filesystem::path& path) : path_(path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
     throw TraceFileError("cannot open trace '" + path.string() + "': no such readable file");
   }
   std::array<char, 2> magic{};
-  impl_->file.read(magic.data(), magic.size());
-  compressed_ = impl_->file.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+  file.read(magic.data(), magic.size());
+  compressed_ = file.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
                 static_cast<unsigned char>(magic[1]) == 0x8b;
-  impl_->file.clear();
-  impl_->file.seekg(0);
-  if (compressed_) impl_->filtered.push(io::gzip_decompressor());
-  impl_->filtered.push(impl_->file);
+  file.clear();
+  file.seekg(0);
+  if (compressed_) {
+    gzip_ = std::make_unique<GzipBlocks>(path, std::move(file));
+  } else {
+    plain_ = std::move(file);
+  }
 }
 
 TraceFile::~TraceFile() = default;
 
-std::istream& TraceFile::stream() {
-  return impl_->filtered;
+std::size_t TraceFile::read(char* into, std::size_t capacity) {
+  if (gzip_) return gzip_->read(into, capacity);
+  if (!plain_) return 0;
+  plain_.read(into, static_cast<std::streamsize>(capacity));
+  if (plain_.bad()) throw TraceFileError("trace '" + path_.string() + "': read error");
+  return static_cast<std::size_t>(plain_.gcount());
+}
+
+void TraceFile::check_rest() {
+  std::array<char, 1 << 16> sink{};
+  while (read(sink.data(), sink.size()) > 0) {
+  }
 }
 
 std::optional<std::filesystem::path> resolve_trace_dir(const std::optional<std::string>& flag) {
@@ -64,9 +69,14 @@ std::filesystem::path resolve_trace_file(const std::string& name,
 workload::SwfTrace load_swf_file(const std::filesystem::path& path, workload::SwfReadOptions options) {
   TraceFile file(path);
   try {
-    return workload::read_swf(file.stream(), path.string(), options);
-  } catch (const io::gzip_error& error) {
-    throw TraceFileError("trace '" + path.string() + "' is not a valid gzip file: " + error.what());
+    return workload::read_swf([&file](char* into, std::size_t capacity) { return file.read(into, capacity); },
+                              path.string(), options);
+  } catch (const workload::SwfError&) {
+    // Damaged deflate data can inflate to garbage before the checksum at the
+    // member's end says so: a damaged file is the cause to report, not the
+    // garbage line it made.
+    file.check_rest();
+    throw;
   }
 }
 

@@ -2,8 +2,9 @@
 // Opening workload traces: plain or gzip-compressed SWF files (detected by
 // their magic bytes), and finding the trace directory. This is the programs'
 // file I/O, kept out of the sans-I/O workload library.
+#include <cstddef>
 #include <filesystem>
-#include <istream>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -18,7 +19,9 @@ class TraceFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A readable stream over a trace file, decompressing gzip on the fly.
+class GzipBlocks;
+
+/// A trace file's bytes, gzip inflated on the fly (on a helper thread).
 class TraceFile {
  public:
   explicit TraceFile(const std::filesystem::path& path);
@@ -26,15 +29,19 @@ class TraceFile {
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
 
-  std::istream& stream();
+  /// Up to `capacity` bytes of the log; 0 at its end. Throws TraceFileError
+  /// on a read fault or damaged gzip data, naming the file.
+  std::size_t read(char* into, std::size_t capacity);
+  /// Reads the rest, only to throw TraceFileError if it is damaged.
+  void check_rest();
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
   [[nodiscard]] bool compressed() const { return compressed_; }
 
  private:
-  struct Impl;
   std::filesystem::path path_;
   bool compressed_ = false;
-  std::unique_ptr<Impl> impl_;
+  std::ifstream plain_;               // a plain log, read as it is
+  std::unique_ptr<GzipBlocks> gzip_;  // a compressed one
 };
 
 /// The trace directory: `flag` if given, else $GRIDPEER_TRACE_DIR, else
