@@ -37,7 +37,7 @@ void write_manifest_line(std::ostream& out, const ManifestEntry& entry, const to
   line["job"] = entry.job ? nlohmann::json(*entry.job) : nlohmann::json(nullptr);
   if (!entry.reason.empty()) line["reason"] = entry.reason;
   if (entry.origin_boot != 0) line["origin_boot"] = entry.origin_boot;
-  line["workload"] = entry.source.workload;
+  line["workload"] = std::string(entry.source.workload());
   line["job_number"] = entry.source.job_number;
   line["submit_s"] = entry.submit_s;
   line["requested_s"] = entry.requested_s;
@@ -86,7 +86,7 @@ std::vector<ManifestEntry> read_manifest(const std::string& path, const topology
       }
       entry.reason = json.value("reason", "");
       entry.origin_boot = io::integer_field_or(json, "origin_boot", std::uint64_t{0});
-      entry.source.workload = json.value("workload", "");
+      entry.source.workload_name = std::make_shared<const std::string>(json.value("workload", ""));
       entry.source.job_number = io::integer_field_or(json, "job_number", std::int64_t{-1});
       entry.submit_s = json.value("submit_s", 0.0);
       entry.requested_s = json.value("requested_s", -1.0);

@@ -86,7 +86,8 @@ BOOST_AUTO_TEST_CASE(rows_carry_every_job_and_how_it_ended) {
     jobs[i].submit = at(static_cast<std::int64_t>(10 * i));
     jobs[i].requested_time = std::chrono::seconds(100);
   }
-  const std::vector<gridpeer::JobSource> sources = {{"log.swf", 11}, {"log.swf", 12}, {"log.swf", 13}};
+  const auto log = std::make_shared<const std::string>("log.swf");
+  const std::vector<gridpeer::JobSource> sources = {{log, 11}, {log, 12}, {log, 13}};
   JobRecord done = JobRecord::of(jobs[0], 0, at(4), at(54), at(60));
   const std::vector<JobRecord> records = {done};
   const std::vector<JobEnding> endings = {{1, RowState::lost, "peer B went away, holding it"}};

@@ -69,8 +69,9 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
                                                              options.window, report)) {
         result.warnings.push_back(std::move(warning));
       }
+      const auto file = std::make_shared<const std::string>(assignment->file);
       for (const std::size_t record : records) {
-        per_server_sources[i].push_back({assignment->file, it->second.records[record].job_number});
+        per_server_sources[i].push_back({file, it->second.records[record].job_number});
       }
     }
     result.description = "trace windows of " + grid.name;
@@ -87,10 +88,10 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
       per_server[i] = std::move(drawn.jobs);
       for (Job& job : per_server[i]) job.origin = static_cast<ServerIndex>(i);
       // The model's per-server seed is derived; name the run's seed and the server instead.
+      const auto name = std::make_shared<const std::string>(request.source + "-seed" + std::to_string(request.seed) +
+                                                            "-" + grid.servers[i].spec.name);
       for (std::size_t k = 0; k < per_server[i].size(); ++k) {
-        per_server_sources[i].push_back(
-            {request.source + "-seed" + std::to_string(request.seed) + "-" + grid.servers[i].spec.name,
-             static_cast<std::int64_t>(k) + 1});
+        per_server_sources[i].push_back({name, static_cast<std::int64_t>(k) + 1});
       }
     }
     result.description =
@@ -99,6 +100,7 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
     const auto path = traces::resolve_trace_file(request.source, traces::resolve_trace_dir(request.trace_dir));
     const auto trace = traces::load_swf_file(path);
     const std::string file = path.filename().string();
+    const auto shared_file = std::make_shared<const std::string>(file);
     keep_acknowledgements(trace.header, file, result.provenance);
     std::vector<std::size_t> source;
     workload::SwfConversionOptions options;
@@ -123,7 +125,7 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
       }
       job.origin = static_cast<ServerIndex>(target);
       per_server[target].push_back(job);
-      per_server_sources[target].push_back({path.filename().string(), trace.records[source[k]].job_number});
+      per_server_sources[target].push_back({shared_file, trace.records[source[k]].job_number});
     }
     result.description = path.filename().string() + ", " + std::to_string(jobs.size()) + " jobs split by " +
                          (request.split == SplitRule::queue ? std::string("queue") : std::string("round-robin"));

@@ -45,8 +45,10 @@ Workload load_unshaped(const WorkloadRequest& request) {
     }
     const std::string name = (request.source == "synthetic" ? std::string("lublin") : request.source) + "-seed" +
                              std::to_string(request.seed);
+    const auto shared_name = std::make_shared<const std::string>(name);
+    result.sources.reserve(result.jobs.size());
     for (std::size_t k = 0; k < result.jobs.size(); ++k) {
-      result.sources.push_back({name, static_cast<std::int64_t>(k) + 1});
+      result.sources.push_back({shared_name, static_cast<std::int64_t>(k) + 1});
     }
     return result;
   }
@@ -64,8 +66,10 @@ Workload load_unshaped(const WorkloadRequest& request) {
        workload::check_swf_window(trace.records, trace.header, file, request.window, result.conversion)) {
     result.warnings.push_back(std::move(warning));
   }
+  const auto shared_file = std::make_shared<const std::string>(file);
+  result.sources.reserve(records.size());
   for (const std::size_t record : records) {
-    result.sources.push_back({path.filename().string(), trace.records[record].job_number});
+    result.sources.push_back({shared_file, trace.records[record].job_number});
   }
   result.description = path.filename().string() + ": " + std::to_string(result.jobs.size()) + " of " +
                        std::to_string(trace.records.size()) + " jobs";

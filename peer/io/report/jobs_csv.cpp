@@ -172,9 +172,9 @@ std::string batsim_jobs_csv(std::span<const JobRow> rows, std::span<const Server
         allocated += part.server < servers.size() ? servers[part.server].nodes_for(part.cpus) : part.cpus;
       }
     }
-    out << r.id << ',' << csv_field(row.source.workload) << ",delay," << seconds(r.submit) << ',' << allocated << ','
-        << (row.requested_time.count() >= 0 ? seconds(row.requested_time) : std::string()) << ',' << (completed ? 1 : 0)
-        << ',' << final_state(row.state) << ',';
+    out << r.id << ',' << csv_field(std::string(row.source.workload())) << ",delay," << seconds(r.submit) << ','
+        << allocated << ',' << (row.requested_time.count() >= 0 ? seconds(row.requested_time) : std::string()) << ','
+        << (completed ? 1 : 0) << ',' << final_state(row.state) << ',';
     if (completed) {
       const double execution = to_seconds(r.run());
       const double turnaround = to_seconds(r.finish - r.submit);
