@@ -37,6 +37,8 @@ struct JobRecord {
             start,  finish,     end,         job.input_bytes, job.output_bytes};
   }
 
+  bool operator==(const JobRecord&) const = default;
+
   [[nodiscard]] bool transferred() const { return executed_on != origin; }
   [[nodiscard]] Duration wait() const { return start - submit; }
   [[nodiscard]] Duration response() const { return end - submit; }

@@ -5,11 +5,18 @@
 #include <unordered_map>
 
 #include "peer/core/local/local_scheduler.hpp"
+#include "sim/studies/queue_replay.hpp"
 
 namespace gridpeer::sim {
 
 LocalReplayResult replay_local(const ServerSpec& server, const LocalPolicyConfig& policy, std::span<const Job> jobs,
                                const std::function<void(std::size_t)>& progress) {
+  if (queue_replay_supports(policy)) return replay_queue(server, policy, jobs, progress);
+  return replay_with_plans(server, policy, jobs, progress);
+}
+
+LocalReplayResult replay_with_plans(const ServerSpec& server, const LocalPolicyConfig& policy,
+                                    std::span<const Job> jobs, const std::function<void(std::size_t)>& progress) {
   assert(std::is_sorted(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; }));
   LocalReplayResult result;
   result.records.reserve(jobs.size());
@@ -32,19 +39,8 @@ LocalReplayResult replay_local(const ServerSpec& server, const LocalPolicyConfig
           break;
         case LocalEvent::Kind::finished: {
           const Job& job = jobs[i];
-          JobRecord record;
-          record.id = job.id;
-          record.origin = job.origin;
-          record.executed_on = job.origin;
-          record.cpus = job.cpus;
-          record.submit = job.submit;
-          record.start = event.start;
-          record.finish = event.at;
-          record.end = event.at;
-          record.input_bytes = job.input_bytes;
-          record.output_bytes = job.output_bytes;
           assert(started[i] == event.start);
-          result.records.push_back(record);
+          result.records.push_back(JobRecord::of(job, job.origin, event.start, event.at, event.at));
           break;
         }
       }

@@ -24,7 +24,14 @@ struct LocalReplayResult {
 /// Jobs must be sorted by submit time. Equal times: finishes are processed
 /// before submissions, submissions in input order. `progress` (optional) is
 /// called with the number of jobs submitted so far, now and then.
+/// FCFS and EASY run on the replay-only engine (sim/studies/queue_replay.hpp),
+/// conservative on the plan-based LocalScheduler: the same schedules.
 LocalReplayResult replay_local(const ServerSpec& server, const LocalPolicyConfig& policy, std::span<const Job> jobs,
                                const std::function<void(std::size_t)>& progress = {});
+
+/// The same replay through the LocalScheduler the grid's peers run, whatever
+/// the policy: the reference the replay-only engine is checked against.
+LocalReplayResult replay_with_plans(const ServerSpec& server, const LocalPolicyConfig& policy,
+                                    std::span<const Job> jobs, const std::function<void(std::size_t)>& progress = {});
 
 }  // namespace gridpeer::sim

@@ -12,6 +12,7 @@
 #include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
 #include "sim/studies/local_replay.hpp"
+#include "sim/studies/queue_replay.hpp"
 #include "sim/studies/workloads.hpp"
 
 using namespace gridpeer;
@@ -129,6 +130,62 @@ BOOST_AUTO_TEST_CASE(real_trace_slice_replays_cleanly, *boost::unit_test::precon
       else
         BOOST_TEST(wait <= fcfs_wait);  // backfilling never hurts on this slice
     }
+  }
+}
+
+namespace {
+
+/// The replay-only engine and the plan-based scheduler give one schedule:
+/// every record field for field, in the same completion order, and the same
+/// rejections, events and longest queue.
+void require_same_replay(const ServerSpec& server, LocalPolicy policy, const std::vector<Job>& jobs) {
+  const LocalReplayResult fast = replay_queue(server, {policy, 0}, jobs);
+  const LocalReplayResult planned = replay_with_plans(server, {policy, 0}, jobs);
+  BOOST_TEST_CONTEXT(to_string(policy) << " on " << server.name << ", " << jobs.size() << " jobs") {
+    BOOST_TEST_REQUIRE(fast.records.size() == planned.records.size());
+    for (std::size_t i = 0; i < fast.records.size(); ++i) {
+      BOOST_TEST_CONTEXT("record " << i << ", job " << planned.records[i].id) {
+        BOOST_TEST_REQUIRE(fast.records[i].id == planned.records[i].id);
+        BOOST_TEST_REQUIRE((fast.records[i] == planned.records[i]));
+      }
+    }
+    BOOST_TEST(fast.rejected == planned.rejected);
+    BOOST_TEST(fast.events == planned.events);
+    BOOST_TEST(fast.max_queue == planned.max_queue);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_replay_only_engine_gives_the_plan_based_schedule) {
+  // Wide and narrow servers, nodes of one and of several CPUs, estimates
+  // exact and padded, jobs too wide for the server, runs of no time, and
+  // bursts at one instant (ties in submit, start and end times).
+  for (const LocalPolicy policy : {LocalPolicy::fcfs, LocalPolicy::easy}) {
+    for (const std::uint64_t seed : {1U, 2U, 3U}) {
+      workload::LublinConfig model;
+      model.max_nodes = 64;
+      std::vector<Job> jobs = workload::LublinGenerator(model, Rng(seed)).generate(4000);
+      require_same_replay(ServerSpec{"s32", 32, 1, 1000, 0}, policy, jobs);
+      require_same_replay(ServerSpec{"s16x4", 16, 4, 1000, 0}, policy, jobs);
+      Rng rng(seed + 100);
+      for (Job& job : jobs) {
+        job.submit = TimePoint{} + seconds((job.submit - TimePoint{}) / seconds(1) / 600 * 600);  // bursts
+        job.run_time = seconds(rng.uniform_int(0, 3) * 600);
+        job.requested_time = job.run_time * rng.uniform_int(1, 3);
+      }
+      require_same_replay(ServerSpec{"s48", 48, 1, 1000, 0}, policy, jobs);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_replay_only_engine_gives_the_plan_based_schedule_on_a_whole_log,
+                     *boost::unit_test::precondition(traces_present())) {
+  WorkloadRequest request;
+  request.source = (*test_trace_dir() / "SDSC-SP2-1998-4.2-cln.swf.gz").string();
+  const Workload workload = load_workload(request);
+  for (const LocalPolicy policy : {LocalPolicy::fcfs, LocalPolicy::easy}) {
+    require_same_replay(ServerSpec{"SDSC-SP2", 128, 1, 1000, 0}, policy, workload.jobs);
   }
 }
 
