@@ -17,6 +17,8 @@ void AvailabilityProfile::reset(TimePoint origin) {
 
 std::size_t AvailabilityProfile::step_index_at(TimePoint t) const {
   assert(t >= steps_.front().at);
+  // Most look-ups are at the origin (now): no search for those.
+  if (steps_.size() == 1 || t < steps_[1].at) return 0;
   // The last step whose start is <= t.
   const auto after = std::upper_bound(steps_.begin(), steps_.end(), t,
                                       [](TimePoint value, const Step& step) { return value < step.at; });
@@ -89,19 +91,38 @@ bool AvailabilityProfile::fits_at(TimePoint start, int nodes, Duration length) c
 }
 
 TimePoint AvailabilityProfile::earliest_fit(int nodes, Duration length, TimePoint not_before) const {
+  return earliest_fit_with(nodes, length, not_before, kNever, kNever, 0, kNever);
+}
+
+TimePoint AvailabilityProfile::earliest_fit_given_back(int nodes, Duration length, TimePoint not_before,
+                                                       TimePoint held) const {
+  // A window that begins before `held` and reaches into it also covers the
+  // part of the step before `held`, so counting the given-back nodes only in
+  // steps that begin inside the window is exact for every start before `held`.
+  // The job fits at `held` once given back, so no candidate past it is looked
+  // at: the sweep settles there.
+  return std::min(earliest_fit_with(nodes, length, not_before, held, saturating_add(held, length), nodes, held), held);
+}
+
+TimePoint AvailabilityProfile::earliest_fit_with(int nodes, Duration length, TimePoint not_before, TimePoint extra_from,
+                                                 TimePoint extra_to, int extra, TimePoint settle_at) const {
   if (nodes > total_nodes_) return kNever;
   if (not_before == kNever) return kNever;
+  const auto free = [&](std::size_t k) {
+    return steps_[k].free + (steps_[k].at >= extra_from && steps_[k].at < extra_to ? extra : 0);
+  };
   TimePoint candidate = std::max(not_before, origin());
   std::size_t i = step_index_at(candidate);
   // One forward sweep: a window that fails at step j restarts after j.
   for (;;) {
+    if (candidate >= settle_at) return settle_at;
     const TimePoint end = saturating_add(candidate, length);
     std::size_t j = i;
-    while (j < steps_.size() && steps_[j].at < end && steps_[j].free >= nodes) ++j;
+    while (j < steps_.size() && steps_[j].at < end && free(j) >= nodes) ++j;
     if (j == steps_.size() || steps_[j].at >= end) return candidate;
     // steps_[j] lacks nodes: the next candidate is the first later step with enough.
     i = j + 1;
-    while (i < steps_.size() && steps_[i].free < nodes) ++i;
+    while (i < steps_.size() && free(i) < nodes) ++i;
     if (i == steps_.size()) return kNever;  // only with reservations left open-ended
     candidate = steps_[i].at;
   }

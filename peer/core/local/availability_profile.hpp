@@ -36,6 +36,11 @@ class AvailabilityProfile {
   /// The earliest t >= not_before with `nodes` free over [t, t + length);
   /// kNever when the server is too small.
   [[nodiscard]] TimePoint earliest_fit(int nodes, Duration length, TimePoint not_before) const;
+  /// earliest_fit() as it would be if the reservation of `nodes` over
+  /// [held, held + length) (which this profile holds) were given back first,
+  /// leaving the profile as it is: a replan's question whether a job stays.
+  [[nodiscard]] TimePoint earliest_fit_given_back(int nodes, Duration length, TimePoint not_before,
+                                                  TimePoint held) const;
 
   /// Forgets the past: the profile then starts at `now` (>= origin()).
   void advance_to(TimePoint now);
@@ -49,6 +54,10 @@ class AvailabilityProfile {
   std::size_t split_at(TimePoint t);
   void add(TimePoint start, TimePoint end, int delta);
   void merge_equal_neighbours(std::size_t first, std::size_t last);
+  /// earliest_fit() counting `extra` more nodes free in steps that begin in
+  /// [extra_from, extra_to), and answering `settle_at` for any later start.
+  [[nodiscard]] TimePoint earliest_fit_with(int nodes, Duration length, TimePoint not_before, TimePoint extra_from,
+                                            TimePoint extra_to, int extra, TimePoint settle_at) const;
 
   int total_nodes_;
   std::vector<Step> steps_;  // sorted by time, steps_.front().at == origin, last step open-ended

@@ -169,9 +169,21 @@ void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
 void LocalScheduler::advance(TimePoint now) {
   assert(now >= now_ && "time never runs backwards");
   for (TimePoint due = next_deadline(); due <= now; due = next_deadline()) {
-    finish_due(due);
-    start_pinned_due(due);
-    replan(due);
+    if (plan_holds_only_queue_and_running()) {
+      // The plan stands but for the jobs that end now: give their windows
+      // back and run the pass, rather than rebuild every reservation (the
+      // rebuild was most of a conservative replay).
+      profile_.advance_to(due);
+      finish_due(due, &profile_);
+#ifdef GRIDPEER_CHECK_INVARIANTS
+      invariant(profile_matches_rebuild(due), "LocalScheduler", "a plan kept across finishes equals the plan rebuilt");
+#endif
+      replan_pass(due);
+    } else {
+      finish_due(due);
+      start_pinned_due(due);
+      replan(due);
+    }
   }
   now_ = now;
   profile_.advance_to(now);
@@ -203,9 +215,10 @@ std::vector<LocalEvent> LocalScheduler::take_events() {
   return taken;
 }
 
-void LocalScheduler::finish_due(TimePoint t) {
+void LocalScheduler::finish_due(TimePoint t, AvailabilityProfile* plan) {
   while (!running_.empty() && running_.begin()->first.first <= t) {
     const Running& job = running_.begin()->second;
+    if (plan != nullptr) plan->release(t, job.planned_end, job.nodes);
     events_.push_back({LocalEvent::Kind::finished, job.id, job.actual_end, job.start, job.planned_end, job.nodes});
     busy_nodes_ -= job.nodes;
     running_.erase(running_.begin());
@@ -258,17 +271,39 @@ void LocalScheduler::replan(TimePoint now) {
     replan_fcfs(now);
     return;
   }
-  std::deque<Queued> still_waiting;
   hold_reservations(now);
+  replan_pass(now);
+}
+
+bool LocalScheduler::plan_holds_only_queue_and_running() const {
+  // Then the live profile is exactly what replan() would rebuild: running
+  // jobs until their planned ends and every queued job's reservation (none
+  // in the past: a ready job's reservation start is a wake-up; none that
+  // stopped fitting: only ends moved from outside do that, and they replan).
+  return planner_.config().policy != LocalPolicy::fcfs && pinned_.empty() && awaiting_input_ == 0 && plan_is_whole_;
+}
+
+bool LocalScheduler::profile_matches_rebuild(TimePoint now) {
+  AvailabilityProfile rebuilt(server_.nodes, now);
+  reserve_fixed(rebuilt, now);
+  for (const Queued& job : queue_) {
+    if (job.reserved_at)
+      rebuilt.reserve(*job.reserved_at, saturating_add(*job.reserved_at, job.plan.planned), job.plan.nodes);
+  }
+  return std::ranges::equal(rebuilt.steps(), profile_.steps(),
+                            [](const auto& a, const auto& b) { return a.at == b.at && a.free == b.free; });
+}
+
+void LocalScheduler::replan_pass(TimePoint now) {
+  cursor_ = planner_.start_cursor(now);
+  std::deque<Queued> still_waiting;
   for (Queued& job : queue_) {
-    if (job.reserved_at) {
-      // Its turn: its old reservation is given back, and it is placed again --
-      // no later than before, since every job placed so far in this pass went
-      // around that reservation.
-      profile_.release(*job.reserved_at, saturating_add(*job.reserved_at, job.plan.planned), job.plan.nodes);
-      job.reserved_at.reset();
-    }
-    const Placement placement = planner_.place(profile_, job.plan, now, cursor_);
+    // Its turn: its old reservation is given back, and it is placed again --
+    // no later than before, since every job placed so far in this pass went
+    // around that reservation.
+    const Placement placement = job.reserved_at
+                                    ? planner_.place_held(profile_, job.plan, *job.reserved_at, now, cursor_)
+                                    : planner_.place(profile_, job.plan, now, cursor_);
     if (placement.kind == Placement::Kind::start_now) {
       start(job, now);
       continue;
@@ -280,6 +315,7 @@ void LocalScheduler::replan(TimePoint now) {
   planned_jobs_ = queue_.size();
   next_reserved_start_ = kNever;
   for (const Queued& job : queue_) note_reserved_start(job, now);
+  plan_is_whole_ = pinned_.empty() && awaiting_input_ == 0;
   invalidate_forecast();
 }
 
@@ -483,9 +519,9 @@ TimePoint LocalScheduler::simulate_passes(const PlannedJob* probe, std::vector<P
     still_held.clear();
     for (std::size_t i = 0; i < waiting.size(); ++i) {
       PlannedJob& job = waiting[i];
-      if (held[i]) profile.release(*held[i], saturating_add(*held[i], job.planned), job.nodes);
       job.ready = job.ready_by(t);
-      const Placement placement = planner_.place(profile, job, t, cursor);
+      const Placement placement =
+          held[i] ? planner_.place_held(profile, job, *held[i], t, cursor) : planner_.place(profile, job, t, cursor);
       if (probe != nullptr && job.id == kHypotheticalJob && placement.kind != Placement::Kind::unplaced) {
         return placement.at;
       }

@@ -177,9 +177,17 @@ class LocalScheduler {
 
   /// The queued job `id` if it holds a reservation in the current plan.
   [[nodiscard]] const Queued* reserved_entry(JobId id) const;
-  void finish_due(TimePoint t);
+  /// Ends the jobs due by t; with a plan, gives their windows from t on back to it.
+  void finish_due(TimePoint t, AvailabilityProfile* plan = nullptr);
   void start_pinned_due(TimePoint t);
   void replan(TimePoint now);
+  /// Backfilling policies: one pass over the queue against profile_, which
+  /// holds the running jobs and the queued jobs' reservations.
+  void replan_pass(TimePoint now);
+  /// Whether profile_ is what replan() would rebuild, but for jobs ending now.
+  [[nodiscard]] bool plan_holds_only_queue_and_running() const;
+  /// Debug check of the above: profile_ equals the plan rebuilt from scratch.
+  [[nodiscard]] bool profile_matches_rebuild(TimePoint now);
   void replan_fcfs(TimePoint now);
   /// Backfilling policies: puts the current plan's reservations into the new
   /// plan's profile, each to be released at its job's turn.
@@ -227,6 +235,7 @@ class LocalScheduler {
   mutable PlanCursor cursor_;               // where the current plan stands (for appended jobs)
   mutable std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
   std::size_t awaiting_input_ = 0;          // queued jobs whose input has not arrived
+  bool plan_is_whole_ = false;              // the last pass saw nothing pinned and no input awaited
   TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
   std::vector<LocalEvent> events_;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_

@@ -35,4 +35,16 @@ Placement QueuePlanner::place(AvailabilityProfile& profile, const PlannedJob& jo
   return placement;
 }
 
+Placement QueuePlanner::place_held(AvailabilityProfile& profile, const PlannedJob& job, TimePoint held, TimePoint now,
+                                   PlanCursor& cursor) const {
+  const bool may_reserve = limit_ == 0 || cursor.reservations_made < limit_;
+  if (config_.policy != LocalPolicy::fcfs && job.ready && held > now && may_reserve &&
+      profile.earliest_fit_given_back(job.nodes, job.planned, now, held) == held) {
+    ++cursor.reservations_made;
+    return {Placement::Kind::reserved, held};
+  }
+  profile.release(held, saturating_add(held, job.planned), job.nodes);
+  return place(profile, job, now, cursor);
+}
+
 }  // namespace gridpeer

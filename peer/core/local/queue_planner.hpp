@@ -61,6 +61,13 @@ class QueuePlanner {
                                  const PlanCursor& cursor) const;
   /// decide() and then commit the decision to the profile and the cursor.
   Placement place(AvailabilityProfile& profile, const PlannedJob& job, TimePoint now, PlanCursor& cursor) const;
+  /// A job whose reservation at `held` is in the profile, placed again at its
+  /// turn in a pass: the reservation is given back and place() decides. When
+  /// the job would be reserved at `held` again, the profile is left as it is
+  /// (most reservations do not move: giving one back and taking it again was
+  /// most of a conservative replan).
+  Placement place_held(AvailabilityProfile& profile, const PlannedJob& job, TimePoint held, TimePoint now,
+                       PlanCursor& cursor) const;
 
  private:
   LocalPolicyConfig config_;
