@@ -1,10 +1,12 @@
 #pragma once
 // The simulator's network: a graph, its routes, and the flows moving over it.
 // Transfers are flows that share bandwidth; a message costs its route's
-// latency plus its size at the rate a new flow would get (it is too small to
-// occupy a link). As a NetworkView it answers ADT from the flows moving now.
+// latency plus its size at the rate a new flow would get, or at the route's
+// full rate on a prioritised control channel (control_traffic.hpp): it is too
+// small to occupy a link. As a NetworkView it answers ADT from the flows moving now.
 #include <cstdint>
 
+#include "peer/network/control_traffic.hpp"
 #include "peer/network/flow_network.hpp"
 #include "peer/network/graph.hpp"
 #include "peer/network/network_view.hpp"
@@ -14,7 +16,8 @@ namespace gridpeer::network {
 
 class NetworkModel final : public NetworkView {
  public:
-  NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule = RouteRule::widest_shortest);
+  NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule = RouteRule::widest_shortest,
+               ControlTraffic control = ControlTraffic::shared);
   NetworkModel(const NetworkModel&) = delete;
   NetworkModel& operator=(const NetworkModel&) = delete;
 
@@ -22,10 +25,11 @@ class NetworkModel final : public NetworkView {
   /// The route's latency plus `bytes` at the rate a new flow would get now.
   [[nodiscard]] Duration transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override;
   [[nodiscard]] double bottleneck_bandwidth(ServerIndex from, ServerIndex to) const override;
-  /// A message's delay: what a transfer of its size is estimated to take.
-  [[nodiscard]] Duration message_delay(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
-    return transfer_estimate(bytes, from, to);
-  }
+  /// A message's delay: what a transfer of its size is estimated to take
+  /// (shared), or its route's latency plus its size at the route's full rate
+  /// (priority).
+  [[nodiscard]] Duration message_delay(std::uint64_t bytes, ServerIndex from, ServerIndex to) const;
+  [[nodiscard]] ControlTraffic control_traffic() const { return control_; }
   FlowId start_transfer(ServerIndex from, ServerIndex to, double bytes, TimePoint now) {
     return flows_.start_flow(route(from, to), bytes, now);
   }
@@ -39,6 +43,7 @@ class NetworkModel final : public NetworkView {
   NetworkGraph graph_;
   RouteTable routes_;
   FlowNetwork flows_;
+  ControlTraffic control_;
 };
 
 }  // namespace gridpeer::network

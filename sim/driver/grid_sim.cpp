@@ -78,7 +78,7 @@ class GridDriver {
       : grid_(grid),
         jobs_(jobs),
         options_(options),
-        network_(topology::network_graph(grid), options.sharing, topology::route_rule(grid)),
+        network_(topology::network_graph(grid), options.sharing, topology::route_rule(grid), options.control_traffic),
         meta_(options.config.algorithm == GridAlgorithm::central && !options.config.central_peer),
         servers_(grid.servers.size()),
         job_table_(jobs.size()),

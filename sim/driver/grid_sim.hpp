@@ -18,6 +18,7 @@
 #include "peer/io/topology/topology.hpp"
 #include "peer/model/job.hpp"
 #include "peer/model/job_record.hpp"
+#include "peer/network/control_traffic.hpp"
 #include "peer/network/sharing_model.hpp"
 #include "sim/driver/churn.hpp"
 #include "sim/driver/faults.hpp"
@@ -48,6 +49,7 @@ struct GridRunOptions {
   /// per server.
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
+  network::ControlTraffic control_traffic = network::ControlTraffic::shared;
   /// Whom each peer asks, one sorted list per server, fixed for the run;
   /// empty: by partner_rule, or every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;

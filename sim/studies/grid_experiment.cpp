@@ -43,6 +43,7 @@ ExperimentResult run_experiment(const ExperimentSpec& spec, const GridWorkload& 
   GridRunOptions options;
   options.config = spec.config;
   options.sharing = spec.sharing;
+  options.control_traffic = spec.control_traffic;
   options.progress = progress;
   options.stagger_periods = spec.stagger_periods;
   options.fault_seed = spec.workload.seed;
@@ -90,6 +91,7 @@ nlohmann::json experiment_json(const ExperimentSpec& spec, const ExperimentResul
                         {"site_mbps", result.grid.network.site_mbps},
                         {"wan_mbps", result.grid.network.wan_mbps},
                         {"sharing", network::to_string(spec.sharing)},
+                        {"control_traffic", network::to_string(spec.control_traffic)},
                         {"local_policy", to_string(effective_local_policy(spec.config).policy)},
                         {"reservation_depth", effective_local_policy(spec.config).reservation_depth},
                         {"fair", spec.config.fair.enabled},

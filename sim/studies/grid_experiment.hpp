@@ -11,6 +11,7 @@
 #include "peer/core/metrics.hpp"
 #include "peer/io/topology/partners.hpp"
 #include "peer/io/topology/topology.hpp"
+#include "peer/network/control_traffic.hpp"
 #include "peer/network/sharing_model.hpp"
 #include "sim/driver/grid_sim.hpp"
 #include "sim/studies/workloads.hpp"
@@ -22,6 +23,7 @@ struct ExperimentSpec {
   topology::TopologySelection selection;
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
+  network::ControlTraffic control_traffic = network::ControlTraffic::shared;
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
   bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)

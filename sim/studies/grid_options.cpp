@@ -54,6 +54,11 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "bandwidth sharing: equal-share (as Shan et al.), max-min, or first-come (FIFO link queues: routes served in "
       "the order they began moving)",
       cxxopts::value<std::string>()->default_value("equal-share"))(
+      "control-traffic",
+      "how queries, replies, volunteering and offers cross the network: shared (each waits behind the data moving "
+      "on its route, at the rate a new transfer would get) or priority (its route's latency plus its size at the "
+      "route's full rate, as on a prioritised control channel)",
+      cxxopts::value<std::string>()->default_value("shared"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
       cxxopts::value<std::string>())("partners",
                                      "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K "
@@ -160,6 +165,10 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   const auto parsed = network::parse_sharing(sharing);
   if (!parsed) throw std::invalid_argument("--sharing '" + sharing + "' is not equal-share, max-min or first-come");
   spec.sharing = *parsed;
+  const std::string control = args["control-traffic"].as<std::string>();
+  const auto traffic = network::parse_control_traffic(control);
+  if (!traffic) throw std::invalid_argument("--control-traffic '" + control + "' is not shared or priority");
+  spec.control_traffic = *traffic;
   spec.churn = churn_from_options(args);
   if (args.count("churn-file") != 0U) spec.churn_file = args["churn-file"].as<std::string>();
   return spec;

@@ -206,4 +206,27 @@ BOOST_AUTO_TEST_CASE(shan_routes_cross_site_wan_site) {
   BOOST_TEST(slow_net.transfer_estimate(10'000'000, 0, 1).count() == 20'010'200);
 }
 
+BOOST_AUTO_TEST_CASE(control_messages_wait_behind_data_or_take_a_priority_channel) {
+  const auto grid =
+      topology::load_topology_file(std::string(GRIDPEER_SOURCE_DIR) + "/topologies/shan2004.toml", {"3", "fast"});
+  NetworkModel shared(topology::network_graph(grid), Sharing::equal_share);
+  NetworkModel priority(topology::network_graph(grid), Sharing::equal_share, RouteRule::widest_shortest,
+                        ControlTraffic::priority);
+  // Three staged inputs move S1 -> S2 over the 40 Mb/s (5 MB/s) WAN.
+  for (int i = 0; i < 3; ++i) {
+    shared.start_transfer(0, 1, 1e9, TimePoint{});
+    priority.start_transfer(0, 1, 1e9, TimePoint{});
+  }
+  // A 1,000-byte reply: 10.2 ms of latency, then 1,000 B at a fourth of the
+  // WAN's 5 MB/s (a new flow's equal share beside three) = 0.8 ms ...
+  BOOST_TEST(shared.message_delay(1000, 0, 1).count() == 10'200 + 800);
+  // ... or at its full 5 MB/s = 0.2 ms.
+  BOOST_TEST(priority.message_delay(1000, 0, 1).count() == 10'200 + 200);
+  // Idle routes: both readings agree.
+  BOOST_TEST(shared.message_delay(1000, 1, 2).count() == priority.message_delay(1000, 1, 2).count());
+  BOOST_TEST(to_string(ControlTraffic::priority) == "priority");
+  BOOST_TEST((parse_control_traffic("shared") == ControlTraffic::shared));
+  BOOST_TEST(!parse_control_traffic("fast").has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
