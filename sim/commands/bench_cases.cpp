@@ -119,9 +119,14 @@ constexpr std::size_t kJobsPerPeer = 100;
 /// 100,000 peers get fewer: a million jobs, as at 10,000 peers.
 constexpr std::size_t kJobsPer100kPeer = 10;
 
+/// "peers-N" (or "ri-N", "syi-N"), or "peers-NxJ": N servers, J jobs each.
 ExperimentSpec peers_spec(const std::string& name, std::size_t prefix) {
   const auto servers = static_cast<std::size_t>(std::stoull(name.substr(prefix)));
-  ExperimentSpec spec = synthetic_spec(servers, servers >= 100'000 ? kJobsPer100kPeer : kJobsPerPeer);
+  const std::size_t times = name.find('x', prefix);
+  const std::size_t jobs = times != std::string::npos ? static_cast<std::size_t>(std::stoull(name.substr(times + 1)))
+                           : servers >= 100'000       ? kJobsPer100kPeer
+                                                      : kJobsPerPeer;
+  ExperimentSpec spec = synthetic_spec(servers, jobs);
   // 8,334 sites joined pair by pair would be 35 million WAN links before any
   // job runs: an access link per site instead (docs/performance.md).
   if (servers >= 100'000) spec.selection.wan = network::WanShape::per_site;
@@ -154,6 +159,10 @@ std::vector<CaseSpec> all_cases(bool quick, bool every) {
                          " Lublin jobs per server, S-I, random:8 partners" + (huge ? ", a WAN link per site" : ""),
                      false, CaseKind::in_process, std::string(n).size() >= 5});
   }
+  cases.push_back({"peers-100000x100",
+                   "synthetic:100000, 100 Lublin jobs per server (10 million jobs), S-I, random:8 partners, a WAN "
+                   "link per site; about 10 minutes",
+                   false, CaseKind::in_process, true, true});
   for (const char* name : {"ri-100", "ri-1000", "syi-1000"}) {
     const std::string n = std::string(name).substr(std::string(name).find('-') + 1);
     cases.push_back({name,
@@ -173,6 +182,13 @@ std::vector<CaseSpec> all_cases(bool quick, bool every) {
                    CaseKind::sweep, true});
   cases.push_back({"sweep-002-heavy", "the same at three times the load (--set load-factor=3): a heavier grid; hours",
                    true, CaseKind::sweep, true, true});
+  // The three big studies as a researcher runs them, each only when named.
+  cases.push_back({"study-shan2004", "gridsim sweep shan2004 (five seeds): 630 runs, 2 threads", true, CaseKind::sweep,
+                   true, true});
+  cases.push_back({"study-jones2004", "gridsim sweep jones2004: 1,974 runs of 1.6 million jobs, 2 threads", false,
+                   CaseKind::sweep, true, true});
+  cases.push_back(
+      {"study-shih2010", "gridsim sweep shih2010: Shih et al.'s runs, 2 threads", true, CaseKind::sweep, true, true});
   if (!every) std::erase_if(cases, [&](const CaseSpec& c) { return c.on_request || (quick && c.slow); });
   return cases;
 }

@@ -80,12 +80,17 @@ void ratio_at_most(std::vector<TargetCheck>& out, const nlohmann::json& cases, c
 
 std::vector<TargetCheck> check_targets(const nlohmann::json& cases, const nlohmann::json& peers) {
   std::vector<TargetCheck> out;
-  // 1. Replay near the parsing floor.
-  yardstick_target(out, cases, "fcfs", 20);
-  yardstick_target(out, cases, "easy", 20);
-  yardstick_target(out, cases, "conservative", 100);
-  at_most(out, cases, "replay fcfs: scheduling <= 0.2 us per job", "replay-fcfs", "us_per_job", 0.2, "us/job");
-  at_most(out, cases, "replay easy: scheduling <= 0.2 us per job", "replay-easy", "us_per_job", 0.2, "us/job");
+  // 1. The three big studies in minutes (2 cores).
+  at_most(out, cases, "gridsim sweep shan2004 (five seeds) within 10 minutes", "study-shan2004", "wall_seconds", 600,
+          "s");
+  at_most(out, cases, "gridsim sweep jones2004 within 10 minutes", "study-jones2004", "wall_seconds", 600, "s");
+  at_most(out, cases, "gridsim sweep shih2010 within 90 s", "study-shih2010", "wall_seconds", 90, "s");
+  // 2. Replay near the parsing floor.
+  yardstick_target(out, cases, "fcfs", 5);
+  yardstick_target(out, cases, "easy", 5);
+  yardstick_target(out, cases, "conservative", 50);
+  at_most(out, cases, "replay fcfs: scheduling <= 0.3 us per job", "replay-fcfs", "us_per_job", 0.3, "us/job");
+  at_most(out, cases, "replay easy: scheduling <= 0.3 us per job", "replay-easy", "us_per_job", 0.3, "us/job");
   check(
       out, cases, "parsing the log within 1.5x of zcat | awk", {"replay-fcfs", "parse-floor"},
       [](const std::vector<nlohmann::json>& r) {
@@ -93,34 +98,30 @@ std::vector<TargetCheck> check_targets(const nlohmann::json& cases, const nlohma
         const double floor = number(r[1], "wall_seconds");
         return std::pair{ours <= 1.5 * floor, fmt::format("{:.2f}x ({:.3f} s vs {:.3f} s)", ours / floor, ours, floor)};
       });
-  // 2. Peers.
+  // 3. Growth in peers.
+  ratio_at_most(out, cases, "us per job at 10,000 peers within 3x of 12", "peers-10000", "peers-12", "us_per_job", 3);
   at_most(out, cases, "10,000 peers x 100 jobs: under 1 GB", "peers-10000", "peak_rss_mb", 1024, "MB");
-  at_most(out, cases, "10,000 peers x 100 jobs: under 60 s", "peers-10000", "wall_seconds", 60, "s");
-  ratio_at_most(out, cases, "us per job at 1,000 peers within 2x of 12", "peers-1000", "peers-12", "us_per_job", 2);
-  ratio_at_most(out, cases, "us per job at 10,000 peers within 2x of 12", "peers-10000", "peers-12", "us_per_job", 2);
+  at_most(out, cases, "100,000 peers x 100 jobs within 4 GB", "peers-100000x100", "peak_rss_mb", 4096, "MB");
   check(out, cases, "a 100,000-peer run completes", {"peers-100000"}, [](const std::vector<nlohmann::json>& r) {
     return std::pair{number(r[0], "jobs") > 0, fmt::format("{:.0f} jobs in {:.1f} s, {:.0f} MB, {:.2f} us/job",
                                                            number(r[0], "jobs"), number(r[0], "wall_seconds"),
                                                            number(r[0], "peak_rss_mb"), number(r[0], "us_per_job"))};
   });
-  // 3. R-I and Sy-I.
+  // 4. R-I and Sy-I against S-I.
   ratio_at_most(out, cases, "R-I within 3x of S-I per job (12 servers)", "grid12-ri", "grid12-si", "us_per_job", 3);
   ratio_at_most(out, cases, "Sy-I within 3x of S-I per job (12 servers)", "grid12-syi", "grid12-si", "us_per_job", 3);
   ratio_at_most(out, cases, "R-I within 3x of S-I per job (1,000 peers)", "ri-1000", "peers-1000", "us_per_job", 3);
   ratio_at_most(out, cases, "Sy-I within 3x of S-I per job (1,000 peers)", "syi-1000", "peers-1000", "us_per_job", 3);
-  // 4. No pathological run.
+  // Shan et al.'s matrix, one seed: no pathological run.
   check(out, cases, "every run of Shan et al.'s matrix under 10 s (one core each)", {"sweep-002"},
         [](const std::vector<nlohmann::json>& r) {
           const double slowest = number(r[0], "slowest_run_s");
           return std::pair{slowest < 10,
                            fmt::format("slowest {:.1f} s ({})", slowest, r[0].value("slowest_run", std::string{}))};
         });
-  at_most(out, cases, "the whole shan2004 sweep under 60 s on 2 cores", "sweep-002", "wall_seconds", 60, "s");
-  at_most(out, cases, "the shan2004 sweep at three times the load under 60 s", "sweep-002-heavy", "wall_seconds", 60,
-          "s");
   // 5. Real peers: measured by scripts/bench-peers (gridsim does not host the daemon).
   const std::string plain_target = "gridpeer ATT round trip p50 <= 25 us, >= 100,000 queries/s (loopback, no TLS)";
-  const std::string tls_target = "gridpeer ATT round trip p50 <= 50 us over mutual TLS";
+  const std::string tls_target = "gridpeer ATT round trip p50 <= 35 us over mutual TLS";
   if (peers.is_null() || !peers.contains("att")) {
     out.push_back({plain_target, "run scripts/bench-peers, then bench --peers bench-peers.json", "not run"});
     out.push_back({tls_target, "the same", "not run"});
@@ -137,7 +138,7 @@ std::vector<TargetCheck> check_targets(const nlohmann::json& cases, const nlohma
   const double tls_p50 = tls.at("round_trip_p50_us").get<double>();
   out.push_back({tls_target,
                  fmt::format("p50 {:.1f} us, {:.0f} queries/s", tls_p50, tls.at("queries_per_second").get<double>()),
-                 tls_p50 <= 50 ? "met" : "not met"});
+                 tls_p50 <= 35 ? "met" : "not met"});
   return out;
 }
 
