@@ -1,12 +1,20 @@
 #include "peer/transport/connection.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace gridpeer::transport {
+namespace {
+
+// One write carries at most this much of the queue.
+constexpr std::size_t kMostFramesPerWrite = 256;
+constexpr std::size_t kMostBytesPerWrite = 256 << 10;
+
+}  // namespace
 
 Connection::Connection(tcp::socket socket, ConnectionLimits limits)
     : Connection(Stream(std::in_place_type<tcp::socket>, std::move(socket)), limits, std::nullopt) {}
@@ -144,17 +152,23 @@ void Connection::close(const std::string& reason) {
   on_message_ = nullptr;
 }
 
-awaitable<bool> Connection::read_into(std::vector<std::uint8_t>& buffer, std::size_t have, std::size_t total) {
+awaitable<bool> Connection::read_at_least(Inbox& in, std::size_t need) {
   boost::system::error_code ec;
-  while (have < total) {
-    // Grown as bytes come, not to what the header claims: 200 connections
-    // announcing 4 MiB each and sending nothing took a peer to 827 MB.
-    const std::size_t next = std::min(total, have + limits_.read_chunk_bytes);
-    buffer.resize(next);
-    co_await std::visit(
+  while (in.end - in.begin < need) {
+    if (in.begin > 0) {  // what is not yet decoded moves to the front
+      std::memmove(in.bytes.data(), in.bytes.data() + in.begin, in.end - in.begin);
+      in.end -= in.begin;
+      in.begin = 0;
+    }
+    // Room for a chunk past what is held, not for what a header claims: 200
+    // connections announcing 4 MiB each and sending nothing took a peer to
+    // 827 MB. A read takes whatever has come, up to the chunk: the frames
+    // behind this one too, so a burst of queries costs one read.
+    if (in.bytes.size() < in.end + limits_.read_chunk_bytes) in.bytes.resize(in.end + limits_.read_chunk_bytes);
+    const std::size_t got = co_await std::visit(
         [&](auto& stream) {
-          return asio::async_read(stream, asio::buffer(buffer.data() + have, next - have),
-                                  asio::redirect_error(use_awaitable, ec));
+          return stream.async_read_some(asio::buffer(in.bytes.data() + in.end, limits_.read_chunk_bytes),
+                                        asio::redirect_error(use_awaitable, ec));
         },
         stream_);
     if (ec || !open_) {
@@ -163,14 +177,14 @@ awaitable<bool> Connection::read_into(std::vector<std::uint8_t>& buffer, std::si
       if (open_) close(closed ? "closed by the other side" : "read: " + ec.message());
       co_return false;
     }
-    have = next;
+    in.end += got;
   }
   co_return true;
 }
 
 awaitable<void> Connection::read_loop() {
   auto self = shared_from_this();
-  std::vector<std::uint8_t> buffer;
+  Inbox in;
   bool first = true;
   while (open_) {
     // Between frames: the handshake's limit for the first, the idle limit after.
@@ -182,13 +196,13 @@ awaitable<void> Connection::read_loop() {
     // The segment table first (its first word says how long it is), then the segments.
     protocol::CodecLimits frame_limits = limits_.codec;
     if (first) frame_limits.max_frame_bytes = std::min(frame_limits.max_frame_bytes, limits_.max_hello_bytes);
-    std::size_t have = 0;
     std::size_t total = 0;
+    bool begun = false;
     for (protocol::FrameNeed need; !need.whole;) {
-      if (!co_await read_into(buffer, have, need.bytes)) co_return;
-      if (have == 0 && !first) expect(limits_.frame_timeout, "a frame begun was not whole within the frame time-out");
-      have = need.bytes;
-      const auto measured = protocol::frame_size(std::span(buffer.data(), have), frame_limits);
+      if (!co_await read_at_least(in, need.bytes)) co_return;
+      if (!begun && !first) expect(limits_.frame_timeout, "a frame begun was not whole within the frame time-out");
+      begun = true;
+      const auto measured = protocol::frame_size(std::span(in.bytes.data() + in.begin, need.bytes), frame_limits);
       if (const auto* error = std::get_if<protocol::DecodeError>(&measured)) {
         fail(error->code, error->detail);
         co_return;
@@ -196,16 +210,20 @@ awaitable<void> Connection::read_loop() {
       need = std::get<protocol::FrameNeed>(measured);
       total = need.bytes;
     }
-    if (!co_await read_into(buffer, have, total)) co_return;
-    auto decoded = protocol::decode(std::span(buffer.data(), total), frame_limits);
+    if (!co_await read_at_least(in, total)) co_return;
+    auto decoded = protocol::decode(std::span(in.bytes.data() + in.begin, total), frame_limits);
     if (auto* error = std::get_if<protocol::DecodeError>(&decoded)) {
       fail(error->code, error->detail);
       co_return;
     }
+    in.begin += total;
     first = false;
-    if (buffer.capacity() > 4 * limits_.read_chunk_bytes) {
-      buffer.clear();
-      buffer.shrink_to_fit();  // a large frame's buffer is not kept for an idle connection
+    if (in.begin == in.end) {
+      in.begin = in.end = 0;
+      if (in.bytes.capacity() > 4 * limits_.read_chunk_bytes) {
+        in.bytes.clear();
+        in.bytes.shrink_to_fit();  // a large frame's buffer is not kept for an idle connection
+      }
     }
     // A copy: the handler may replace itself (the handshake does).
     if (MessageHandler handler = on_message_) handler(std::move(std::get<protocol::WireMessage>(decoded)));
@@ -215,30 +233,50 @@ awaitable<void> Connection::read_loop() {
 awaitable<void> Connection::write_loop() {
   auto self = shared_from_this();
   boost::system::error_code ec;
+  std::vector<Pending> batch;
+  std::vector<std::uint8_t> joined;
   while (open_) {
     if (queue_.empty()) {
       wake_writer_.expires_at(asio::steady_timer::time_point::max());
       co_await wake_writer_.async_wait(asio::redirect_error(use_awaitable, ec));
       continue;
     }
-    Pending pending = std::move(queue_.front());
-    queue_.pop_front();
-    queued_bytes_ -= pending.frame.size();
+    // Every frame queued by now goes out in one write (replies to queries
+    // that came in one read): a system call per frame was most of a busy
+    // peer's time. Bounded, and a frame that closes the connection ends the batch.
+    batch.clear();
+    std::size_t bytes = 0;
+    while (!queue_.empty() && batch.size() < kMostFramesPerWrite &&
+           (batch.empty() || bytes + queue_.front().frame.size() <= kMostBytesPerWrite)) {
+      batch.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+      bytes += batch.back().frame.size();
+      queued_bytes_ -= batch.back().frame.size();
+      if (batch.back().close_after) break;
+    }
+    // Joined into one buffer: a TLS stream writes one buffer of a sequence at a time.
+    if (batch.size() > 1) {
+      joined.clear();
+      for (const Pending& pending : batch) joined.insert(joined.end(), pending.frame.begin(), pending.frame.end());
+    }
+    const asio::const_buffer out = batch.size() > 1 ? asio::buffer(joined) : asio::buffer(batch.front().frame);
     writing_since_ = Clock::now();
     co_await std::visit(
-        [&](auto& stream) {
-          return asio::async_write(stream, asio::buffer(pending.frame), asio::redirect_error(use_awaitable, ec));
-        },
-        stream_);
+        [&](auto& stream) { return asio::async_write(stream, out, asio::redirect_error(use_awaitable, ec)); }, stream_);
     writing_since_ = Clock::time_point::max();
+    if (joined.capacity() > kMostBytesPerWrite / 4) {
+      joined.clear();
+      joined.shrink_to_fit();  // kept small for an idle connection
+    }
+    for (Pending& pending : batch) {
+      if (pending.written) pending.written(!ec);
+    }
     if (ec) {
-      if (pending.written) pending.written(false);
       close("write: " + ec.message());
       co_return;
     }
-    if (pending.written) pending.written(true);
-    if (pending.close_after) {
-      close(pending.reason);
+    if (batch.back().close_after) {
+      close(batch.back().reason);
       co_return;
     }
   }

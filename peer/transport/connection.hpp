@@ -97,8 +97,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// The next read must complete within `within` (zero: no limit), or the
   /// connection closes saying `what`.
   void expect(std::chrono::milliseconds within, const char* what);
-  /// Reads into buffer[have, total), growing it as bytes come; false when closed.
-  awaitable<bool> read_into(std::vector<std::uint8_t>& buffer, std::size_t have, std::size_t total);
+  /// Bytes read and not yet decoded: bytes[begin, end).
+  struct Inbox {
+    std::vector<std::uint8_t> bytes;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+  };
+  /// Reads until `in` holds at least `need` undecoded bytes, taking whatever
+  /// else has come; false when closed.
+  awaitable<bool> read_at_least(Inbox& in, std::size_t need);
   void enqueue(Pending pending);
 
   Stream stream_;
