@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "peer/core/local/availability_profile.hpp"
+#include "peer/model/rng.hpp"
 
 using namespace gridpeer;
 
@@ -64,6 +65,40 @@ BOOST_AUTO_TEST_CASE(advance_forgets_the_past) {
   BOOST_TEST((profile.origin() == at_seconds(4)));
   BOOST_TEST(profile.free_at(at_seconds(4)) == 3);
   BOOST_TEST((profile.earliest_fit(4, seconds(1), TimePoint{}) == at_seconds(10)));
+}
+
+BOOST_AUTO_TEST_CASE(a_held_window_is_given_back_without_touching_the_profile) {
+  // By hand: 10 nodes, 6 busy over [0,10), a job of 5 nodes held at [10,20).
+  // Given back, it fits nowhere before 10: it stays. Once 2 more nodes are
+  // free over [0,10), it would start at once.
+  AvailabilityProfile profile(10, TimePoint{});
+  profile.reserve(at_seconds(0), at_seconds(10), 6);
+  profile.reserve(at_seconds(10), at_seconds(20), 5);
+  BOOST_TEST((profile.earliest_fit_given_back(5, seconds(10), TimePoint{}, at_seconds(10)) == at_seconds(10)));
+  profile.release(at_seconds(0), at_seconds(10), 2);
+  BOOST_TEST((profile.earliest_fit_given_back(5, seconds(10), TimePoint{}, at_seconds(10)) == TimePoint{}));
+  // Against giving it back for real, over random profiles (merged edges included).
+  Rng rng(7);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int nodes = 16;
+    AvailabilityProfile random(nodes, TimePoint{});
+    for (int k = 0; k < 12; ++k) {
+      const TimePoint start = at_seconds(rng.uniform_int(0, 40));
+      const TimePoint end = start + seconds(rng.uniform_int(1, 20));
+      const int want = static_cast<int>(rng.uniform_int(1, 6));
+      if (random.fits_at(start, want, end - start)) random.reserve(start, end, want);
+    }
+    const int width = static_cast<int>(rng.uniform_int(1, nodes));
+    const Duration length = seconds(rng.uniform_int(1, 15));
+    const TimePoint held = random.earliest_fit(width, length, at_seconds(rng.uniform_int(0, 50)));
+    random.reserve(held, held + length, width);
+    AvailabilityProfile given_back = random;
+    given_back.release(held, held + length, width);
+    const TimePoint now = std::min(at_seconds(rng.uniform_int(0, 10)), held);  // a replan asks at or before it
+    BOOST_TEST_REQUIRE((random.earliest_fit_given_back(width, length, now, held) ==
+                        std::min(given_back.earliest_fit(width, length, now), held)),
+                       "trial " << trial);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
