@@ -161,9 +161,10 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 
 | path | cost | bound |
 |---|---|---|
-| SWF parsing | O(lines): lines split from 256 KiB blocks read through zlib, 18 `from_chars` per line | the records vector is reserved from the header's MaxRecords |
-| local FCFS | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
-| local EASY / conservative | a finish replans the queue in order: O(queue x profile steps) | conservative holds every reservation; EASY one |
+| SWF parsing | O(bytes): zlib inflates 256 KiB blocks on a helper thread while the reader splits lines and converts plain decimals in the same pass (`from_chars` for anything else) | four blocks ahead at most; the records vector is reserved from the header's MaxRecords |
+| replay, FCFS / EASY | O(log running) per start and finish (a heap of finishes); EASY's backfill pass O(queue) per finish, with the head's shadow and spare nodes | the replay-only engine (`sim/studies/queue_replay.cpp`), the plan-based schedule record for record |
+| local FCFS (grid peers) | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
+| local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
 | AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |
 | event queue | binary heap, O(log pending) per event | pending events: messages in flight plus one wake-up per peer |
 | R-I / Sy-I volunteering | a Volunteer to a peer with nothing waiting is parked, not queued, and handed over before that peer's next input | parked per receiver, at most one period's worth per partner; messages are still sent and counted |
@@ -176,15 +177,11 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 
 These are the mechanisms; the figures are in the tables above.
 
-- **The Python yardstick, whole process.** Both processes read the same gzip log. Ours pays its start-up
-  (dynamic linking, option parsing) and a full SWF parse (18 fields, checks, conversion, provenance); the
-  Python loop splits 5 fields per line. The ratio that the scheduling alone gives is printed beside the
-  whole-process one. A 20x whole-process ratio would need our whole process under a twentieth of the
-  interpreter's start-up plus its parse, below what `zcat | awk` takes to read the file.
-- **Scheduling per job.** FCFS and EASY are one general plan-based local scheduler (the one the grid peers
-  use, answering AWT queries from its plan): a finish rebuilds the profile from the running jobs, and EASY
-  replans its queue. A replay-only FCFS/EASY (heap of finishes, free-node counter) would be another
-  scheduler; the grid's answers need the plan.
+- **The Python yardstick, whole process.** Both processes read the same gzip log. Ours starts in about
+  2.4 ms, inflates the log on a helper thread while it parses all 18 fields (with the checks, conversion
+  and provenance), and schedules FCFS and EASY on the replay-only engine; the Python loop splits 5 fields
+  per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
+  `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound (event heap, peers' objects, flows) although the algorithmic cost per
   event is O(log N) at worst.
@@ -195,10 +192,16 @@ These are the mechanisms; the figures are in the tables above.
 - **The data-blind Shan et al. 2004 runs.** On the slow WAN, data-blind S-I and Sy-I stage thousands of inputs at once;
   control messages then queue behind them (a message gets a new flow's share), offers time out, jobs
   return undecided, and volunteering goes on for ten simulated years. The run's events are the model's.
-- **Real peers.** Profiled (perf on the daemon under `gridctl bench-att`): about half of its time is in the
-  kernel around each receive, send and epoll wait on this virtual machine; the scheduling work per query
-  (an AWT from the cached plan) is a few percent. Fewer system calls per query (replies coalesced into one
-  write while queries are in flight) is the next step.
+  With control traffic on a priority channel (`--control-traffic priority`) the slowest run takes 45 s
+  instead of 98 s and the one-seed sweep 155 s instead of 211 s, but the model changes
+  (docs/reproducing-002.md, "Control traffic"); which one to default to waits for the testbed's measurement.
+- **The three studies.** shan2004's five seeds take five times its one-seed sweep (the tail is the data-blind
+  runs above); jones2004's 1,974 runs are 1.6 million jobs each, with no single hot path (the co-allocating
+  meta-scheduler's pass, its global queue and the local schedulers' bookkeeping share the profile).
+- **Real peers.** Connections now read whatever has come and decode every whole frame in it, and write
+  every queued frame in one go: plaintext throughput reaches 100,000 queries/s. The one-at-a-time round
+  trip is the kernel's on this virtual machine (about half the daemon's time is in receive, send and epoll
+  wait; the AWT from the cached plan is a few percent): 70-95 us whichever build, far from 25.
 )";
 
 /// A table cell: a literal '|' would end it.
