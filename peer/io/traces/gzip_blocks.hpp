@@ -35,8 +35,8 @@ class GzipBlocks {
   /// Hands a full block over, waiting while the reader is kBlocksAhead behind.
   /// False when the reader has gone.
   bool hand_over(std::string block);
-  /// An empty block to fill: a read one if there is one (a new block per
-  /// megabyte was a page fault per page).
+  /// An empty block to fill: a read one if there is one (a fresh block each
+  /// time was a page fault per page of the log).
   std::string next_block();
 
   std::filesystem::path path_;
