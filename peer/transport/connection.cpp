@@ -1,5 +1,9 @@
 #include "peer/transport/connection.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -32,6 +36,11 @@ Connection::Connection(Stream stream, ConnectionLimits limits, std::optional<Cer
   const auto endpoint = lowest().remote_endpoint(ec);
   remote_ = ec ? std::string("(unknown)") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   lowest().set_option(tcp::no_delay(true), ec);  // small control messages: latency matters
+  if (limits_.unsent_bytes_in_kernel > 0) {
+    // Best effort, as no_delay: a kernel without it only buffers more.
+    const int unsent = static_cast<int>(std::min<std::size_t>(limits_.unsent_bytes_in_kernel, 1U << 30));
+    ::setsockopt(lowest().native_handle(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent, sizeof unsent);
+  }
 }
 
 tcp::socket::lowest_layer_type& Connection::lowest() {
@@ -97,12 +106,20 @@ void Connection::enqueue(Pending pending) {
     return;
   }
   queued_bytes_ += pending.frame.size();
-  queue_.push_back(std::move(pending));
+  if (pending.bulk) {
+    queue_.push_back(std::move(pending));
+  } else {
+    // Ahead of the staged data: a query, a heartbeat or an offer waited behind
+    // every chunk of every transfer under way (seconds on a slow link).
+    queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(queued_control_), std::move(pending));
+    ++queued_control_;
+  }
   wake_writer_.cancel();
 }
 
 void Connection::send(const protocol::WireMessage& message, WrittenHandler written) {
-  enqueue({protocol::encode(message), std::move(written), false, {}});
+  enqueue(
+      {protocol::encode(message), std::move(written), false, {}, std::holds_alternative<protocol::DataChunk>(message)});
 }
 
 awaitable<bool> Connection::send_and_wait(const protocol::WireMessage& message) {
@@ -141,6 +158,7 @@ void Connection::close(const std::string& reason) {
   std::deque<Pending> dropped;
   dropped.swap(queue_);
   queued_bytes_ = 0;
+  queued_control_ = 0;
   for (Pending& pending : dropped) {
     if (pending.written) pending.written(false);
   }
@@ -243,16 +261,19 @@ awaitable<void> Connection::write_loop() {
     }
     // Every frame queued by now goes out in one write (replies to queries
     // that came in one read): a system call per frame was most of a busy
-    // peer's time. Bounded, and a frame that closes the connection ends the batch.
+    // peer's time. Bounded; a frame that closes the connection ends the
+    // batch, and so does a chunk of staged data, so that control frames
+    // queued meanwhile wait for one chunk at most.
     batch.clear();
     std::size_t bytes = 0;
     while (!queue_.empty() && batch.size() < kMostFramesPerWrite &&
            (batch.empty() || bytes + queue_.front().frame.size() <= kMostBytesPerWrite)) {
       batch.push_back(std::move(queue_.front()));
       queue_.pop_front();
+      if (!batch.back().bulk) --queued_control_;
       bytes += batch.back().frame.size();
       queued_bytes_ -= batch.back().frame.size();
-      if (batch.back().close_after) break;
+      if (batch.back().close_after || batch.back().bulk) break;
     }
     // Joined into one buffer: a TLS stream writes one buffer of a sequence at a time.
     if (batch.size() > 1) {

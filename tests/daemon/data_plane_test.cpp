@@ -1,7 +1,7 @@
 // The data plane between two peers in this process, over a loopback TCP
 // connection: a staged transfer arrives whole, as what was staged; one for a
 // partner not yet connected waits for its link; a partner opening more
-// transfers than allowed is cut off.
+// transfers than allowed is cut off; control frames go ahead of staged data.
 #include <boost/test/unit_test.hpp>
 #include <memory>
 #include <optional>
@@ -18,7 +18,8 @@ namespace asio = transport::asio;
 namespace {
 
 /// Two connected plaintext Connections, A's end first.
-std::pair<std::shared_ptr<transport::Connection>, std::shared_ptr<transport::Connection>> connected_pair(asio::io_context& io) {
+std::pair<std::shared_ptr<transport::Connection>, std::shared_ptr<transport::Connection>> connected_pair(
+    asio::io_context& io) {
   transport::tcp::acceptor acceptor(io, transport::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
   transport::tcp::socket a(io);
   a.connect(acceptor.local_endpoint());
@@ -60,7 +61,7 @@ struct TwoPeers {
           if (const auto* chunk = std::get_if<protocol::DataChunk>(&m)) b->chunk(0, *chunk);
         },
         [this](const std::string& why) { b_closed = why; });
-    a_end->start([](protocol::WireMessage) {}, [](const std::string&) {});
+    a_end->start([](const protocol::WireMessage&) {}, [](const std::string&) {});
     links_b[0] = {b_end, true};
   }
   void connect_a() {
@@ -127,6 +128,35 @@ BOOST_AUTO_TEST_CASE(a_partner_opening_too_many_transfers_is_cut_off) {
   BOOST_TEST(peers.b_closed.find("more than 1 transfers open") != std::string::npos, peers.b_closed);
   BOOST_REQUIRE(!peers.logged.empty());
   BOOST_TEST(peers.logged.back() == "peer A opened more than 1 transfers; disconnecting it");
+}
+
+BOOST_AUTO_TEST_CASE(control_frames_go_ahead_of_staged_data_queued_before_them) {
+  // Queued before the writer runs: three chunks, a heartbeat, a completion,
+  // one more chunk. The control frames go first, in their order; the chunks
+  // keep theirs.
+  asio::io_context io;
+  auto [a, b] = connected_pair(io);
+  std::vector<std::string> order;
+  b->start(
+      [&](const protocol::WireMessage& m) {
+        const auto* chunk = std::get_if<protocol::DataChunk>(&m);
+        order.push_back(chunk != nullptr ? "chunk " + std::to_string(chunk->job) : protocol::message_name(m));
+        if (order.size() == 6) io.stop();
+      },
+      [](const std::string&) {});
+  a->start([](const protocol::WireMessage&) {}, [](const std::string&) {});
+  for (JobId job = 1; job <= 3; ++job) a->send(protocol::DataChunk{job, false, std::vector<std::uint8_t>(1000, 0)});
+  a->send(protocol::Heartbeat{});
+  a->send(protocol::Completion{7, {}, {}});
+  a->send(protocol::DataChunk{4, false, std::vector<std::uint8_t>(1000, 0)});
+  io.run_for(std::chrono::seconds(5));
+  const std::vector<std::string> expected{protocol::message_name(protocol::Heartbeat{}),
+                                          protocol::message_name(protocol::Completion{}),
+                                          "chunk 1",
+                                          "chunk 2",
+                                          "chunk 3",
+                                          "chunk 4"};
+  BOOST_TEST(order == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
