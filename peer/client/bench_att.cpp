@@ -4,12 +4,14 @@
 // the core's AWT forecast, encoding.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "peer/client/behind_data.hpp"
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
 #include "peer/io/cli/parse.hpp"
@@ -57,8 +59,23 @@ int bench_att_command(int argc, char** argv) {
       "backlog",
       "first submit this many long jobs to the measured peer, so queries forecast over a real queue (they stay: "
       "a week to a month of run time each; shut the peer down afterwards)",
-      cxxopts::value<std::size_t>()->default_value("0"))("out", "write the figures as JSON here",
-                                                         cxxopts::value<std::string>());
+      cxxopts::value<std::size_t>()->default_value("0"))(
+      "behind-transfers",
+      "instead of the two phases: stage N endless transfers to the peer, as a peer stages a job's data (a "
+      "header, then chunks, each once the last is written), and time --queries round trips behind them, one "
+      "at a time --gap-ms apart (0: the same measurement without data, the baseline)",
+      cxxopts::value<std::size_t>())("transfers-as",
+                                     "with --behind-transfers: send the data as this other peer, on a connection "
+                                     "of its own (a separate flow over the same link); default: on the queries' "
+                                     "own connection, as between real peers",
+                                     cxxopts::value<std::string>())(
+      "chunk-bytes", "with --behind-transfers: payload bytes per chunk (a peer's default)",
+      cxxopts::value<std::size_t>()->default_value("65536"))(
+      "gap-ms", "with --behind-transfers: milliseconds between a reply and the next query",
+      cxxopts::value<int>()->default_value("50"))(
+      "warm-up-ms", "with --behind-transfers: milliseconds of data alone before the first query",
+      cxxopts::value<int>()->default_value("2000"))("out", "write the figures as JSON here",
+                                                    cxxopts::value<std::string>());
   const auto command_line = cli::parse_or_help(options, argc, argv);
   if (!command_line) return 0;
   const cxxopts::ParseResult& args = *command_line;
@@ -112,12 +129,18 @@ int bench_att_command(int argc, char** argv) {
   const auto submits = report::quantiles(submit_us);
   const double submits_per_second = submit_elapsed > 0 ? static_cast<double>(backlog) / submit_elapsed : 0;
   const ServerSpec& me = grid.topology.servers.at(as).spec;
-  // Over TLS it speaks as peer `as`, with that peer's certificate from --tls-dir.
-  PeerClient::Settings as_peer = settings_for(grid, to);
-  if (grid.tls) as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, me.name));
-  PeerClient peer(
-      io, grid.addresses.at(to),
-      transport::peer_hello(grid.topology, as, target.time_scale, 1, target.epoch_unix_us, target.algorithm), as_peer);
+  // Over TLS it speaks as peer `who`, with that peer's certificate from --tls-dir.
+  const auto connect_as = [&](ServerIndex who) {
+    PeerClient::Settings as_peer = settings_for(grid, to);
+    if (grid.tls) {
+      as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, grid.topology.servers[who].spec.name));
+    }
+    return PeerClient(
+        io, grid.addresses.at(to),
+        transport::peer_hello(grid.topology, who, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
+        as_peer);
+  };
+  PeerClient peer = connect_as(as);
 
   protocol::JobRequirements requirements;
   requirements.origin = as;
@@ -129,6 +152,66 @@ int bench_att_command(int argc, char** argv) {
     requirements.job = next;
     return protocol::AttQuery{next++, requirements};
   };
+  if (args.count("behind-transfers") != 0U) {
+    BehindDataSettings behind;
+    behind.transfers = args["behind-transfers"].as<std::size_t>();
+    behind.chunk_bytes = args["chunk-bytes"].as<std::size_t>();
+    behind.queries = queries;
+    behind.gap = std::chrono::milliseconds(std::max(0, args["gap-ms"].as<int>()));
+    behind.warm_up = std::chrono::milliseconds(std::max(0, args["warm-up-ms"].as<int>()));
+    if (behind.chunk_bytes == 0 || behind.chunk_bytes > (1U << 20))
+      throw std::invalid_argument("--chunk-bytes must be between 1 and 1048576 (a peer's largest chunk)");
+    transport::ConnectionLimits limits;
+    limits.max_hello_bytes = limits.codec.max_frame_bytes;  // the peer's first frames are its own traffic
+    const auto query_link = peer.into_connection(limits);
+    std::string data_as = me.name;
+    std::shared_ptr<transport::Connection> data_link = query_link;
+    if (args.count("transfers-as") != 0U) {
+      const ServerIndex other = grid.topology.resolve_server(args["transfers-as"].as<std::string>());
+      if (other == to || other == as)
+        throw std::invalid_argument("--transfers-as must name a third server, neither --to nor --as");
+      data_as = grid.topology.servers[other].spec.name;
+      PeerClient data_peer = connect_as(other);
+      data_link = data_peer.into_connection(limits);
+    }
+    const BehindDataResult result = round_trips_behind_data(io, query_link, data_link, query, behind);
+    if (!result.closed.empty()) {
+      throw std::runtime_error("the connection to " + grid.topology.servers[to].spec.name +
+                               " closed during the measurement: " + result.closed + " (its log says why)");
+    }
+    const auto trips = report::quantiles(result.round_trips_us);
+    const double slowest = result.round_trips_us.empty()
+                               ? 0
+                               : *std::max_element(result.round_trips_us.begin(), result.round_trips_us.end());
+    const double mbps = result.seconds > 0 ? static_cast<double>(result.staged_bytes) * 8 / result.seconds / 1e6 : 0;
+    const std::string channel = data_link == query_link ? "the queries' own connection" : "a separate connection";
+    std::cout << fmt::format(
+        "ATT queries to {} (as {}) behind {} endless transfer(s) of {}-byte chunks from {} on {}:\n"
+        "  round trip: p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us ({} of {} queries{})\n"
+        "  data staged meanwhile: {:.2f} Mb/s ({} bytes in {:.2f} s)\n",
+        grid.topology.servers[to].spec.name, me.name, behind.transfers, behind.chunk_bytes, data_as, channel,
+        trips.median, trips.p99, slowest, result.round_trips_us.size(), queries,
+        result.timed_out ? ", then one unanswered" : "", mbps, result.staged_bytes, result.seconds);
+    if (args.count("out") != 0U) {
+      const nlohmann::json out = {{"to", grid.topology.servers[to].spec.name},
+                                  {"as", me.name},
+                                  {"transfers", behind.transfers},
+                                  {"transfers_as", data_as},
+                                  {"same_connection", data_link == query_link},
+                                  {"chunk_bytes", behind.chunk_bytes},
+                                  {"queries", queries},
+                                  {"answered", result.round_trips_us.size()},
+                                  {"timed_out", result.timed_out},
+                                  {"round_trip_p50_us", trips.median},
+                                  {"round_trip_p99_us", trips.p99},
+                                  {"round_trip_max_us", slowest},
+                                  {"query_bytes", result.query_bytes},
+                                  {"reply_bytes", result.reply_bytes},
+                                  {"staged_mbps", mbps}};
+      std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+    }
+    return result.timed_out ? 1 : 0;
+  }
   for (int i = 0; i < 200; ++i) {  // warm-up: connection, allocator, caches
     const auto q = query();
     peer.send(q);

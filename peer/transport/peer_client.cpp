@@ -97,12 +97,22 @@ void PeerClient::start_tls(transport::asio::io_context& io, const Settings& sett
   const auto who = transport::peer_identity(*tls_, *settings.tls);
   if (const auto* why = std::get_if<std::string>(&who)) throw std::runtime_error(where_ + ": " + *why);
   const auto& identity = std::get<transport::CertificateIdentity>(who);
+  identity_ = identity;
   if (identity.role != transport::Role::peer ||
       (!settings.expect_peer.empty() && identity.name != settings.expect_peer)) {
     throw std::runtime_error(where_ + " presents the certificate of " +
                              std::string(transport::to_string(identity.role)) + " '" + identity.name +
                              "', not of peer '" + settings.expect_peer + "'");
   }
+}
+
+std::shared_ptr<Connection> PeerClient::into_connection(const ConnectionLimits& limits) {
+  if (tls_) {
+    auto connection = std::make_shared<Connection>(std::move(*tls_), limits, *identity_);
+    tls_.reset();
+    return connection;
+  }
+  return std::make_shared<Connection>(std::move(socket_), limits);
 }
 
 void PeerClient::send(const protocol::WireMessage& message) {

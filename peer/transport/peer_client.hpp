@@ -3,9 +3,11 @@
 // the same framed Cap'n Proto protocol the peers speak.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "peer/transport/asio.hpp"
+#include "peer/transport/connection.hpp"
 #include "peer/transport/peer_addresses.hpp"
 #include "peer/transport/tls.hpp"
 #include "protocol/codec.hpp"
@@ -49,6 +51,10 @@ class PeerClient {
     throw std::runtime_error(where_ + ": unexpected " + protocol::message_name(reply));
   }
   [[nodiscard]] const protocol::Hello& peer() const { return peer_; }
+  /// The handshaken stream as an asynchronous Connection (not started), for
+  /// a client that must send and receive at once (gridctl bench-att's data
+  /// behind the queries); this client is spent.
+  std::shared_ptr<Connection> into_connection(const ConnectionLimits& limits);
 
  private:
   /// Reads exactly `bytes`, waiting at most the reply time-out for each arrival.
@@ -63,6 +69,7 @@ class PeerClient {
   transport::asio::io_context& io_;
   transport::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
   std::unique_ptr<transport::TlsStream> tls_;
+  std::optional<CertificateIdentity> identity_;  ///< over TLS: the peer's certificate
   std::string where_;
   std::chrono::seconds reply_timeout_;
   protocol::Hello peer_;
