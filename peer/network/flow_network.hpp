@@ -134,6 +134,8 @@ class FlowNetwork {
   std::vector<std::set<GroupIndex>> link_moving_groups_;  // groups with moving flows, per link
   std::vector<LinkId> changed_links_;                     // moving counts changed since the last re-share
   std::set<std::pair<TimePoint, GroupIndex>> finishes_;   // each moving group's next finish
+  std::vector<GroupIndex> activated_now_;                 // groups that gained a moving flow since the last re-share
+  std::vector<GroupIndex> due_groups_;                    // scratch of complete_due()
   std::vector<GroupIndex> affected_;                      // scratch of reshare()
   std::vector<double> rates_;                             // scratch of reshare()
   TimePoint next_event_ = kNever;
