@@ -41,6 +41,199 @@ void await_any_reply(PeerClient& peer) {
   }
 }
 
+/// The peer measured and the one gridctl speaks as, with the measured peer's
+/// own Hello, which a peer's Hello must match.
+struct BenchEnds {
+  const Grid& grid;
+  ServerIndex to;
+  ServerIndex as;
+  protocol::Hello target;
+
+  [[nodiscard]] const std::string& to_name() const { return grid.topology.servers[to].spec.name; }
+  [[nodiscard]] const ServerSpec& as_spec() const { return grid.topology.servers.at(as).spec; }
+
+  /// A connection to the measured peer speaking as `who` (over TLS with
+  /// that peer's certificate from --tls-dir).
+  [[nodiscard]] PeerClient connect_as(transport::asio::io_context& io, ServerIndex who) const {
+    PeerClient::Settings as_peer = settings_for(grid, to);
+    if (grid.tls) {
+      as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, grid.topology.servers[who].spec.name));
+    }
+    return PeerClient(
+        io, grid.addresses.at(to),
+        transport::peer_hello(grid.topology, who, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
+        as_peer);
+  }
+};
+
+/// Makes the ATT queries, numbered from 1, for one job's requirements.
+class QueryMaker {
+ public:
+  explicit QueryMaker(protocol::JobRequirements requirements) : requirements_(requirements) {}
+  protocol::AttQuery operator()() {
+    requirements_.job = next_;
+    return protocol::AttQuery{next_++, requirements_};
+  }
+  [[nodiscard]] const protocol::JobRequirements& requirements() const { return requirements_; }
+
+ private:
+  protocol::JobRequirements requirements_;
+  protocol::QueryId next_ = 1;
+};
+
+/// The submit round trips of a backlog sent one at a time (under
+/// --state-dir each is synced to the journal before its ack).
+struct BacklogFigures {
+  report::Quantiles round_trip_us;
+  double per_second = 0;
+};
+
+BacklogFigures submit_backlog(transport::asio::io_context& io, const BenchEnds& ends, std::size_t backlog) {
+  std::vector<double> submit_us;
+  double elapsed = 0;
+  if (backlog > 0) {
+    // Widths cycle through 1..CPUs/2 and run times through one week to one
+    // month, so the forecast has starts and ends at many points to sweep.
+    PeerClient submitter(io, ends.grid.addresses.at(ends.to), settings_for(ends.grid, ends.to));
+    const int half = std::max(1, ends.grid.topology.servers[ends.to].spec.total_cpus() / 2);
+    for (std::size_t i = 0; i < backlog; ++i) {
+      Job job;
+      job.cpus = 1 + static_cast<int>((i * 7) % static_cast<std::size_t>(half));
+      job.run_time =
+          seconds(std::int64_t{7} * 86400 + static_cast<std::int64_t>((i * 7919) % (std::size_t{23} * 86400)));
+      job.requested_time = job.run_time;
+      const auto sent = Clock::now();
+      submitter.request<protocol::SubmitAck>(protocol::Submit{job});
+      submit_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent).count());
+      elapsed += submit_us.back() / 1e6;
+    }
+  }
+  return {report::quantiles(submit_us), elapsed > 0 ? static_cast<double>(backlog) / elapsed : 0};
+}
+
+/// --behind-transfers: round trips one at a time behind staged data.
+int measure_behind_data(const cxxopts::ParseResult& args, transport::asio::io_context& io, const BenchEnds& ends,
+                        PeerClient peer, QueryMaker& query, std::size_t queries) {
+  BehindDataSettings behind;
+  behind.transfers = args["behind-transfers"].as<std::size_t>();
+  behind.chunk_bytes = args["chunk-bytes"].as<std::size_t>();
+  behind.queries = queries;
+  behind.gap = std::chrono::milliseconds(std::max(0, args["gap-ms"].as<int>()));
+  behind.warm_up = std::chrono::milliseconds(std::max(0, args["warm-up-ms"].as<int>()));
+  if (behind.chunk_bytes == 0 || behind.chunk_bytes > (1U << 20))
+    throw std::invalid_argument("--chunk-bytes must be between 1 and 1048576 (a peer's largest chunk)");
+  transport::ConnectionLimits limits;
+  limits.max_hello_bytes = limits.codec.max_frame_bytes;  // the peer's first frames are its own traffic
+  const auto query_link = peer.into_connection(limits);
+  std::string data_as = ends.as_spec().name;
+  std::shared_ptr<transport::Connection> data_link = query_link;
+  if (args.count("transfers-as") != 0U) {
+    const ServerIndex other = ends.grid.topology.resolve_server(args["transfers-as"].as<std::string>());
+    if (other == ends.to || other == ends.as)
+      throw std::invalid_argument("--transfers-as must name a third server, neither --to nor --as");
+    data_as = ends.grid.topology.servers[other].spec.name;
+    data_link = ends.connect_as(io, other).into_connection(limits);
+  }
+  const BehindDataResult result = round_trips_behind_data(io, query_link, data_link, std::ref(query), behind);
+  if (!result.closed.empty()) {
+    throw std::runtime_error("the connection to " + ends.to_name() +
+                             " closed during the measurement: " + result.closed + " (its log says why)");
+  }
+  const auto trips = report::quantiles(result.round_trips_us);
+  const double slowest =
+      result.round_trips_us.empty() ? 0 : *std::max_element(result.round_trips_us.begin(), result.round_trips_us.end());
+  const double mbps = result.seconds > 0 ? static_cast<double>(result.staged_bytes) * 8 / result.seconds / 1e6 : 0;
+  const std::string channel = data_link == query_link ? "the queries' own connection" : "a separate connection";
+  std::cout << fmt::format(
+      "ATT queries to {} (as {}) behind {} endless transfer(s) of {}-byte chunks from {} on {}:\n"
+      "  round trip: p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us ({} of {} queries{})\n"
+      "  data staged meanwhile: {:.2f} Mb/s ({} bytes in {:.2f} s)\n",
+      ends.to_name(), ends.as_spec().name, behind.transfers, behind.chunk_bytes, data_as, channel, trips.median,
+      trips.p99, slowest, result.round_trips_us.size(), queries, result.timed_out ? ", then one unanswered" : "", mbps,
+      result.staged_bytes, result.seconds);
+  if (args.count("out") != 0U) {
+    const nlohmann::json out = {{"to", ends.to_name()},
+                                {"as", ends.as_spec().name},
+                                {"transfers", behind.transfers},
+                                {"transfers_as", data_as},
+                                {"same_connection", data_link == query_link},
+                                {"chunk_bytes", behind.chunk_bytes},
+                                {"queries", queries},
+                                {"answered", result.round_trips_us.size()},
+                                {"timed_out", result.timed_out},
+                                {"round_trip_p50_us", trips.median},
+                                {"round_trip_p99_us", trips.p99},
+                                {"round_trip_max_us", slowest},
+                                {"query_bytes", result.query_bytes},
+                                {"reply_bytes", result.reply_bytes},
+                                {"staged_mbps", mbps}};
+    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+  }
+  return result.timed_out ? 1 : 0;
+}
+
+/// The two phases: round trips one at a time (latency), then `window` in
+/// flight (throughput).
+int measure_two_phases(const cxxopts::ParseResult& args, const BenchEnds& ends, PeerClient& peer, QueryMaker& query,
+                       std::size_t queries, const BacklogFigures& backlog) {
+  const std::size_t window = std::max<std::size_t>(1, args["window"].as<std::size_t>());
+  for (int i = 0; i < 200; ++i) {  // warm-up: connection, allocator, caches
+    const auto q = query();
+    peer.send(q);
+    await_reply(peer, q.query);
+  }
+
+  std::vector<double> round_trips_us;
+  round_trips_us.reserve(queries);
+  for (std::size_t i = 0; i < queries; ++i) {
+    const auto q = query();
+    const auto start = Clock::now();
+    peer.send(q);
+    await_reply(peer, q.query);
+    round_trips_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  const auto latency = report::quantiles(round_trips_us);
+
+  const auto start = Clock::now();
+  std::size_t sent = 0;
+  std::size_t answered = 0;
+  while (answered < queries) {
+    while (sent < queries && sent - answered < window) {
+      peer.send(query());
+      ++sent;
+    }
+    await_any_reply(peer);
+    ++answered;
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const double per_second = static_cast<double>(queries) / elapsed;
+  const std::size_t backlog_jobs = args["backlog"].as<std::size_t>();
+
+  std::cout << fmt::format(
+      "ATT queries to {} (as {}, {} CPUs, {} s requested, {} at time scale {}, backlog {} jobs):\n"
+      "  round trip, one at a time: p50 {:.1f} us, p99 {:.1f} us ({} queries)\n"
+      "  throughput, {} in flight: {:.0f} queries/s ({} queries in {:.2f} s)\n"
+      "  submissions (the backlog, one at a time): p50 {:.1f} us, p99 {:.1f} us, {:.0f} jobs/s\n",
+      ends.to_name(), ends.as_spec().name, query.requirements().cpus, to_seconds(query.requirements().requested),
+      ends.target.algorithm, ends.target.time_scale, backlog_jobs, latency.median, latency.p99, queries, window,
+      per_second, queries, elapsed, backlog.round_trip_us.median, backlog.round_trip_us.p99, backlog.per_second);
+  if (args.count("out") != 0U) {
+    const nlohmann::json out = {{"to", ends.to_name()},
+                                {"as", ends.as_spec().name},
+                                {"queries", queries},
+                                {"window", window},
+                                {"backlog", backlog_jobs},
+                                {"round_trip_p50_us", latency.median},
+                                {"round_trip_p99_us", latency.p99},
+                                {"queries_per_second", per_second},
+                                {"submit_p50_us", backlog.round_trip_us.median},
+                                {"submit_p99_us", backlog.round_trip_us.p99},
+                                {"submits_per_second", backlog.per_second}};
+    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 int bench_att_command(int argc, char** argv) {
@@ -87,15 +280,13 @@ int bench_att_command(int argc, char** argv) {
                                                 : (to == 0 ? ServerIndex{1} : ServerIndex{0});
   if (as == to) throw std::invalid_argument("--as must name another server than --to");
   const std::size_t queries = args["queries"].as<std::size_t>();
-  const std::size_t window = std::max<std::size_t>(1, args["window"].as<std::size_t>());
   if (queries == 0) throw std::invalid_argument("--queries must be at least 1");
 
   transport::asio::io_context io;
-  // The measured peer's settings, which a peer's Hello must match.
-  protocol::Hello target;
+  BenchEnds ends{grid, to, as, {}};
   {
     PeerClient probe(io, grid.addresses.at(to), settings_for(grid, to));
-    target = probe.peer();
+    ends.target = probe.peer();
     const auto status = probe.request<protocol::PeerStatus>(protocol::StatusRequest{});
     for (const auto p : status.connected) {
       if (p == as) {
@@ -104,168 +295,17 @@ int bench_att_command(int argc, char** argv) {
       }
     }
   }
-  const std::size_t backlog = args["backlog"].as<std::size_t>();
-  // The backlog's submissions, one at a time, are the submit round trip
-  // (under --state-dir each is synced to the journal before its ack).
-  std::vector<double> submit_us;
-  double submit_elapsed = 0;
-  if (backlog > 0) {
-    // Widths cycle through 1..CPUs/2 and run times through one week to one
-    // month, so the forecast has starts and ends at many points to sweep.
-    PeerClient submitter(io, grid.addresses.at(to), settings_for(grid, to));
-    const int half = std::max(1, grid.topology.servers[to].spec.total_cpus() / 2);
-    for (std::size_t i = 0; i < backlog; ++i) {
-      Job job;
-      job.cpus = 1 + static_cast<int>((i * 7) % static_cast<std::size_t>(half));
-      job.run_time =
-          seconds(std::int64_t{7} * 86400 + static_cast<std::int64_t>((i * 7919) % (std::size_t{23} * 86400)));
-      job.requested_time = job.run_time;
-      const auto sent = Clock::now();
-      submitter.request<protocol::SubmitAck>(protocol::Submit{job});
-      submit_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent).count());
-      submit_elapsed += submit_us.back() / 1e6;
-    }
-  }
-  const auto submits = report::quantiles(submit_us);
-  const double submits_per_second = submit_elapsed > 0 ? static_cast<double>(backlog) / submit_elapsed : 0;
-  const ServerSpec& me = grid.topology.servers.at(as).spec;
-  // Over TLS it speaks as peer `who`, with that peer's certificate from --tls-dir.
-  const auto connect_as = [&](ServerIndex who) {
-    PeerClient::Settings as_peer = settings_for(grid, to);
-    if (grid.tls) {
-      as_peer.tls = transport::load_tls(transport::TlsFiles::in(grid.tls_dir, grid.topology.servers[who].spec.name));
-    }
-    return PeerClient(
-        io, grid.addresses.at(to),
-        transport::peer_hello(grid.topology, who, target.time_scale, 1, target.epoch_unix_us, target.algorithm),
-        as_peer);
-  };
-  PeerClient peer = connect_as(as);
+  const BacklogFigures backlog = submit_backlog(io, ends, args["backlog"].as<std::size_t>());
+  PeerClient peer = ends.connect_as(io, as);
 
   protocol::JobRequirements requirements;
   requirements.origin = as;
   requirements.cpus = args["cpus"].as<int>();
   requirements.requested = seconds_ceil(args["requested"].as<double>());
-  requirements.origin_mhz = me.mhz;
-  protocol::QueryId next = 1;
-  const auto query = [&] {
-    requirements.job = next;
-    return protocol::AttQuery{next++, requirements};
-  };
-  if (args.count("behind-transfers") != 0U) {
-    BehindDataSettings behind;
-    behind.transfers = args["behind-transfers"].as<std::size_t>();
-    behind.chunk_bytes = args["chunk-bytes"].as<std::size_t>();
-    behind.queries = queries;
-    behind.gap = std::chrono::milliseconds(std::max(0, args["gap-ms"].as<int>()));
-    behind.warm_up = std::chrono::milliseconds(std::max(0, args["warm-up-ms"].as<int>()));
-    if (behind.chunk_bytes == 0 || behind.chunk_bytes > (1U << 20))
-      throw std::invalid_argument("--chunk-bytes must be between 1 and 1048576 (a peer's largest chunk)");
-    transport::ConnectionLimits limits;
-    limits.max_hello_bytes = limits.codec.max_frame_bytes;  // the peer's first frames are its own traffic
-    const auto query_link = peer.into_connection(limits);
-    std::string data_as = me.name;
-    std::shared_ptr<transport::Connection> data_link = query_link;
-    if (args.count("transfers-as") != 0U) {
-      const ServerIndex other = grid.topology.resolve_server(args["transfers-as"].as<std::string>());
-      if (other == to || other == as)
-        throw std::invalid_argument("--transfers-as must name a third server, neither --to nor --as");
-      data_as = grid.topology.servers[other].spec.name;
-      PeerClient data_peer = connect_as(other);
-      data_link = data_peer.into_connection(limits);
-    }
-    const BehindDataResult result = round_trips_behind_data(io, query_link, data_link, query, behind);
-    if (!result.closed.empty()) {
-      throw std::runtime_error("the connection to " + grid.topology.servers[to].spec.name +
-                               " closed during the measurement: " + result.closed + " (its log says why)");
-    }
-    const auto trips = report::quantiles(result.round_trips_us);
-    const double slowest = result.round_trips_us.empty()
-                               ? 0
-                               : *std::max_element(result.round_trips_us.begin(), result.round_trips_us.end());
-    const double mbps = result.seconds > 0 ? static_cast<double>(result.staged_bytes) * 8 / result.seconds / 1e6 : 0;
-    const std::string channel = data_link == query_link ? "the queries' own connection" : "a separate connection";
-    std::cout << fmt::format(
-        "ATT queries to {} (as {}) behind {} endless transfer(s) of {}-byte chunks from {} on {}:\n"
-        "  round trip: p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us ({} of {} queries{})\n"
-        "  data staged meanwhile: {:.2f} Mb/s ({} bytes in {:.2f} s)\n",
-        grid.topology.servers[to].spec.name, me.name, behind.transfers, behind.chunk_bytes, data_as, channel,
-        trips.median, trips.p99, slowest, result.round_trips_us.size(), queries,
-        result.timed_out ? ", then one unanswered" : "", mbps, result.staged_bytes, result.seconds);
-    if (args.count("out") != 0U) {
-      const nlohmann::json out = {{"to", grid.topology.servers[to].spec.name},
-                                  {"as", me.name},
-                                  {"transfers", behind.transfers},
-                                  {"transfers_as", data_as},
-                                  {"same_connection", data_link == query_link},
-                                  {"chunk_bytes", behind.chunk_bytes},
-                                  {"queries", queries},
-                                  {"answered", result.round_trips_us.size()},
-                                  {"timed_out", result.timed_out},
-                                  {"round_trip_p50_us", trips.median},
-                                  {"round_trip_p99_us", trips.p99},
-                                  {"round_trip_max_us", slowest},
-                                  {"query_bytes", result.query_bytes},
-                                  {"reply_bytes", result.reply_bytes},
-                                  {"staged_mbps", mbps}};
-      std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
-    }
-    return result.timed_out ? 1 : 0;
-  }
-  for (int i = 0; i < 200; ++i) {  // warm-up: connection, allocator, caches
-    const auto q = query();
-    peer.send(q);
-    await_reply(peer, q.query);
-  }
-
-  std::vector<double> round_trips_us;
-  round_trips_us.reserve(queries);
-  for (std::size_t i = 0; i < queries; ++i) {
-    const auto q = query();
-    const auto start = Clock::now();
-    peer.send(q);
-    await_reply(peer, q.query);
-    round_trips_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-  }
-  const auto latency = report::quantiles(round_trips_us);
-
-  const auto start = Clock::now();
-  std::size_t sent = 0;
-  std::size_t answered = 0;
-  while (answered < queries) {
-    while (sent < queries && sent - answered < window) {
-      peer.send(query());
-      ++sent;
-    }
-    await_any_reply(peer);
-    ++answered;
-  }
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  const double per_second = static_cast<double>(queries) / elapsed;
-
-  std::cout << fmt::format(
-      "ATT queries to {} (as {}, {} CPUs, {} s requested, {} at time scale {}, backlog {} jobs):\n"
-      "  round trip, one at a time: p50 {:.1f} us, p99 {:.1f} us ({} queries)\n"
-      "  throughput, {} in flight: {:.0f} queries/s ({} queries in {:.2f} s)\n"
-      "  submissions (the backlog, one at a time): p50 {:.1f} us, p99 {:.1f} us, {:.0f} jobs/s\n",
-      grid.topology.servers[to].spec.name, me.name, requirements.cpus, to_seconds(requirements.requested),
-      target.algorithm, target.time_scale, backlog, latency.median, latency.p99, queries, window, per_second, queries,
-      elapsed, submits.median, submits.p99, submits_per_second);
-  if (args.count("out") != 0U) {
-    const nlohmann::json out = {{"to", grid.topology.servers[to].spec.name},
-                                {"as", me.name},
-                                {"queries", queries},
-                                {"window", window},
-                                {"backlog", backlog},
-                                {"round_trip_p50_us", latency.median},
-                                {"round_trip_p99_us", latency.p99},
-                                {"queries_per_second", per_second},
-                                {"submit_p50_us", submits.median},
-                                {"submit_p99_us", submits.p99},
-                                {"submits_per_second", submits_per_second}};
-    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
-  }
-  return 0;
+  requirements.origin_mhz = ends.as_spec().mhz;
+  QueryMaker query(requirements);
+  if (args.count("behind-transfers") != 0U) return measure_behind_data(args, io, ends, std::move(peer), query, queries);
+  return measure_two_phases(args, ends, peer, query, queries, backlog);
 }
 
 }  // namespace gridpeer::client

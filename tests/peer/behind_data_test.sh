@@ -15,6 +15,7 @@ cleanup() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -r
 trap cleanup EXIT
 GRIDCTL=("$BIN/peer/client/gridctl")
 "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id A --base-port "$PORT" --algorithm si --log-level warn \
+    --shutdown-grace 1 \
     --plaintext 2>"$WORK/peer.log" &
 for _ in $(seq 50); do
   answers A <<<"$("${GRIDCTL[@]}" status --topology "$TOPOLOGY" --base-port "$PORT" --plaintext 2>/dev/null || true)" &&
@@ -26,17 +27,13 @@ done
 behind() {
   local name=$1
   shift
-  for _ in $(seq 50); do
-    if "${GRIDCTL[@]}" bench-att --topology "$TOPOLOGY" --base-port "$PORT" --plaintext --to A --as B --queries 5 \
-        --gap-ms 10 --warm-up-ms 200 --out "$WORK/$name.json" "$@" >"$WORK/$name.txt" 2>"$WORK/$name.err"; then
-      return
-    fi
-    grep -q "is running and connected\|is connected already" "$WORK/$name.err" || { cat "$WORK/$name.err"; exit 1; }
-    sleep 0.2
-  done
-  echo "A still counts the last measurement's connection after 10 s"; exit 1
+  retry_while_connected 50 0.2 "$WORK/$name.err" "${GRIDCTL[@]}" bench-att --topology "$TOPOLOGY" --base-port "$PORT" \
+    --plaintext --to A --as B --queries 5 --gap-ms 10 --warm-up-ms 200 --out "$WORK/$name.json" "$@" \
+    >"$WORK/$name.txt" || { cat "$WORK/$name.err"; exit 1; }
 }
 behind same --behind-transfers 2
+# The two phases without data (scripts/bench-peers' measurement), with a backlog submitted first.
+behind phases --window 4 --backlog 3
 behind separate --behind-transfers 3 --transfers-as C
 behind baseline --behind-transfers 0
 python3 - "$WORK" <<'PY'
@@ -49,6 +46,10 @@ def check(name, transfers, same, data_as):
     assert row["query_bytes"] > 0 and row["reply_bytes"] > 0, row
     assert 0 < row["round_trip_p50_us"] <= row["round_trip_p99_us"] <= row["round_trip_max_us"], row
     assert (row["staged_mbps"] > 0) == (transfers > 0), row
+phases = json.load(open(f"{work}/phases.json"))
+assert phases["queries"] == 5 and phases["window"] == 4 and phases["backlog"] == 3, phases
+assert phases["queries_per_second"] > 0 and 0 < phases["round_trip_p50_us"] <= phases["round_trip_p99_us"], phases
+assert phases["submits_per_second"] > 0 and 0 < phases["submit_p50_us"], phases
 check("same", 2, True, "B")
 check("separate", 3, False, "C")
 check("baseline", 0, True, "B")
