@@ -32,7 +32,7 @@ transport::awaitable<void> stage_endlessly(std::shared_ptr<transport::Connection
   begin.payload_bytes = begin.bytes;
   data->send(begin);
   const protocol::DataChunk chunk{job, false, std::vector<std::uint8_t>(chunk_bytes, 0)};
-  while (!probe.stop && co_await data->send_and_wait(chunk)) {
+  while (!probe.stop && co_await data->send_and_wait(chunk, transport::Connection::Lane::bulk)) {
     if (probe.measuring) probe.result.staged_bytes += chunk_bytes;
   }
 }

@@ -45,7 +45,7 @@ transport::awaitable<void> DataPlane::send(std::shared_ptr<transport::Connection
   for (std::uint64_t sent = 0; sent < payload;) {
     const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(settings_.chunk_bytes, payload - sent));
     protocol::DataChunk chunk{transfer.job, begin.output, std::vector<std::uint8_t>(size, 0)};
-    if (!co_await connection->send_and_wait(chunk)) {
+    if (!co_await connection->send_and_wait(chunk, transport::Connection::Lane::bulk)) {
       // The link went down: send it all again once it is back.
       logger_->debug("staging of job {} to {} interrupted; will resend", transfer.job, name_of_(transfer.to));
       wait_for_link(transfer);

@@ -117,19 +117,21 @@ void Connection::enqueue(Pending pending) {
   wake_writer_.cancel();
 }
 
-void Connection::send(const protocol::WireMessage& message, WrittenHandler written) {
-  enqueue(
-      {protocol::encode(message), std::move(written), false, {}, std::holds_alternative<protocol::DataChunk>(message)});
+void Connection::send(const protocol::WireMessage& message, WrittenHandler written, Lane lane) {
+  enqueue({protocol::encode(message), std::move(written), false, {}, lane == Lane::bulk});
 }
 
-awaitable<bool> Connection::send_and_wait(const protocol::WireMessage& message) {
+awaitable<bool> Connection::send_and_wait(const protocol::WireMessage& message, Lane lane) {
   // A timer as a one-shot signal: the written handler cancels it.
   auto done = std::make_shared<asio::steady_timer>(lowest().get_executor(), asio::steady_timer::time_point::max());
   auto ok = std::make_shared<bool>(false);
-  send(message, [done, ok](bool written) {
-    *ok = written;
-    done->cancel();
-  });
+  send(
+      message,
+      [done, ok](bool written) {
+        *ok = written;
+        done->cancel();
+      },
+      lane);
   if (!*ok && open_) {  // not yet written (the handler may already have run if closed)
     boost::system::error_code ec;
     co_await done->async_wait(asio::redirect_error(use_awaitable, ec));

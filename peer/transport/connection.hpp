@@ -65,9 +65,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// The first call starts reading and writing; later calls only replace
   /// the handlers (after a handshake, say).
   void start(MessageHandler on_message, CloseHandler on_close);
-  void send(const protocol::WireMessage& message, WrittenHandler written = {});
+  /// Which frames go first: control (queries, offers, heartbeats) ahead of
+  /// bulk (staged data), each lane in the order sent. The sender says which,
+  /// so the transport need not know the protocol's messages.
+  enum class Lane { control, bulk };
+
+  void send(const protocol::WireMessage& message, WrittenHandler written = {}, Lane lane = Lane::control);
   /// Sends and waits until written; false if the connection closed first.
-  awaitable<bool> send_and_wait(const protocol::WireMessage& message);
+  awaitable<bool> send_and_wait(const protocol::WireMessage& message, Lane lane = Lane::control);
   /// Sends an Error and closes once it is written.
   void fail(protocol::Error::Code code, const std::string& detail);
   void close(const std::string& reason);
@@ -90,7 +95,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     WrittenHandler written;
     bool close_after = false;
     std::string reason;
-    bool bulk = false;  ///< staged data (a DataChunk): every other frame goes ahead of it
+    bool bulk = false;  ///< sent on Lane::bulk: every control frame goes ahead of it
   };
 
   using Stream = std::variant<tcp::socket, TlsStream>;

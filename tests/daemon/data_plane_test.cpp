@@ -134,6 +134,7 @@ BOOST_AUTO_TEST_CASE(control_frames_go_ahead_of_staged_data_queued_before_them) 
   // Queued before the writer runs: three chunks, a heartbeat, a completion,
   // one more chunk. The control frames go first, in their order; the chunks
   // keep theirs.
+  using Lane = transport::Connection::Lane;
   asio::io_context io;
   auto [a, b] = connected_pair(io);
   std::vector<std::string> order;
@@ -145,10 +146,11 @@ BOOST_AUTO_TEST_CASE(control_frames_go_ahead_of_staged_data_queued_before_them) 
       },
       [](const std::string&) {});
   a->start([](const protocol::WireMessage&) {}, [](const std::string&) {});
-  for (JobId job = 1; job <= 3; ++job) a->send(protocol::DataChunk{job, false, std::vector<std::uint8_t>(1000, 0)});
+  for (JobId job = 1; job <= 3; ++job)
+    a->send(protocol::DataChunk{job, false, std::vector<std::uint8_t>(1000, 0)}, {}, Lane::bulk);
   a->send(protocol::Heartbeat{});
   a->send(protocol::Completion{7, {}, {}});
-  a->send(protocol::DataChunk{4, false, std::vector<std::uint8_t>(1000, 0)});
+  a->send(protocol::DataChunk{4, false, std::vector<std::uint8_t>(1000, 0)}, {}, Lane::bulk);
   io.run_for(std::chrono::seconds(5));
   const std::vector<std::string> expected{protocol::message_name(protocol::Heartbeat{}),
                                           protocol::message_name(protocol::Completion{}),
