@@ -17,3 +17,18 @@ grid_tls() {
 # answers NAME: succeeds when the `gridctl status` text on stdin has a live
 # row for NAME (an unreachable peer has a row too, saying so).
 answers() { awk -v name="$1" '$1 == name && $2 != "unreachable:" { up = 1 } END { exit !up }'; }
+# retry_while_connected TRIES PAUSE ERRFILE COMMAND...: runs COMMAND (its
+# stderr to ERRFILE) until it succeeds. A failure because the peer still
+# counts the speaker as connected (the last run's connections close behind
+# what they queued) is tried again after PAUSE seconds, up to TRIES runs;
+# any other failure returns at once.
+retry_while_connected() {
+  local tries=$1 pause=$2 err=$3 try
+  shift 3
+  for ((try = 0; try < tries; ++try)); do
+    "$@" 2>"$err" && return 0
+    grep -q "is running and connected\|is connected already" "$err" || return 1
+    sleep "$pause"
+  done
+  return 1
+}
