@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/studies/replay_loop.hpp"
+
 namespace gridpeer::sim {
 namespace {
 
@@ -45,8 +47,9 @@ class QueueServer {
   QueueServer(const ServerSpec& server, LocalPolicy policy, std::span<const Job> jobs, LocalReplayResult& result)
       : server_(server), easy_(policy == LocalPolicy::easy), jobs_(jobs), result_(result), free_(server.nodes) {}
 
-  [[nodiscard]] TimePoint next_finish() const { return running_.empty() ? kNever : running_.top().actual_end; }
+  [[nodiscard]] TimePoint next_deadline() const { return running_.empty() ? kNever : running_.top().actual_end; }
   [[nodiscard]] std::size_t queued() const { return queue_.size() - head_; }
+  void after_step() {}
 
   void submit(std::size_t index, TimePoint now) {
     const Job& job = jobs_[index];
@@ -75,10 +78,10 @@ class QueueServer {
 
   /// Finishes every job due at `now` (the earliest finish), then starts what
   /// the policy lets start.
-  void finish_due(TimePoint now) {
+  void advance(TimePoint now) {
     // A job that runs for no time ends at the instant it starts, in the same step.
-    while (next_finish() <= now) {
-      while (next_finish() <= now) {
+    while (next_deadline() <= now) {
+      while (next_deadline() <= now) {
         const Running job = running_.top();
         running_.pop();
         free_ += job.nodes;
@@ -191,23 +194,7 @@ LocalReplayResult replay_queue(const ServerSpec& server, const LocalPolicyConfig
   LocalReplayResult result;
   result.records.reserve(jobs.size());
   QueueServer queue(server, policy.policy, jobs, result);
-  constexpr std::size_t kProgressEvery = 4096;
-  std::size_t next = 0;
-  for (;;) {
-    const TimePoint next_submit = next < jobs.size() ? jobs[next].submit : kNever;
-    const TimePoint finish = queue.next_finish();
-    if (next_submit == kNever && finish == kNever) break;
-    if (finish <= next_submit) {
-      queue.finish_due(finish);
-    } else {
-      queue.submit(next, next_submit);
-      ++next;
-      if (progress && next % kProgressEvery == 0) progress(next);
-    }
-    ++result.events;
-    result.max_queue = std::max(result.max_queue, queue.queued());
-  }
-  if (progress) progress(next);
+  drive_replay(jobs, queue, result, progress);
   return result;
 }
 
