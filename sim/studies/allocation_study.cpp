@@ -19,6 +19,7 @@
 #include "peer/workload/feitelson96.hpp"
 #include "peer/workload/heterogeneous_grid.hpp"
 #include "peer/workload/lublin.hpp"
+#include "sim/studies/allocation_replay.hpp"
 #include "sim/studies/cli_support.hpp"
 #include "sim/studies/run_identity.hpp"
 
@@ -39,6 +40,42 @@ constexpr EnumNames<AllocationWorkload, 3> kWorkloadNames{{{
 }}};
 /// The workload's stream of a seed, apart from the speed draws (0, 1, ...).
 constexpr std::uint64_t kWorkloadStream = 1'000'000;
+
+/// The run's sums, input by input: ART, waits, the queue over events and over time.
+class Tally final : public AllocationObserver {
+ public:
+  Tally(AllocationResult& result, bool keep_records, TimePoint first)
+      : result_(result), keep_records_(keep_records), last_(first) {}
+
+  void input(TimePoint at, std::size_t queued_before) override {
+    // The queue held queued_before jobs since the last input.
+    queue_area += static_cast<double>(queued_before) * to_seconds(at - last_);
+    last_ = at;
+  }
+  void ended(const JobRecord& record) override {
+    ++result_.jobs;
+    if (keep_records_) result_.records.push_back(record);
+    response += to_seconds(record.response());
+    wait += to_seconds(record.wait());
+    last_end = std::max(last_end, record.end);
+  }
+  void handled(std::size_t queued_after) override {
+    queue_events += static_cast<double>(queued_after);
+    ++events;
+  }
+
+  double response = 0;
+  double wait = 0;
+  double queue_events = 0;
+  std::size_t events = 0;
+  double queue_area = 0;
+  TimePoint last_end{};
+
+ private:
+  AllocationResult& result_;
+  bool keep_records_;
+  TimePoint last_;
+};
 
 std::vector<double> parse_numbers(const std::string& text, const char* option) {
   return parse_positive_list(text, option, "a number above 0", "comma-separated: 8,128,128,128,50");
@@ -222,7 +259,8 @@ std::vector<double> allocation_speeds(const AllocationSpec& spec) {
   return workload::draw_speeds(spec.sites, spec.sh, stream);
 }
 
-AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& logged, bool keep_records) {
+AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& logged, bool keep_records,
+                                AllocationEngine engine) {
   const auto started = std::chrono::steady_clock::now();
   AllocationResult result;
   result.speeds = allocation_speeds(spec);
@@ -253,34 +291,24 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
           fmt::format("job of {} processors fits no site (the widest has {})", job.cpus, widest));
     }
   }
-  const network::StaticNetworkView network(network::NetworkGraph{});  // Shih, Huang & Chung 2010 moves no data
-  const auto scheduler = make_allocation_scheduler(sites, spec.rule, network);
-  double response = 0;
-  double wait = 0;
-  double queue_events = 0;
-  std::size_t events = 0;
-  double queue_area = 0;
-  TimePoint last = jobs.empty() ? TimePoint{} : jobs.front().submit;
-  TimePoint last_end{};
-  run_meta(*scheduler, jobs, [&](MetaStep& step) {
-    // The queue held queued_before jobs since the last input; after this one, it holds:
-    queue_area += static_cast<double>(step.queued_before) * to_seconds(step.at - last);
-    last = step.at;
-    const auto queued = static_cast<double>(scheduler->undecided_jobs());
-    for (const SchedulerOutput& output : step.outputs) {
-      const auto* ended = std::get_if<JobEnded>(&output);
-      if (ended == nullptr || ended->outcome != JobOutcome::completed) {
-        throw std::logic_error("the allocation meta-scheduler gave up a job");
+  Tally tally(result, keep_records, jobs.empty() ? TimePoint{} : jobs.front().submit);
+  if (engine == AllocationEngine::replay) {
+    replay_allocation(sites, spec.rule, kAllocationReferenceMhz, jobs, tally);
+  } else {
+    const network::StaticNetworkView network(network::NetworkGraph{});  // Shih, Huang & Chung 2010 moves no data
+    const auto scheduler = make_allocation_scheduler(sites, spec.rule, network);
+    run_meta(*scheduler, jobs, [&](MetaStep& step) {
+      tally.input(step.at, step.queued_before);
+      for (const SchedulerOutput& output : step.outputs) {
+        const auto* ended = std::get_if<JobEnded>(&output);
+        if (ended == nullptr || ended->outcome != JobOutcome::completed) {
+          throw std::logic_error("the allocation meta-scheduler gave up a job");
+        }
+        tally.ended(ended->record);
       }
-      ++result.jobs;
-      if (keep_records) result.records.push_back(ended->record);
-      response += to_seconds(ended->record.response());
-      wait += to_seconds(ended->record.wait());
-      last_end = std::max(last_end, ended->record.end);
-    }
-    queue_events += queued;
-    ++events;
-  });
+      tally.handled(scheduler->undecided_jobs());
+    });
+  }
   if (result.jobs != jobs.size()) {
     throw std::logic_error(fmt::format("{} of {} jobs never ended", jobs.size() - result.jobs, jobs.size()));
   }
@@ -291,13 +319,13 @@ AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Jo
     result.cut_from = std::move(cut_from);
   }
   const double n = std::max<double>(1.0, static_cast<double>(result.jobs));
-  result.art_s = response / n;
-  result.mean_wait_s = wait / n;
-  result.mean_queue_events = events > 0 ? queue_events / static_cast<double>(events) : 0.0;
-  result.events = events;
+  result.art_s = tally.response / n;
+  result.mean_wait_s = tally.wait / n;
+  result.mean_queue_events = tally.events > 0 ? tally.queue_events / static_cast<double>(tally.events) : 0.0;
+  result.events = tally.events;
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
-  result.makespan_s = to_seconds(last_end - first);
-  result.mean_queue_time = result.makespan_s > 0 ? queue_area / result.makespan_s : 0.0;
+  result.makespan_s = to_seconds(tally.last_end - first);
+  result.mean_queue_time = result.makespan_s > 0 ? tally.queue_area / result.makespan_s : 0.0;
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

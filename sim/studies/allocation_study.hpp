@@ -92,8 +92,15 @@ struct AllocationResult {
   std::vector<std::size_t> cut_from;
 };
 
+/// Which engine plays a run: the same inputs and results either way.
+enum class AllocationEngine {
+  replay,          ///< allocation_replay.hpp: a queue, counters and a heap of finishes
+  meta_scheduler,  ///< make_allocation_scheduler's MetaScheduler over local schedulers: the reference
+};
+
 /// Runs `jobs` (as logged: times are scaled by SL and cut by RC here).
-AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs, bool keep_records = false);
+AllocationResult run_allocation(const AllocationSpec& spec, const std::vector<Job>& jobs, bool keep_records = false,
+                                AllocationEngine engine = AllocationEngine::replay);
 
 /// One row per job, by id: job_id, source_job (its position in the log as
 /// read, or in the model's draw), submit_s, processors, site (1-based), speed,

@@ -108,4 +108,64 @@ BOOST_AUTO_TEST_CASE(synthetic_models_as_section_5_uses_them) {
   }
 }
 
+namespace {
+
+/// Both engines on one spec: every record and every figure the same.
+void check_engines_agree(const AllocationSpec& spec, const std::vector<Job>& jobs, const std::string& what) {
+  const AllocationResult fast = run_allocation(spec, jobs, true, AllocationEngine::replay);
+  const AllocationResult reference = run_allocation(spec, jobs, true, AllocationEngine::meta_scheduler);
+  BOOST_TEST_REQUIRE(fast.records.size() == reference.records.size(), what);
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < fast.records.size(); ++i) differing += fast.records[i] == reference.records[i] ? 0 : 1;
+  BOOST_TEST(differing == 0U, what << ": " << differing << " records differ");
+  BOOST_TEST(fast.cut_from == reference.cut_from, what);
+  // Exact: the sums are taken in the same order.
+  BOOST_TEST(fast.art_s == reference.art_s, what);
+  BOOST_TEST(fast.mean_wait_s == reference.mean_wait_s, what);
+  BOOST_TEST(fast.mean_queue_events == reference.mean_queue_events, what);
+  BOOST_TEST(fast.mean_queue_time == reference.mean_queue_time, what);
+  BOOST_TEST(fast.makespan_s == reference.makespan_s, what);
+  BOOST_TEST(fast.events == reference.events, what);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_replay_engine_gives_the_meta_schedulers_schedule) {
+  // Every rule, with speeds drawn (so BF, FF and the what-ifs part ways),
+  // loads from an empty queue to a long one, and wide jobs cut: the queue,
+  // counters and heap give the MetaScheduler's schedule record for record.
+  AllocationSpec spec;
+  spec.workload = AllocationWorkload::feitelson96;
+  spec.arrival = default_allocation_arrival(spec.workload);
+  spec.model_jobs = 2500;
+  const std::vector<Job> jobs = allocation_jobs(spec);
+  spec.sh = 0.18;
+  spec.speed_draw = 2;
+  spec.rc = 0.5;
+  for (const AllocationRuleKind kind :
+       {AllocationRuleKind::bf, AllocationRuleKind::ff, AllocationRuleKind::si, AllocationRuleKind::ti,
+        AllocationRuleKind::ai, AllocationRuleKind::ai2, AllocationRuleKind::tai, AllocationRuleKind::tai2}) {
+    spec.rule = default_allocation_rule(kind);
+    for (const double sl : {1.0, 4.0}) {
+      spec.sl = sl;
+      check_engines_agree(spec, jobs, std::string(to_string(kind)) + " at SL " + std::to_string(sl));
+    }
+  }
+  // At SH 0 every site runs at speed 1, so ties between sites decide.
+  spec.sh = 0;
+  spec.sl = 2;
+  spec.rule = default_allocation_rule(AllocationRuleKind::tai2);
+  check_engines_agree(spec, jobs, "tai2 at SH 0");
+}
+
+BOOST_AUTO_TEST_CASE(the_engines_agree_on_sdsc_sp2, *boost::unit_test::precondition(traces_present())) {
+  AllocationSpec spec;
+  const std::vector<Job> jobs = allocation_trace_jobs(spec);
+  spec.sl = 3;
+  spec.sh = 0.24;
+  spec.rc = 0.25;
+  spec.rule = default_allocation_rule(AllocationRuleKind::ai);
+  check_engines_agree(spec, jobs, "SDSC-SP2, AI, SL 3, SH 0.24, RC 25%");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
