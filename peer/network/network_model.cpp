@@ -1,14 +1,25 @@
 #include "peer/network/network_model.hpp"
 
+#include <algorithm>
+
 namespace gridpeer::network {
 
 std::string_view to_string(ControlTraffic traffic) {
-  return traffic == ControlTraffic::priority ? "priority" : "shared";
+  switch (traffic) {
+    case ControlTraffic::shared:
+      return "shared";
+    case ControlTraffic::priority:
+      return "priority";
+    case ControlTraffic::bounded:
+      return "bounded";
+  }
+  return "shared";
 }
 
 std::optional<ControlTraffic> parse_control_traffic(std::string_view text) {
-  if (text == "shared") return ControlTraffic::shared;
-  if (text == "priority") return ControlTraffic::priority;
+  for (const auto traffic : {ControlTraffic::shared, ControlTraffic::priority, ControlTraffic::bounded}) {
+    if (text == to_string(traffic)) return traffic;
+  }
   return std::nullopt;
 }
 
@@ -30,8 +41,13 @@ Duration NetworkModel::message_delay(std::uint64_t bytes, ServerIndex from, Serv
   const Route& path = route(from, to);
   if (path.empty()) return Duration::zero();
   const Duration latency = flows_.latency(path);
-  if (bytes == 0) return latency;
-  return latency + seconds_ceil(static_cast<double>(bytes) / routes_.bottleneck(path));
+  std::uint64_t ahead = 0;
+  if (control_ == ControlTraffic::bounded &&
+      std::any_of(path.begin(), path.end(), [&](LinkId link) { return flows_.flows_on(link) > 0; })) {
+    ahead = kBytesAheadOfControl;
+  }
+  if (bytes + ahead == 0) return latency;
+  return latency + seconds_ceil(static_cast<double>(bytes + ahead) / routes_.bottleneck(path));
 }
 
 double NetworkModel::bottleneck_bandwidth(ServerIndex from, ServerIndex to) const {

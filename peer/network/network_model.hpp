@@ -27,7 +27,8 @@ class NetworkModel final : public NetworkView {
   [[nodiscard]] double bottleneck_bandwidth(ServerIndex from, ServerIndex to) const override;
   /// A message's delay: what a transfer of its size is estimated to take
   /// (shared), or its route's latency plus its size at the route's full rate
-  /// (priority).
+  /// (priority), with kBytesAheadOfControl more when data moves on the route
+  /// (bounded).
   [[nodiscard]] Duration message_delay(std::uint64_t bytes, ServerIndex from, ServerIndex to) const;
   [[nodiscard]] ControlTraffic control_traffic() const { return control_; }
   FlowId start_transfer(ServerIndex from, ServerIndex to, double bytes, TimePoint now) {

@@ -57,7 +57,9 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "control-traffic",
       "how queries, replies, volunteering and offers cross the network: shared (each waits behind the data moving "
       "on its route, at the rate a new transfer would get) or priority (its route's latency plus its size at the "
-      "route's full rate, as on a prioritised control channel)",
+      "route's full rate, as on a prioritised control channel) or bounded (as priority, but on a route carrying "
+      "data it first waits for the 128 KiB a real peer lets ahead of a control frame: the chunk being written and "
+      "the kernel's unsent bytes)",
       cxxopts::value<std::string>()->default_value("shared"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
       cxxopts::value<std::string>())("partners",
@@ -167,7 +169,7 @@ ExperimentSpec grid_spec_from_options(const cxxopts::ParseResult& args) {
   spec.sharing = *parsed;
   const std::string control = args["control-traffic"].as<std::string>();
   const auto traffic = network::parse_control_traffic(control);
-  if (!traffic) throw std::invalid_argument("--control-traffic '" + control + "' is not shared or priority");
+  if (!traffic) throw std::invalid_argument("--control-traffic '" + control + "' is not shared, priority or bounded");
   spec.control_traffic = *traffic;
   spec.churn = churn_from_options(args);
   if (args.count("churn-file") != 0U) spec.churn_file = args["churn-file"].as<std::string>();

@@ -7,7 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "peer/daemon/daemon_config.hpp"
 #include "peer/daemon/data_plane.hpp"
+#include "peer/network/control_traffic.hpp"
 #include "spdlog/sinks/null_sink.h"
 #include "spdlog/spdlog.h"
 
@@ -128,6 +130,14 @@ BOOST_AUTO_TEST_CASE(a_partner_opening_too_many_transfers_is_cut_off) {
   BOOST_TEST(peers.b_closed.find("more than 1 transfers open") != std::string::npos, peers.b_closed);
   BOOST_REQUIRE(!peers.logged.empty());
   BOOST_TEST(peers.logged.back() == "peer A opened more than 1 transfers; disconnecting it");
+}
+
+BOOST_AUTO_TEST_CASE(the_simulators_bounded_control_wait_is_what_a_peer_lets_ahead) {
+  // gridsim --control-traffic bounded models this daemon: a control frame
+  // waits for the chunk being written and the unsent bytes the kernel holds.
+  BOOST_TEST(network::kBytesAheadOfControl ==
+             DaemonConfig{}.chunk_bytes + transport::ConnectionLimits{}.unsent_bytes_in_kernel);
+  BOOST_TEST(DataPlane::Settings{}.chunk_bytes == DaemonConfig{}.chunk_bytes);
 }
 
 BOOST_AUTO_TEST_CASE(control_frames_go_ahead_of_staged_data_queued_before_them) {

@@ -226,7 +226,35 @@ BOOST_AUTO_TEST_CASE(control_messages_wait_behind_data_or_take_a_priority_channe
   BOOST_TEST(shared.message_delay(1000, 1, 2).count() == priority.message_delay(1000, 1, 2).count());
   BOOST_TEST(to_string(ControlTraffic::priority) == "priority");
   BOOST_TEST((parse_control_traffic("shared") == ControlTraffic::shared));
+  BOOST_TEST((parse_control_traffic("bounded") == ControlTraffic::bounded));
   BOOST_TEST(!parse_control_traffic("fast").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(bounded_control_messages_wait_for_one_chunk_and_the_unsent_bytes) {
+  const auto grid =
+      topology::load_topology_file(std::string(GRIDPEER_SOURCE_DIR) + "/topologies/shan2004.toml", {"3", "fast"});
+  NetworkModel bounded(topology::network_graph(grid), Sharing::equal_share, RouteRule::widest_shortest,
+                       ControlTraffic::bounded);
+  // Idle: latency plus size at full rate, as priority (10.2 ms + 0.2 ms).
+  BOOST_TEST(bounded.message_delay(1000, 0, 1).count() == 10'200 + 200);
+  bounded.start_transfer(0, 1, 1e9, TimePoint{});
+  // One input moving S1 -> S2: 131,072 B go first, so 132,072 B at the WAN's
+  // 5 MB/s = 26,414.4 us, rounded up.
+  BOOST_TEST(bounded.message_delay(1000, 0, 1).count() == 10'200 + 26'415);
+  // Sixteen more: the same wait (a peer lets no more ahead of a control frame).
+  for (int i = 0; i < 16; ++i) bounded.start_transfer(0, 1, 1e9, TimePoint{});
+  BOOST_TEST(bounded.message_delay(1000, 0, 1).count() == 10'200 + 26'415);
+  // The reply crosses the same links the other way: it waits too.
+  BOOST_TEST(bounded.message_delay(1000, 1, 0).count() == 10'200 + 26'415);
+  // Within S1's site the route shares its LAN with the inputs: 132,072 B at
+  // 100 MB/s = 1,320.72 us, after 0.1 ms of latency.
+  BOOST_TEST(bounded.message_delay(1000, 0, 8).count() == 100 + 1'321);
+  // So does S2 -> S3: it leaves by S2's site link, which the inputs come in
+  // on (links carry both ways, as for the data).
+  BOOST_TEST(bounded.message_delay(1000, 1, 2).count() == 10'200 + 26'415);
+  // Two servers of the third site cross nothing that moves: latency (0.1 ms)
+  // and 1,000 B at 100 MB/s (10 us) only.
+  BOOST_TEST(bounded.message_delay(1000, 2, 5).count() == 100 + 10);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
