@@ -2,14 +2,14 @@
 // How the simulated network carries the grid's control messages (queries,
 // replies, volunteering, job offers): the data transfers' bandwidth is
 // modelled as flows; a message is too small to be one, and its delay is one
-// of two readings:
+// of three readings:
 //  - shared: it waits its turn like data -- its size at the rate a new flow
 //    would get now, behind whatever is moving (what Shan et al. 2004 leave
 //    open; the simulator's first reading);
 //  - priority: it is carried at the route's latency plus its size at the
 //    route's full rate, as on a prioritised or separate control channel
 //    (real deployments give their control traffic one);
-//  - bounded: as priority, but on a route that carries data it first waits
+//  - bounded (the default): as priority, but on a route that carries data it first waits
 //    for the bytes a real peer lets ahead of a control frame, whatever the
 //    number of transfers: the chunk being written and the unsent bytes the
 //    kernel holds (docs/reproducing-002.md measures this on real peers).

@@ -17,7 +17,7 @@ namespace gridpeer::network {
 class NetworkModel final : public NetworkView {
  public:
   NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule = RouteRule::widest_shortest,
-               ControlTraffic control = ControlTraffic::shared);
+               ControlTraffic control = ControlTraffic::bounded);
   NetworkModel(const NetworkModel&) = delete;
   NetworkModel& operator=(const NetworkModel&) = delete;
 

@@ -49,7 +49,7 @@ struct GridRunOptions {
   /// per server.
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
-  network::ControlTraffic control_traffic = network::ControlTraffic::shared;
+  network::ControlTraffic control_traffic = network::ControlTraffic::bounded;
   /// Whom each peer asks, one sorted list per server, fixed for the run;
   /// empty: by partner_rule, or every other server, as in 002.
   std::vector<std::vector<ServerIndex>> partners;

@@ -23,7 +23,7 @@ struct ExperimentSpec {
   topology::TopologySelection selection;
   GridConfig config;
   network::Sharing sharing = network::Sharing::equal_share;
-  network::ControlTraffic control_traffic = network::ControlTraffic::shared;
+  network::ControlTraffic control_traffic = network::ControlTraffic::bounded;
   GridWorkloadRequest workload;
   topology::PartnerRule partners;  ///< whom each peer asks (drawn from workload.seed)
   bool stagger_periods = false;    ///< R-I/Sy-I periods at random phases (drawn from workload.seed)

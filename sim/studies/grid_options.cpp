@@ -55,12 +55,12 @@ void add_grid_options(cxxopts::Options& options, const std::string& default_work
       "the order they began moving)",
       cxxopts::value<std::string>()->default_value("equal-share"))(
       "control-traffic",
-      "how queries, replies, volunteering and offers cross the network: shared (each waits behind the data moving "
-      "on its route, at the rate a new transfer would get) or priority (its route's latency plus its size at the "
-      "route's full rate, as on a prioritised control channel) or bounded (as priority, but on a route carrying "
-      "data it first waits for the 128 KiB a real peer lets ahead of a control frame: the chunk being written and "
-      "the kernel's unsent bytes)",
-      cxxopts::value<std::string>()->default_value("shared"))(
+      "how queries, replies, volunteering and offers cross the network: bounded (its route's latency plus its size "
+      "at the route's full rate, after the 128 KiB a real peer lets ahead of a control frame when data moves on the "
+      "route: the chunk being written and the kernel's unsent bytes; what gridpeer measures on shaped links), "
+      "shared (it waits behind the data moving on its route, at the rate a new transfer would get) or priority (no "
+      "wait: latency plus size at full rate, as on a prioritised control channel)",
+      cxxopts::value<std::string>()->default_value("bounded"))(
       "trace-dir", "where trace files are (default: $GRIDPEER_TRACE_DIR, then ../shared/traces)",
       cxxopts::value<std::string>())("partners",
                                      "whom each peer asks: all (as Shan et al.), site (its own site), random:K (K "

@@ -209,7 +209,8 @@ BOOST_AUTO_TEST_CASE(shan_routes_cross_site_wan_site) {
 BOOST_AUTO_TEST_CASE(control_messages_wait_behind_data_or_take_a_priority_channel) {
   const auto grid =
       topology::load_topology_file(std::string(GRIDPEER_SOURCE_DIR) + "/topologies/shan2004.toml", {"3", "fast"});
-  NetworkModel shared(topology::network_graph(grid), Sharing::equal_share);
+  NetworkModel shared(topology::network_graph(grid), Sharing::equal_share, RouteRule::widest_shortest,
+                      ControlTraffic::shared);
   NetworkModel priority(topology::network_graph(grid), Sharing::equal_share, RouteRule::widest_shortest,
                         ControlTraffic::priority);
   // Three staged inputs move S1 -> S2 over the 40 Mb/s (5 MB/s) WAN.

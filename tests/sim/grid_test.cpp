@@ -178,6 +178,10 @@ BOOST_AUTO_TEST_CASE(bandwidth_and_data_scaled_together_give_the_same_schedule) 
   // bytes / rate, so multiplying both by 10 changes no decision and no job's
   // times; only the control messages (not scaled) cross a little faster. 40
   // jobs on two servers, most from A, with inputs and outputs of 1-30 MB.
+  // Control traffic shares the links with the data here: under the default
+  // (bounded) a message behind data waits for 128 KiB that do not scale with
+  // the data (131 ms on the slow WAN, 13 ms on the fast one), so the identity
+  // holds only that far.
   std::vector<Job> jobs;
   Rng draw(3);
   for (JobId id = 0; id < 40; ++id) {
@@ -198,6 +202,7 @@ BOOST_AUTO_TEST_CASE(bandwidth_and_data_scaled_together_give_the_same_schedule) 
       GridRunOptions options;
       options.config = config(algorithm);
       options.audit = true;
+      options.control_traffic = network::ControlTraffic::shared;
       const auto slow = by_id(run_grid(two_servers(), jobs, options));
       const auto scaled = by_id(run_grid(topology::parse_topology(fast, "fast.toml"), tenfold, options));
       BOOST_REQUIRE(slow.size() == jobs.size());
