@@ -190,14 +190,18 @@ These are the mechanisms; the figures are in the tables above.
   events down 7x; what remains is each period's tick and each message's delay, which decide *when* a
   Volunteer arrives, so they cannot be skipped without changing results.
 - **The data-blind Shan et al. 2004 runs.** On the slow WAN, data-blind S-I and Sy-I stage thousands of inputs at once;
-  control messages then queue behind them (a message gets a new flow's share), offers time out, jobs
-  return undecided, and volunteering goes on for ten simulated years. The run's events are the model's.
-  With control traffic on a priority channel (`--control-traffic priority`) the slowest run takes 45 s
-  instead of 98 s and the one-seed sweep 155 s instead of 211 s, but the model changes
-  (docs/reproducing-002.md, "Control traffic"); which one to default to waits for the testbed's measurement.
-- **The three studies.** shan2004's five seeds take five times its one-seed sweep (the tail is the data-blind
-  runs above); jones2004's 1,974 runs are 1.6 million jobs each, with no single hot path (the co-allocating
-  meta-scheduler's pass, its global queue and the local schedulers' bookkeeping share the profile).
+  offers time out or are answered late, jobs return undecided, and volunteering goes on for ten simulated
+  years. The run's events are the model's. Control traffic is now carried as real peers carry it
+  (`--control-traffic bounded`: a message behind data waits for 128 KiB, not behind every staged input):
+  the slowest run takes 50 s instead of 93 s and the one-seed sweep 310 run-seconds instead of 391
+  (docs/reproducing-002.md, "Control traffic").
+- **The three studies.** shih2010's runs are played on a queue, free-processor counters and a heap of finishes
+  with the same rule objects (`sim/studies/allocation_replay.cpp`, the meta-scheduler's schedule record for
+  record). shan2004's five seeds take five times its one-seed sweep (the tail is the data-blind runs above);
+  jones2004's 1,974 runs are 1.6 million jobs each, with no single hot path (the co-allocating
+  meta-scheduler's pass, its global queue and the local schedulers' re-planning at every pinned start and
+  re-timed end share the profile); the allocation engine's approach would serve it too, once it replays the
+  links' re-timing exactly.
 - **Real peers.** Connections now read whatever has come and decode every whole frame in it, and write
   every queued frame in one go: plaintext throughput reaches 100,000 queries/s. The one-at-a-time round
   trip is the kernel's on this virtual machine (about half the daemon's time is in receive, send and epoll
