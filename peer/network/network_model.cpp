@@ -2,25 +2,26 @@
 
 #include <algorithm>
 
+#include "peer/model/enum_names.hpp"
+
 namespace gridpeer::network {
 
+namespace {
+
+constexpr EnumNames<ControlTraffic, 3> kControlTrafficNames{{{
+    {ControlTraffic::shared, "shared"},
+    {ControlTraffic::priority, "priority"},
+    {ControlTraffic::bounded, "bounded"},
+}}};
+
+}  // namespace
+
 std::string_view to_string(ControlTraffic traffic) {
-  switch (traffic) {
-    case ControlTraffic::shared:
-      return "shared";
-    case ControlTraffic::priority:
-      return "priority";
-    case ControlTraffic::bounded:
-      return "bounded";
-  }
-  return "shared";
+  return kControlTrafficNames.name(traffic);
 }
 
 std::optional<ControlTraffic> parse_control_traffic(std::string_view text) {
-  for (const auto traffic : {ControlTraffic::shared, ControlTraffic::priority, ControlTraffic::bounded}) {
-    if (text == to_string(traffic)) return traffic;
-  }
-  return std::nullopt;
+  return kControlTrafficNames.parse(text);
 }
 
 NetworkModel::NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule, ControlTraffic control)

@@ -74,7 +74,7 @@ class AllocationReplay {
     while (queued() > 0) {
       const std::size_t reachable = reachable_jobs(sites_);
       waiting_.clear();
-      for (std::size_t i = head_; i < queue_.size() && (waiting_.empty() || waiting_.size() < reachable); ++i) {
+      for (std::size_t i = head_; i < queue_.size() && waiting_.size() < reachable; ++i) {
         waiting_.push_back(jobs_[queue_[i]].cpus);
       }
       const AllocationState state{sites_, waiting_, submitted_to_empty, heterogeneity_,
