@@ -212,4 +212,36 @@ BOOST_AUTO_TEST_CASE(a_job_waits_for_its_input_and_keeps_its_place) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(easy_passes_over_staged_jobs_and_still_backfills_behind_them) {
+  // 8 nodes, EASY, all submitted at 0 (planned = actual):
+  //   J1 8 x 10 ready; J2 4 x 10, input expected at 20 (arrives at 12);
+  //   J3 2 x 10, input expected at 5 (arrives at 3); J4 6 x 30 ready; J5 2 x 5 ready.
+  // 0: J1 runs; J2 holds the reservation at 20; the rest cannot start.
+  // 3: J3's input: no node is free, nothing starts.
+  // 10: J1 ends. J2 (still staged) keeps [20,30); J3 starts (2 of 8 free);
+  //     J4 needs 6 to 40 but J2 takes 4 from 20: no; J5 starts behind it.
+  // 12: J2's input: 4 nodes free until 20, so it starts now; J4 still waits.
+  // 15: J5 ends, J4 is alone: reserved where 6 are free, at 22 (J2's end).
+  // A pass that stopped at the staged jobs, or at J4, would lose J3 or J5.
+  LocalScheduler scheduler(ServerSpec{"eight", 8, 1, 1000, 0}, {LocalPolicy::easy, 0});
+  scheduler.submit({1, 8, seconds(10), seconds(10)}, TimePoint{});
+  scheduler.submit({2, 4, seconds(10), seconds(10), at_seconds(20)}, TimePoint{});
+  scheduler.submit({3, 2, seconds(10), seconds(10), at_seconds(5)}, TimePoint{});
+  scheduler.submit({4, 6, seconds(30), seconds(30)}, TimePoint{});
+  scheduler.submit({5, 2, seconds(5), seconds(5)}, TimePoint{});
+  scheduler.input_arrived(3, at_seconds(3));
+  scheduler.advance(at_seconds(11));
+  scheduler.input_arrived(2, at_seconds(12));
+  for (int guard = 0; guard < 20 && scheduler.next_deadline() != kNever; ++guard) {
+    scheduler.advance(scheduler.next_deadline());
+  }
+  std::map<JobId, std::int64_t> starts;
+  for (const LocalEvent& e : scheduler.take_events()) {
+    if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
+  }
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 12}, {3, 10}, {4, 22}, {5, 10}};
+  BOOST_TEST(starts == expected);
+  BOOST_TEST(scheduler.queued_jobs() == 0U);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

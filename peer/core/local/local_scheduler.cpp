@@ -65,6 +65,7 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
     if (placement.kind == Placement::Kind::reserved) job.reserved_at = placement.at;
     if (planner_.config().policy != LocalPolicy::fcfs) note_reserved_start(job, now_);
     queue_.push_back(job);
+    if (job.reserved_at) held_end_ = queue_.size();
     planned_jobs_ = queue_.size();
   }
   invalidate_forecast();
@@ -296,8 +297,32 @@ bool LocalScheduler::profile_matches_rebuild(TimePoint now) {
 
 void LocalScheduler::replan_pass(TimePoint now) {
   cursor_ = planner_.start_cursor(now);
-  std::deque<Queued> still_waiting;
-  for (Queued& job : queue_) {
+  next_reserved_start_ = kNever;
+  // Past the last job holding a reservation, once the reservations are made,
+  // a job can only start now: one whose input is not here, or that needs more
+  // nodes than are free now, is left as it is, and when no node is free the
+  // pass stops. On a long staged queue that is most of the queue at every
+  // event, and the planner need not be asked.
+  const std::size_t held_end = std::min(held_end_, queue_.size());
+  held_end_ = 0;
+  std::optional<int> free_now;  // known once only starts are left to find; a start changes it
+  std::size_t ready_ahead = queue_.size() - awaiting_input_;  // from `next` on
+  // Jobs that stay are moved down over the ones that started, in place.
+  std::size_t kept = 0;
+  std::size_t next = 0;
+  for (; next < queue_.size(); ++next) {
+    const bool only_starts_left = next >= held_end && planner_.reservations_exhausted(cursor_);
+    if (only_starts_left) {
+      if (!free_now) free_now = profile_.free_at(now);
+      if (*free_now == 0 || ready_ahead == 0) break;
+    }
+    Queued& job = queue_[next];
+    if (job.plan.ready) --ready_ahead;
+    if (only_starts_left && (!job.plan.ready || job.plan.nodes > *free_now)) {
+      if (kept != next) queue_[kept] = std::move(job);
+      ++kept;
+      continue;
+    }
     // Its turn: its old reservation is given back, and it is placed again --
     // no later than before, since every job placed so far in this pass went
     // around that reservation.
@@ -306,15 +331,17 @@ void LocalScheduler::replan_pass(TimePoint now) {
                                     : planner_.place(profile_, job.plan, now, cursor_);
     if (placement.kind == Placement::Kind::start_now) {
       start(job, now);
+      free_now.reset();
       continue;
     }
     job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
-    still_waiting.push_back(job);
+    note_reserved_start(job, now);
+    if (kept != next) queue_[kept] = std::move(job);
+    ++kept;
+    if (queue_[kept - 1].reserved_at) held_end_ = kept;
   }
-  queue_.swap(still_waiting);
+  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(kept), queue_.begin() + static_cast<std::ptrdiff_t>(next));
   planned_jobs_ = queue_.size();
-  next_reserved_start_ = kNever;
-  for (const Queued& job : queue_) note_reserved_start(job, now);
   plan_is_whole_ = pinned_.empty() && awaiting_input_ == 0;
   invalidate_forecast();
 }
@@ -334,6 +361,7 @@ void LocalScheduler::replan_fcfs(TimePoint now) {
       continue;
     }
     job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
+    held_end_ = std::max<std::size_t>(held_end_, 1);
     break;
   }
   planned_jobs_ = std::min<std::size_t>(queue_.size(), 1);
@@ -357,7 +385,9 @@ void LocalScheduler::hold_reservations(TimePoint now) {
   // delayed). A reservation that no longer fits -- a running job's end or a
   // pinned window moved later from outside -- is dropped, and its job placed
   // afresh at its turn.
-  for (Queued& job : queue_) {
+  held_end_ = std::min(held_end_, queue_.size());
+  for (std::size_t i = 0; i < held_end_; ++i) {
+    Queued& job = queue_[i];
     if (!job.reserved_at) continue;
     if (*job.reserved_at < now || !profile_.fits_at(*job.reserved_at, job.plan.nodes, job.plan.planned)) {
       job.reserved_at.reset();
@@ -373,6 +403,7 @@ void LocalScheduler::complete_plan() const {
     const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
     assert(placement.kind == Placement::Kind::reserved && "a waiting FCFS job cannot start before its turn");
     job.reserved_at = placement.at;
+    held_end_ = std::max(held_end_, planned_jobs_ + 1);
   }
 }
 
@@ -583,6 +614,9 @@ void LocalScheduler::check_invariants() const {
       std::count_if(queue_.begin(), queue_.end(), [](const Queued& job) { return !job.plan.ready; }));
   require(not_ready == awaiting_input_, "jobs awaiting input are counted");
   require(planned_jobs_ <= queue_.size(), "the plan covers queued jobs only");
+  require(std::none_of(queue_.begin() + static_cast<std::ptrdiff_t>(std::min(held_end_, queue_.size())), queue_.end(),
+                       [](const Queued& job) { return job.reserved_at.has_value(); }),
+          "no job past the held bound holds a reservation");
   require(std::is_sorted(pinned_.begin(), pinned_.end(),
                          [](const Pinned& a, const Pinned& b) { return a.start < b.start; }) &&
               (pinned_.empty() || pinned_.front().start > now_),

@@ -231,10 +231,14 @@ class LocalScheduler {
   int busy_nodes_ = 0;
   // The current plan is derived from the running jobs and the queue; FCFS
   // completes its tail lazily (complete_plan), hence mutable, like the forecasts.
-  mutable AvailabilityProfile profile_;     // running jobs + reservations of the current plan
-  mutable PlanCursor cursor_;               // where the current plan stands (for appended jobs)
-  mutable std::size_t planned_jobs_ = 0;    // queue_[0, planned_jobs_) are placed in profile_
-  std::size_t awaiting_input_ = 0;          // queued jobs whose input has not arrived
+  mutable AvailabilityProfile profile_;   // running jobs + reservations of the current plan
+  mutable PlanCursor cursor_;             // where the current plan stands (for appended jobs)
+  mutable std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
+  std::size_t awaiting_input_ = 0;        // queued jobs whose input has not arrived
+  // No job from queue_[held_end_] on holds a reservation (a bound, not
+  // always tight: a job taken out of the queue leaves it as it was), so the
+  // passes need not read a long queue's tail for them.
+  mutable std::size_t held_end_ = 0;
   bool plan_is_whole_ = false;              // the last pass saw nothing pinned and no input awaited
   TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
   std::vector<LocalEvent> events_;

@@ -56,6 +56,11 @@ class QueuePlanner {
   [[nodiscard]] const LocalPolicyConfig& config() const { return config_; }
   [[nodiscard]] PlanCursor start_cursor(TimePoint now) const { return PlanCursor{now, 0}; }
 
+  /// Whether the pass has made every reservation its depth allows (never
+  /// for FCFS and conservative without a depth: they plan every job).
+  [[nodiscard]] bool reservations_exhausted(const PlanCursor& cursor) const {
+    return config_.policy != LocalPolicy::fcfs && limit_ != 0 && cursor.reservations_made >= limit_;
+  }
   /// Where `job` would go if it were next in the queue; does not change anything.
   [[nodiscard]] Placement decide(const AvailabilityProfile& profile, const PlannedJob& job, TimePoint now,
                                  const PlanCursor& cursor) const;
