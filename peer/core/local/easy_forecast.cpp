@@ -56,6 +56,10 @@ void EasyForecaster::set_ready(std::uint32_t job) {
   ready_[job / 64] |= std::uint64_t{1} << (job % 64);
 }
 
+bool EasyForecaster::is_ready(std::uint32_t job) const {
+  return (ready_[job / 64] >> (job % 64) & 1U) != 0;
+}
+
 std::uint32_t EasyForecaster::next_ready(std::uint32_t after) const {
   std::uint32_t from = after + 1;
   std::size_t word = from / 64;
@@ -99,6 +103,8 @@ void EasyForecaster::begin() {
   std::make_heap(arriving_.begin(), arriving_.end(), std::greater<>());
   t_ = now_;
   done_ = false;
+  last_scan_.reset();
+  arrived_.clear();
 }
 
 bool EasyForecaster::step(std::vector<EasyMoment>& moments) {
@@ -106,6 +112,7 @@ bool EasyForecaster::step(std::vector<EasyMoment>& moments) {
   const TimePoint t = t_;
   while (!arriving_.empty() && arriving_.front().first <= t) {
     set_ready(arriving_.front().second);
+    arrived_.push_back(arriving_.front().second);
     std::pop_heap(arriving_.begin(), arriving_.end(), std::greater<>());
     arriving_.pop_back();
   }
@@ -125,18 +132,32 @@ bool EasyForecaster::step(std::vector<EasyMoment>& moments) {
     }
     assert(shadow != kNever);
     int extra_left = available - blocked.nodes;
-    for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) {
+    const auto backfill = [&](std::uint32_t k) {
       const WaitingJob& candidate = jobs_[k];
       const bool ends_before_shadow = t + candidate.planned <= shadow;
       if (candidate.nodes <= free_nodes_ && (ends_before_shadow || candidate.nodes <= extra_left)) {
         if (!ends_before_shadow) extra_left -= candidate.nodes;
         start(k, t);
       }
+    };
+    const bool only_arrivals = last_scan_ && last_scan_->head == first_ && last_scan_->shadow == shadow &&
+                               free_nodes_ <= last_scan_->free_nodes && extra_left <= last_scan_->extra_nodes;
+    if (only_arrivals) {
+      std::sort(arrived_.begin(), arrived_.end());  // queue order
+      for (const std::uint32_t k : arrived_) {
+        if (free_nodes_ < smallest_) break;
+        if (k > first_ && is_ready(k)) backfill(k);
+      }
+    } else {
+      for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) backfill(k);
     }
+    last_scan_ = Scan{first_, shadow, free_nodes_, extra_left};
     moments.push_back({t, free_nodes_, true, shadow, extra_left});
   } else {
+    last_scan_.reset();
     moments.push_back({t, free_nodes_, false, kNever, 0});
   }
+  arrived_.clear();
   const TimePoint next_end = ends_.empty() ? kNever : ends_.back().at;
   const TimePoint next_arrival = arriving_.empty() ? kNever : arriving_.front().first;
   const TimePoint next = std::min(next_end, next_arrival);

@@ -4,6 +4,7 @@
 // pass. It answers AWT queries while inputs are staged or the head is
 // blocked; LocalScheduler caches it until its state changes.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "peer/model/time.hpp"
@@ -57,6 +58,7 @@ class EasyForecaster {
   void start(std::uint32_t job, TimePoint t);
   void unlink(std::uint32_t job);
   void set_ready(std::uint32_t job);
+  [[nodiscard]] bool is_ready(std::uint32_t job) const;
   [[nodiscard]] std::uint32_t next_ready(std::uint32_t after) const;
   void add_end(TimePoint at, int nodes);
 
@@ -71,8 +73,22 @@ class EasyForecaster {
   std::vector<std::pair<TimePoint, std::uint32_t>> arriving_;  // a min-heap by predicted arrival
   std::vector<PlannedEnd> ends_;                               // latest first: the earliest is at the back
   int smallest_ = 0;                                           // no waiting job needs fewer nodes
-  TimePoint t_{};                                              // the next pass
-  bool done_ = true;                                           // the last moment is out
+  // The last backfill scan's outcome. A job it left waiting stays unable to
+  // start while the head, its shadow are the same and neither the free nodes
+  // nor the extra nodes grew (time only moves on): then a step needs only scan
+  // the jobs whose input came since. On deep queues behind a staged head most
+  // steps are such arrivals, and scanning every ready job at each was most of
+  // a data-blind run.
+  struct Scan {
+    std::uint32_t head = kEnd;
+    TimePoint shadow{};
+    int free_nodes = 0;
+    int extra_nodes = 0;
+  };
+  std::optional<Scan> last_scan_;
+  std::vector<std::uint32_t> arrived_;  // made ready since the last scan
+  TimePoint t_{};                       // the next pass
+  bool done_ = true;                    // the last moment is out
 };
 
 }  // namespace gridpeer
