@@ -439,8 +439,11 @@ class GridDriver {
     for (;;) {
       deliver_completed_transfers();
       if (touched_.empty()) break;
-      const std::vector<std::size_t> batch = std::move(touched_);
-      touched_.clear();
+      // Swapped with a spare, not moved out: a settle per event would
+      // otherwise allocate the list afresh every time.
+      std::vector<std::size_t> batch;
+      batch.swap(touched_);
+      touched_.swap(touched_spare_);
       for (std::size_t s : batch) schedulers_[s].touched = false;
       for (std::size_t s : batch) {
         if (meta_) {
@@ -455,6 +458,8 @@ class GridDriver {
           requeue_parked(static_cast<ServerIndex>(s));
         }
       }
+      batch.clear();
+      touched_spare_.swap(batch);
     }
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
@@ -833,7 +838,8 @@ class GridDriver {
   // Looked up and erased by id, never iterated: hashed (a tree was a tenth of
   // a 3,000-peer run, profiled).
   std::unordered_map<network::FlowId, DataTransfer> in_flight_;
-  std::vector<std::size_t> touched_;  // schedulers with outputs to carry out
+  std::vector<std::size_t> touched_;        // schedulers with outputs to carry out
+  std::vector<std::size_t> touched_spare_;  // empty; kept for its capacity
   TimePoint now_{};
   std::size_t submissions_left_ = 0;
   bool quiesced_ = false;

@@ -207,6 +207,11 @@ std::vector<SchedulerOutput> GridPeer::take_outputs() {
   return taken;
 }
 
+void GridPeer::take_outputs_into(std::vector<SchedulerOutput>& into) {
+  std::move(outputs_.begin(), outputs_.end(), std::back_inserter(into));
+  outputs_.clear();
+}
+
 ServerLoad GridPeer::load(ServerIndex server) const {
   assert(server == id_);
   static_cast<void>(server);

@@ -150,8 +150,9 @@ class PeerHost {
   std::uint64_t next_counter_ = 1;
   Duration peer_lost_after_;
   bool draining_ = false;
-  std::vector<Link> links_;                // by server index, grown as partners appear
-  std::vector<SchedulerOutput> answered_;  // what the host answered itself, carried out first
+  std::vector<Link> links_;                     // by server index, grown as partners appear
+  std::vector<SchedulerOutput> answered_;       // what the host answered itself, carried out first
+  std::vector<SchedulerOutput> settle_buffer_;  // empty; kept for its capacity
 };
 
 }  // namespace gridpeer
