@@ -16,7 +16,8 @@ void EasyForecaster::reset(TimePoint now, int total_nodes, int free_nodes) {
   next_.clear();
   previous_.clear();
   first_ = kEnd;
-  ready_.clear();
+  fit_tree_.clear();
+  leaves_ = 0;
   arriving_.clear();
   ends_.clear();
   smallest_ = std::numeric_limits<int>::max();
@@ -43,33 +44,42 @@ void EasyForecaster::add_waiting(const WaitingJob& job) {
   }
   next_.push_back(kEnd);
   previous_.push_back(index == 0 ? kEnd : index - 1);
-  ready_.resize(jobs_.size() / 64 + 1, 0);
-  if (job.ready_at <= now_) {
-    set_ready(index);
-  } else {
-    arriving_.emplace_back(job.ready_at, index);
-  }
+  // Leaves for now; begin() builds the tree above them.
+  fit_tree_.push_back(job.ready_at <= now_ ? job.nodes : kNoCandidate);
+  if (job.ready_at > now_) arriving_.emplace_back(job.ready_at, index);
   smallest_ = std::min(smallest_, job.nodes);
 }
 
+void EasyForecaster::set_candidate(std::uint32_t job, int nodes) {
+  std::size_t i = leaves_ + job;
+  fit_tree_[i] = nodes;
+  for (i /= 2; i > 0; i /= 2) fit_tree_[i] = std::min(fit_tree_[2 * i], fit_tree_[2 * i + 1]);
+}
+
 void EasyForecaster::set_ready(std::uint32_t job) {
-  ready_[job / 64] |= std::uint64_t{1} << (job % 64);
+  set_candidate(job, jobs_[job].nodes);
 }
 
 bool EasyForecaster::is_ready(std::uint32_t job) const {
-  return (ready_[job / 64] >> (job % 64) & 1U) != 0;
+  return fit_tree_[leaves_ + job] != kNoCandidate;
 }
 
-std::uint32_t EasyForecaster::next_ready(std::uint32_t after) const {
-  std::uint32_t from = after + 1;
-  std::size_t word = from / 64;
-  if (word >= ready_.size()) return kEnd;
-  std::uint64_t bits = ready_[word] & (~std::uint64_t{0} << (from % 64));
-  while (bits == 0) {
-    if (++word == ready_.size()) return kEnd;
-    bits = ready_[word];
+std::uint32_t EasyForecaster::next_fitting(std::uint32_t from, int nodes) const {
+  if (from >= jobs_.size()) return kEnd;
+  // Up and right until a subtree holds a job that fits, then down to its
+  // leftmost such leaf.
+  std::size_t i = leaves_ + from;
+  while (fit_tree_[i] > nodes) {
+    for (; i % 2 == 1; i /= 2) {
+      if (i == 1) return kEnd;
+    }
+    ++i;
   }
-  return static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+  while (i < leaves_) {
+    i *= 2;
+    if (fit_tree_[i] > nodes) ++i;
+  }
+  return static_cast<std::uint32_t>(i - leaves_);
 }
 
 void EasyForecaster::unlink(std::uint32_t job) {
@@ -80,7 +90,7 @@ void EasyForecaster::unlink(std::uint32_t job) {
     next_[previous_[job]] = after;
   }
   if (after != kEnd) previous_[after] = previous_[job];
-  ready_[job / 64] &= ~(std::uint64_t{1} << (job % 64));
+  set_candidate(job, kNoCandidate);
 }
 
 void EasyForecaster::start(std::uint32_t job, TimePoint t) {
@@ -101,6 +111,15 @@ void EasyForecaster::begin() {
   // heap rather than a sort, so a forecast asked for its first moments only
   // costs what it plays (a sort per forecast on deep staged queues).
   std::make_heap(arriving_.begin(), arriving_.end(), std::greater<>());
+  // The min-tree over the leaves add_waiting() wrote, padded to a power of two.
+  leaves_ = std::bit_ceil(std::max<std::size_t>(jobs_.size(), 1));
+  fit_tree_.resize(2 * leaves_, kNoCandidate);
+  std::copy_backward(fit_tree_.begin(), fit_tree_.begin() + static_cast<std::ptrdiff_t>(jobs_.size()),
+                     fit_tree_.begin() + static_cast<std::ptrdiff_t>(leaves_ + jobs_.size()));
+  std::fill(fit_tree_.begin(), fit_tree_.begin() + static_cast<std::ptrdiff_t>(std::min(leaves_, jobs_.size())),
+            kNoCandidate);
+  for (std::size_t i = leaves_ - 1; i > 0; --i) fit_tree_[i] = std::min(fit_tree_[2 * i], fit_tree_[2 * i + 1]);
+  fit_tree_[0] = kNoCandidate;
   t_ = now_;
   done_ = false;
   last_scan_.reset();
@@ -149,7 +168,9 @@ bool EasyForecaster::step(std::vector<EasyMoment>& moments) {
         if (k > first_ && is_ready(k)) backfill(k);
       }
     } else {
-      for (std::uint32_t k = next_ready(first_); k != kEnd && free_nodes_ >= smallest_; k = next_ready(k)) backfill(k);
+      for (std::uint32_t k = next_fitting(first_ + 1, free_nodes_); k != kEnd; k = next_fitting(k + 1, free_nodes_)) {
+        backfill(k);
+      }
     }
     last_scan_ = Scan{first_, shadow, free_nodes_, extra_left};
     moments.push_back({t, free_nodes_, true, shadow, extra_left});

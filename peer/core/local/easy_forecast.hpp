@@ -3,6 +3,8 @@
 // time and extra nodes) played forward with planned times, one moment per
 // pass. It answers AWT queries while inputs are staged or the head is
 // blocked; LocalScheduler caches it until its state changes.
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -36,7 +38,8 @@ class EasyForecaster {
   /// Plays the passes forward; moments are in time order and the last one has
   /// an empty queue and an idle machine.
   void run(std::vector<EasyMoment>& moments);
-  /// The same, a moment at a time: begin() once the jobs are added, then each
+  /// The same, a moment at a time: begin() once the jobs are added (once per
+  /// reset(): it builds the forecast's structures over them), then each
   /// step() appends the next moment, and returns false once the last is there.
   void begin();
   bool step(std::vector<EasyMoment>& moments);
@@ -44,11 +47,11 @@ class EasyForecaster {
  private:
   // A job still waiting for its input cannot start before its predicted
   // arrival; if it is the first job that cannot start, its reservation is at
-  // the first time from then on with enough nodes. Only ready jobs backfill,
-  // so the backfill scan walks a bit set of those, and stops once the nodes
-  // left fit no job. Profiled on deep queues of staged jobs (data-blind runs
-  // on a slow WAN): scanning the not-ready ones, and tree allocations, were
-  // the whole cost. The buffers are kept between forecasts.
+  // the first time from then on with enough nodes. Only ready jobs that fit
+  // the free nodes backfill, so the scan asks a min-tree of those (below).
+  // Profiled on deep queues of staged jobs (data-blind runs on a slow WAN):
+  // scanning the not-ready ones, then the ones too wide, and tree
+  // allocations, were the whole cost. The buffers are kept between forecasts.
   static constexpr std::uint32_t kEnd = UINT32_MAX;
   struct PlannedEnd {
     TimePoint at;
@@ -58,8 +61,11 @@ class EasyForecaster {
   void start(std::uint32_t job, TimePoint t);
   void unlink(std::uint32_t job);
   void set_ready(std::uint32_t job);
+  void set_candidate(std::uint32_t job, int nodes);
   [[nodiscard]] bool is_ready(std::uint32_t job) const;
-  [[nodiscard]] std::uint32_t next_ready(std::uint32_t after) const;
+  /// The first job from `from` on, in queue order, waiting with its input
+  /// there and needing at most `nodes` (kEnd if none).
+  [[nodiscard]] std::uint32_t next_fitting(std::uint32_t from, int nodes) const;
   void add_end(TimePoint at, int nodes);
 
   TimePoint now_{};
@@ -69,7 +75,13 @@ class EasyForecaster {
   std::vector<std::uint32_t> next_;  // queue order among the jobs still waiting
   std::vector<std::uint32_t> previous_;
   std::uint32_t first_ = kEnd;
-  std::vector<std::uint64_t> ready_;                           // bit per job: waiting, input there
+  // A min-tree over queue order of the nodes each waiting job with its input
+  // there needs (kNoCandidate for the others): the backfill scan jumps to the
+  // next job that fits the free nodes. Behind a staged head most ready jobs
+  // do not, and reading each at every end was most of a data-blind run.
+  static constexpr int kNoCandidate = INT_MAX;
+  std::vector<int> fit_tree_;  // fit_tree_[leaves_ + job]: the leaves; [1]: the root
+  std::size_t leaves_ = 0;
   std::vector<std::pair<TimePoint, std::uint32_t>> arriving_;  // a min-heap by predicted arrival
   std::vector<PlannedEnd> ends_;                               // latest first: the earliest is at the back
   int smallest_ = 0;                                           // no waiting job needs fewer nodes
