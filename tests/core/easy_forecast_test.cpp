@@ -162,6 +162,7 @@ BOOST_AUTO_TEST_CASE(a_staged_head_holds_its_shadow_while_ready_jobs_backfill_ar
   std::vector<EasyMoment> moments;
   forecaster.run(moments);
   std::vector<std::pair<std::int64_t, int>> seen;  // (second, free nodes after the pass)
+  seen.reserve(moments.size());
   for (const EasyMoment& m : moments) seen.emplace_back(m.at.time_since_epoch().count() / 1'000'000, m.free_nodes);
   const std::vector<std::pair<std::int64_t, int>> expected{{0, 4},  {5, 4},  {12, 4}, {20, 0},
                                                            {30, 0}, {60, 0}, {70, 1}, {80, 4}};

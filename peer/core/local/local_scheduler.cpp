@@ -319,7 +319,7 @@ void LocalScheduler::replan_pass(TimePoint now) {
     Queued& job = queue_[next];
     if (job.plan.ready) --ready_ahead;
     if (only_starts_left && (!job.plan.ready || job.plan.nodes > *free_now)) {
-      if (kept != next) queue_[kept] = std::move(job);
+      if (kept != next) queue_[kept] = job;
       ++kept;
       continue;
     }
@@ -336,7 +336,7 @@ void LocalScheduler::replan_pass(TimePoint now) {
     }
     job.reserved_at = placement.kind == Placement::Kind::reserved ? std::optional(placement.at) : std::nullopt;
     note_reserved_start(job, now);
-    if (kept != next) queue_[kept] = std::move(job);
+    if (kept != next) queue_[kept] = job;
     ++kept;
     if (queue_[kept - 1].reserved_at) held_end_ = kept;
   }
