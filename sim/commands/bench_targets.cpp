@@ -164,8 +164,8 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 | SWF parsing | O(bytes): zlib inflates 256 KiB blocks on a helper thread while the reader splits lines and converts plain decimals in the same pass (`from_chars` for anything else) | four blocks ahead at most; the records vector is reserved from the header's MaxRecords |
 | replay, FCFS / EASY | O(log running) per start and finish (a heap of finishes); EASY's backfill pass O(queue) per finish, with the head's shadow and spare nodes | the replay-only engine (`sim/studies/queue_replay.cpp`), the plan-based schedule record for record |
 | local FCFS (grid peers) | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
-| local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
-| AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |
+| local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it; past EASY's reservation a pass only looks for starts, passing over staged jobs and jobs wider than the free nodes, and stops when none is free or no ready job is left | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
+| AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs; a pass's backfill asks a min-tree for the next ready job that fits the free nodes, O(log queue) per job tried, and a pass after arrivals alone tries only the jobs that arrived | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |
 | event queue | binary heap, O(log pending) per event | pending events: messages in flight plus one wake-up per peer |
 | R-I / Sy-I volunteering | a Volunteer to a peer with nothing waiting is parked, not queued, and handed over before that peer's next input | parked per receiver, at most one period's worth per partner; messages are still sent and counted |
 | routes | found on first use per pair of nodes (breadth first), then cached; dense index up to 1,024 nodes | memory: routes actually used, not N^2 |
@@ -189,6 +189,10 @@ These are the mechanisms; the figures are in the tables above.
   (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) the same replay takes 0.061 s instead of 0.097 s (2,429 faults).
   The Python loop reuses its memory and does not pay this. Left: huge pages for the large vectors (records,
   parsed log) from inside the process.
+- **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
+  and a whole bench's short cases move by as much between benches: the median of three runs (above) is
+  kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
+  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound (event heap, peers' objects, flows) although the algorithmic cost per
   event is O(log N) at worst.
@@ -201,18 +205,24 @@ These are the mechanisms; the figures are in the tables above.
   years. The run's events are the model's. Control traffic is now carried as real peers carry it
   (`--control-traffic bounded`: a message behind data waits for 128 KiB, not behind every staged input):
   the slowest run takes 50 s instead of 93 s and the one-seed sweep 310 run-seconds instead of 391
-  (docs/reproducing-002.md, "Control traffic").
+  (docs/reproducing-002.md, "Control traffic"). Their long staged queues no longer cost a pass over every
+  staged job at each event nor a scan of every ready one at each forecast pass (above): data-blind S-I
+  on the slow network takes 143 run-seconds of the five seeds instead of 216. What is left is message
+  traffic: a slow data-blind Sy-I run sends up to 195 million messages, nearly all of them Volunteers.
 - **The three studies.** shih2010's runs are played on a queue, free-processor counters and a heap of finishes
   with the same rule objects (`sim/studies/allocation_replay.cpp`, the meta-scheduler's schedule record for
-  record). shan2004's five seeds take five times its one-seed sweep (the tail is the data-blind runs above);
+  record). shan2004's five seeds take five times its one-seed sweep; they fit in ten minutes since the
+  data-blind runs above (a third of the work) stopped rescanning their staged queues, by a margin this
+  machine's noise can eat (561 s in the bench, 684 s for the build before the settle buffers, run alone);
   jones2004's 1,974 runs are 1.6 million jobs each, with no single hot path (the co-allocating
   meta-scheduler's pass, its global queue and the local schedulers' re-planning at every pinned start and
   re-timed end share the profile); the allocation engine's approach would serve it too, once it replays the
   links' re-timing exactly.
-- **Real peers.** Connections now read whatever has come and decode every whole frame in it, and write
-  every queued frame in one go: plaintext throughput reaches 100,000 queries/s. The one-at-a-time round
-  trip is the kernel's on this virtual machine (about half the daemon's time is in receive, send and epoll
-  wait; the AWT from the cached plan is a few percent): 70-95 us whichever build, far from 25.
+- **Real peers.** Connections read whatever has come and decode every whole frame in it, and write
+  every queued frame in one go: plaintext throughput reached 98,800 queries/s on the machine of earlier
+  figures, and 61,000-69,000/s on this one with the same code. The one-at-a-time round trip is the
+  kernel's on a virtual machine (about half the daemon's time is in receive, send and epoll wait; the AWT
+  from the cached plan is a few percent): 42-45 us here in plaintext, 48-50 us over TLS, against 25 and 35.
 )";
 
 /// A table cell: a literal '|' would end it.
@@ -232,16 +242,18 @@ std::string performance_markdown(const nlohmann::json& cases, const std::vector<
   std::string md;
   md += "# Performance: measured figures, the speed targets, and what bounds each hot path\n\n";
   md += fmt::format(
-      "Generated, not written: `gridsim bench{} --out bench.json`, `scripts/bench-peers` (writes "
-      "bench-peers.json), then `gridsim bench --from bench.json --peers bench-peers.json --markdown "
+      "Generated, not written: `gridsim bench{} --out bench.json`, the three studies by name (`gridsim bench "
+      "--cases study-shan2004,study-jones2004,study-shih2010 --out studies.json`), `scripts/bench-peers` (writes "
+      "bench-peers.json), then `gridsim bench --from studies.json,bench.json --peers bench-peers.json --markdown "
       "docs/performance.md`. Run them again rather than edit the tables.\n\n",
       quick ? " --quick" : "");
   md += fmt::format("- code: gridpeer {}\n- machine: {}\n- build: `release` preset (-O2, assertions on)\n\n", version,
                     machine());
   md +=
       "Each case runs in a process of its own, so its peak RSS is its own. *wall* is the whole child (start-up, "
-      "loading, parsing); *sim* and the rates cover the simulation only. Ratios in the targets come from one "
-      "run, side by side. The sweep's *sim s* is the sum of its runs' own wall times.\n\n";
+      "loading, parsing); *sim* and the rates cover the simulation only. A case under 5 s is run three times "
+      "and the run of median wall time kept. Ratios in the targets come from one bench, side by side. The "
+      "sweep's *sim s* is the sum of its runs' own wall times.\n\n";
   md += "## Targets\n\n| target | measured | verdict |\n|---|---|---|\n";
   for (const auto& t : targets) {
     md += fmt::format("| {} | {} | **{}** |\n", cell(t.target), cell(t.measured), t.verdict);
