@@ -58,6 +58,14 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
     invalidate_forecast();
     return true;
   }
+  if (plan_deferred_ && job.plan.ready && nodes <= server_.nodes - busy_nodes_ && running_windows_cover_now()) {
+    // Every policy starts a ready job that fits an empty queue's free nodes
+    // (they stay free: only running jobs hold any), and the plan stays deferred.
+    start(job, now_);
+    invalidate_forecast();
+    return true;
+  }
+  complete_plan();
   const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
   if (placement.kind == Placement::Kind::start_now) {
     start(job, now_);
@@ -75,11 +83,16 @@ bool LocalScheduler::submit(const LocalJobRequest& request, TimePoint now) {
 bool LocalScheduler::submit_pinned(const LocalJobRequest& request, int nodes, Duration planned) {
   // It must fit beside what is running and pinned; queued jobs plan around it.
   const TimePoint start = std::max(*request.pinned_start, now_);
-  AvailabilityProfile fixed(server_.nodes, now_);
-  reserve_fixed(fixed, now_);
-  if (!fixed.fits_at(start, nodes, planned)) {
-    events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
-    return false;
+  // With only running jobs held, nodes free now stay free: no profile to build.
+  const bool fits_beside_running =
+      plan_deferred_ && start == now_ && nodes <= server_.nodes - busy_nodes_ && running_windows_cover_now();
+  if (!fits_beside_running) {
+    AvailabilityProfile fixed(server_.nodes, now_);
+    reserve_fixed(fixed, now_);
+    if (!fixed.fits_at(start, nodes, planned)) {
+      events_.push_back({LocalEvent::Kind::rejected, request.id, now_, kNever, kNever, nodes});
+      return false;
+    }
   }
   // A part of a job that waits in this queue replaces it (Jones & Ligon 2006: a job split
   // over its home and other clusters), in the same re-plan.
@@ -170,7 +183,7 @@ void LocalScheduler::set_finish(JobId id, TimePoint finish, TimePoint now) {
 void LocalScheduler::advance(TimePoint now) {
   assert(now >= now_ && "time never runs backwards");
   for (TimePoint due = next_deadline(); due <= now; due = next_deadline()) {
-    if (plan_holds_only_queue_and_running()) {
+    if (!queue_.empty() && plan_holds_only_queue_and_running()) {
       // The plan stands but for the jobs that end now: give their windows
       // back and run the pass, rather than rebuild every reservation (the
       // rebuild was most of a conservative replay).
@@ -187,7 +200,7 @@ void LocalScheduler::advance(TimePoint now) {
     }
   }
   now_ = now;
-  profile_.advance_to(now);
+  if (!plan_deferred_) profile_.advance_to(now);
 }
 
 void LocalScheduler::input_arrived(JobId id, TimePoint now) {
@@ -263,6 +276,11 @@ void LocalScheduler::reserve_fixed(AvailabilityProfile& profile, TimePoint now) 
 }
 
 void LocalScheduler::replan(TimePoint now) {
+  if (queue_.empty() && pinned_.empty()) {
+    defer_plan();
+    return;
+  }
+  plan_deferred_ = false;
   // A finish changes what is free from now on: rebuild the plan in queue order
   // (conservative backfilling "with compression").
   profile_.reset(now);
@@ -274,6 +292,26 @@ void LocalScheduler::replan(TimePoint now) {
   }
   hold_reservations(now);
   replan_pass(now);
+}
+
+void LocalScheduler::defer_plan() {
+  // What a pass over an empty queue leaves, but the profile and cursor, which
+  // complete_plan() makes from the running jobs when first read.
+  plan_deferred_ = true;
+  planned_jobs_ = 0;
+  held_end_ = 0;
+  next_reserved_start_ = kNever;
+  plan_is_whole_ = true;
+  invalidate_forecast();
+}
+
+bool LocalScheduler::running_windows_cover_now() const {
+  // Running jobs are keyed by actual end, unknown ends (kNever) last; a known
+  // end is in the future and no later than the planned one.
+  if (running_.empty() || std::prev(running_.end())->first.first != kNever) return true;
+  return std::all_of(running_.begin(), running_.end(), [this](const auto& entry) {
+    return entry.first.first != kNever || entry.second.planned_end > now_;
+  });
 }
 
 bool LocalScheduler::plan_holds_only_queue_and_running() const {
@@ -398,6 +436,14 @@ void LocalScheduler::hold_reservations(TimePoint now) {
 }
 
 void LocalScheduler::complete_plan() const {
+  if (plan_deferred_) {
+    // The plan a pass over an empty queue would have left, made now: the same
+    // windows, the past forgotten (advance_to).
+    profile_.reset(now_);
+    for (const auto& [key, job] : running_) profile_.reserve(now_, job.planned_end, job.nodes);
+    cursor_ = planner_.start_cursor(now_);
+    plan_deferred_ = false;
+  }
   for (; planned_jobs_ < queue_.size(); ++planned_jobs_) {
     const Queued& job = queue_[planned_jobs_];
     const Placement placement = planner_.place(profile_, job.plan, now_, cursor_);
@@ -614,6 +660,8 @@ void LocalScheduler::check_invariants() const {
       std::count_if(queue_.begin(), queue_.end(), [](const Queued& job) { return !job.plan.ready; }));
   require(not_ready == awaiting_input_, "jobs awaiting input are counted");
   require(planned_jobs_ <= queue_.size(), "the plan covers queued jobs only");
+  require(!plan_deferred_ || (queue_.empty() && pinned_.empty()),
+          "a plan is deferred only with nothing queued or pinned");
   require(std::none_of(queue_.begin() + static_cast<std::ptrdiff_t>(std::min(held_end_, queue_.size())), queue_.end(),
                        [](const Queued& job) { return job.reserved_at.has_value(); }),
           "no job past the held bound holds a reservation");

@@ -181,6 +181,13 @@ class LocalScheduler {
   void finish_due(TimePoint t, AvailabilityProfile* plan = nullptr);
   void start_pinned_due(TimePoint t);
   void replan(TimePoint now);
+  /// Nothing queued, nothing pinned: the plan would hold only the running
+  /// jobs, so it is not built until something reads it (complete_plan).
+  void defer_plan();
+  /// Every running job's planned window covers now (none runs past its plan
+  /// with its end still unknown): the nodes free now are then free from now
+  /// on, in a plan that holds only running jobs.
+  [[nodiscard]] bool running_windows_cover_now() const;
   /// Backfilling policies: one pass over the queue against profile_, which
   /// holds the running jobs and the queued jobs' reservations.
   void replan_pass(TimePoint now);
@@ -200,7 +207,8 @@ class LocalScheduler {
   bool submit_pinned(const LocalJobRequest& request, int nodes, Duration planned);
   void start_running(const PlannedJob& plan, TimePoint now, TimePoint actual_end);
   /// FCFS plans only up to the first job that cannot start; the rest of the
-  /// plan (needed by AWT and the published schedule) is built on demand.
+  /// plan (needed by AWT and the published schedule) is built on demand, as
+  /// is a deferred plan (defer_plan).
   void complete_plan() const;
   void start(const Queued& job, TimePoint now);
   void invalidate_forecast() {
@@ -239,7 +247,12 @@ class LocalScheduler {
   // always tight: a job taken out of the queue leaves it as it was), so the
   // passes need not read a long queue's tail for them.
   mutable std::size_t held_end_ = 0;
-  bool plan_is_whole_ = false;              // the last pass saw nothing pinned and no input awaited
+  bool plan_is_whole_ = false;  // the last pass saw nothing pinned and no input awaited
+  // With nothing queued or pinned the plan is the running jobs alone, and is
+  // made only when read: a co-allocating meta-scheduler's sites hold running
+  // parts only, whose ends move at every start and end of another split job
+  // (rebuilding the plan for each was most of such a run).
+  mutable bool plan_deferred_ = false;
   TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
   std::vector<LocalEvent> events_;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_

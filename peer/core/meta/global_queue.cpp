@@ -1,45 +1,96 @@
 #include "peer/core/meta/global_queue.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace gridpeer {
+namespace {
+
+constexpr int kNoJob = std::numeric_limits<int>::max();
+constexpr std::size_t kSmallestTree = 64;
+
+}  // namespace
 
 GlobalQueue::Position GlobalQueue::push(const Job& job) {
   const Position position = next_++;
-  jobs_.emplace(position, job);
-  by_width_[job.cpus].insert(position);
+  slots_.push_back({job, true});
+  ++waiting_;
   ids_.insert(job.id);
   ++per_origin_.at(job.origin);
   total_cpus_ += job.cpus;
+  if (position - tree_base_ >= leaves_) {
+    rebuild_tree();
+  } else {
+    set_leaf(position, job.cpus);
+  }
   return position;
 }
 
 void GlobalQueue::erase(Position position) {
-  const auto it = jobs_.find(position);
-  assert(it != jobs_.end());
-  const Job& job = it->second;
-  const auto width = by_width_.find(job.cpus);
-  width->second.erase(position);
-  if (width->second.empty()) by_width_.erase(width);
-  ids_.erase(job.id);
-  --per_origin_[job.origin];
-  total_cpus_ -= job.cpus;
+  assert(position >= front_ && position < next_);
+  Slot& slot = slots_[position - front_];
+  assert(slot.waiting);
+  slot.waiting = false;
+  --waiting_;
+  ids_.erase(slot.job.id);
+  --per_origin_[slot.job.origin];
+  total_cpus_ -= slot.job.cpus;
   assert(total_cpus_ >= 0);
-  jobs_.erase(it);
+  set_leaf(position, kNoJob);
+  while (!slots_.empty() && !slots_.front().waiting) {
+    slots_.pop_front();
+    ++front_;
+  }
+}
+
+const Job& GlobalQueue::at(Position position) const {
+  if (position < front_ || position >= next_ || !slots_[position - front_].waiting) {
+    throw std::out_of_range("no job waits at position " + std::to_string(position) + " of the global queue");
+  }
+  return slots_[position - front_].job;
+}
+
+void GlobalQueue::set_leaf(Position position, int width) {
+  std::size_t node = leaves_ + (position - tree_base_);
+  tree_[node] = width;
+  for (node /= 2; node > 0; node /= 2) tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
+}
+
+void GlobalQueue::rebuild_tree() {
+  // Twice the places in use, so that pushes run a while before the next
+  // rebuild: O(1) per push over a run.
+  tree_base_ = front_;
+  leaves_ = std::bit_ceil(std::max(kSmallestTree, 2 * slots_.size()));
+  tree_.assign(2 * leaves_, kNoJob);
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].waiting) tree_[leaves_ + i] = slots_[i].job.cpus;
+  }
+  for (std::size_t node = leaves_ - 1; node > 0; --node) tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
 }
 
 std::optional<GlobalQueue::Position> GlobalQueue::first(Position from, std::optional<int> widest) const {
-  if (!widest) {
-    const auto it = jobs_.lower_bound(from);
-    if (it == jobs_.end()) return std::nullopt;
-    return it->first;
+  from = std::max(from, front_);
+  if (from >= next_) return std::nullopt;
+  const int most = widest ? *widest : kNoJob - 1;
+  // Right from `from`'s leaf to the first subtree holding a job narrow
+  // enough, then down to its leftmost such leaf.
+  std::size_t node = leaves_ + (from - tree_base_);
+  while (tree_[node] > most) {
+    while (node % 2 == 1) {
+      node /= 2;
+      if (node == 0) return std::nullopt;
+    }
+    ++node;
   }
-  std::optional<Position> best;
-  for (auto width = by_width_.begin(); width != by_width_.end() && width->first <= *widest; ++width) {
-    const auto it = width->second.lower_bound(from);
-    if (it != width->second.end() && (!best || *it < *best)) best = *it;
+  while (node < leaves_) {
+    node *= 2;
+    if (tree_[node] > most) ++node;
   }
-  return best;
+  return tree_base_ + (node - leaves_);
 }
 
 }  // namespace gridpeer

@@ -1,14 +1,19 @@
 #pragma once
 // The meta-scheduler's global queue: waiting jobs in arrival order, indexed
 // by width so that a pass can go straight to the earliest job narrow enough
-// to start. Under overload (000's Initial Strategy past its breaking point)
-// the queue holds hundreds of thousands of jobs; a pass then costs what it
-// places, not what waits.
+// to start. Under overload (Jones et al.'s Initial Strategy past its breaking
+// point) the queue holds hundreds of thousands of jobs; a pass then costs
+// what it places, not what waits.
+//
+// Jobs sit in arrival order from the oldest waiting one on, with the gaps
+// first fit leaves; a tree of minimum widths over those places answers
+// first() in O(log n) (a set of positions per width cost a search per width,
+// and a node allocation per push).
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <optional>
-#include <set>
+#include <unordered_set>
 #include <vector>
 
 #include "peer/model/job.hpp"
@@ -24,10 +29,11 @@ class GlobalQueue {
 
   Position push(const Job& job);
   void erase(Position position);
-  [[nodiscard]] const Job& at(Position position) const { return jobs_.at(position); }
+  /// The waiting job at `position`; throws std::out_of_range when none waits there.
+  [[nodiscard]] const Job& at(Position position) const;
   [[nodiscard]] bool contains(JobId id) const { return ids_.count(id) != 0U; }
-  [[nodiscard]] std::size_t size() const { return jobs_.size(); }
-  [[nodiscard]] bool empty() const { return jobs_.empty(); }
+  [[nodiscard]] std::size_t size() const { return waiting_; }
+  [[nodiscard]] bool empty() const { return waiting_ == 0; }
   [[nodiscard]] std::size_t waiting_from(ServerIndex origin) const { return per_origin_.at(origin); }
   /// CPUs asked for by every waiting job together (004's SL reads it per event).
   [[nodiscard]] std::int64_t total_cpus() const { return total_cpus_; }
@@ -39,23 +45,40 @@ class GlobalQueue {
   /// Every waiting job, in arrival order.
   template <typename F>
   void for_each(F&& visit) const {
-    for (const auto& [position, job] : jobs_) visit(job);
+    for (const Slot& slot : slots_) {
+      if (slot.waiting) visit(slot.job);
+    }
   }
   /// Waiting jobs in arrival order while `visit` returns true: a prefix costs
   /// what it reads, not what waits.
   template <typename F>
   void for_each_while(F&& visit) const {
-    for (const auto& [position, job] : jobs_) {
-      if (!visit(job)) return;
+    for (const Slot& slot : slots_) {
+      if (slot.waiting && !visit(slot.job)) return;
     }
   }
 
  private:
-  std::map<Position, Job> jobs_;
-  std::map<int, std::set<Position>> by_width_;  // CPUs -> positions
-  std::set<JobId> ids_;
-  std::vector<std::size_t> per_origin_;
+  struct Slot {
+    Job job;
+    bool waiting = true;
+  };
+  /// The tree's leaf for `position`'s width, or none when it waits no more.
+  void set_leaf(Position position, int width);
+  /// Makes the tree again over the places from front_ on, with room to grow.
+  void rebuild_tree();
+
+  std::deque<Slot> slots_;  // positions front_, front_ + 1, ...: the oldest waiting job first
+  Position front_ = 0;
   Position next_ = 0;
+  std::size_t waiting_ = 0;
+  // Minimum width over places tree_base_ + [0, leaves_): a leaf per place,
+  // kNoJob where none waits; node k's children are 2k and 2k + 1.
+  std::vector<int> tree_;
+  Position tree_base_ = 0;
+  std::size_t leaves_ = 0;
+  std::unordered_set<JobId> ids_;  // membership only, never iterated
+  std::vector<std::size_t> per_origin_;
   std::int64_t total_cpus_ = 0;
 };
 
