@@ -10,6 +10,7 @@
 // network's estimates (peer/network/network_view.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -162,6 +163,12 @@ class Scheduler {
   // ---- outputs --------------------------------------------------------------
   [[nodiscard]] virtual TimePoint next_deadline() const = 0;
   virtual std::vector<SchedulerOutput> take_outputs() = 0;
+  /// take_outputs() appended to `into`: a driver that takes outputs after
+  /// every input keeps one buffer rather than a new vector each time.
+  virtual void take_outputs_into(std::vector<SchedulerOutput>& into) {
+    std::vector<SchedulerOutput> taken = take_outputs();
+    std::move(taken.begin(), taken.end(), std::back_inserter(into));
+  }
 
   // ---- state ----------------------------------------------------------------
   /// The servers this scheduler schedules, ascending.

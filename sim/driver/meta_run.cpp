@@ -9,7 +9,8 @@ void run_meta(Scheduler& scheduler, std::span<const Job> jobs, const std::functi
   const auto input = [&](TimePoint at, bool submission) {
     step.at = at;
     step.submission = submission;
-    step.outputs = scheduler.take_outputs();
+    step.outputs.clear();
+    scheduler.take_outputs_into(step.outputs);
     observe(step);
   };
   TimePoint last{};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace gridpeer {
@@ -223,6 +224,11 @@ TimePoint LocalScheduler::next_deadline() const {
   return std::min(fixed, next_reserved_start_);
 }
 
+void LocalScheduler::take_events_into(std::vector<LocalEvent>& into) {
+  into.clear();
+  into.swap(events_);
+}
+
 std::vector<LocalEvent> LocalScheduler::take_events() {
   std::vector<LocalEvent> taken;
   taken.swap(events_);
@@ -235,7 +241,7 @@ void LocalScheduler::finish_due(TimePoint t, AvailabilityProfile* plan) {
     if (plan != nullptr) plan->release(t, job.planned_end, job.nodes);
     events_.push_back({LocalEvent::Kind::finished, job.id, job.actual_end, job.start, job.planned_end, job.nodes});
     busy_nodes_ -= job.nodes;
-    running_.erase(running_.begin());
+    running_.pop_first();
   }
   assert(busy_nodes_ >= 0);
 }
@@ -308,7 +314,7 @@ void LocalScheduler::defer_plan() {
 bool LocalScheduler::running_windows_cover_now() const {
   // Running jobs are keyed by actual end, unknown ends (kNever) last; a known
   // end is in the future and no later than the planned one.
-  if (running_.empty() || std::prev(running_.end())->first.first != kNever) return true;
+  if (running_.empty() || running_.last().first.first != kNever) return true;
   return std::all_of(running_.begin(), running_.end(), [this](const auto& entry) {
     return entry.first.first != kNever || entry.second.planned_end > now_;
   });

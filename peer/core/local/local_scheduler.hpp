@@ -6,13 +6,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "peer/core/local/availability_profile.hpp"
 #include "peer/core/local/easy_forecast.hpp"
+#include "peer/core/local/end_ordered.hpp"
 #include "peer/core/local/local_policy.hpp"
 #include "peer/core/local/queue_planner.hpp"
 #include "peer/model/server.hpp"
@@ -99,6 +99,9 @@ class LocalScheduler {
   [[nodiscard]] TimePoint next_deadline() const;
   /// Events since the last call, in the order they happened.
   std::vector<LocalEvent> take_events();
+  /// The same into `into` (cleared first), whose buffer this scheduler keeps
+  /// for its next events: no allocation per batch.
+  void take_events_into(std::vector<LocalEvent>& into);
   [[nodiscard]] bool has_events() const { return !events_.empty(); }
 
   // ---- queries (at now(): advance first; they change nothing) -------------
@@ -232,9 +235,9 @@ class LocalScheduler {
   ServerSpec server_;
   QueuePlanner planner_;
   TimePoint now_;
-  std::deque<Queued> queue_;                                        // arrival order; FCFS starts jobs off its front
-  std::vector<Pinned> pinned_;                                      // by start, then arrival
-  std::map<std::pair<TimePoint, std::uint64_t>, Running> running_;  // by (actual end, start order)
+  std::deque<Queued> queue_;     // arrival order; FCFS starts jobs off its front
+  std::vector<Pinned> pinned_;   // by start, then arrival
+  EndOrdered<Running> running_;  // by (actual end, start order)
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
   // The current plan is derived from the running jobs and the queue; FCFS

@@ -123,6 +123,11 @@ std::vector<SchedulerOutput> MetaScheduler::take_outputs() {
   return taken;
 }
 
+void MetaScheduler::take_outputs_into(std::vector<SchedulerOutput>& into) {
+  std::move(outputs_.begin(), outputs_.end(), std::back_inserter(into));
+  outputs_.clear();
+}
+
 ServerLoad MetaScheduler::load(ServerIndex server) const {
   const LocalScheduler& local = locals_.at(server);
   // A job waiting at home is counted once, as undecided (in the global queue).
@@ -337,46 +342,55 @@ void MetaScheduler::started_at_home(std::map<JobId, GlobalQueue::Position>::iter
 }
 
 void MetaScheduler::collect(ServerIndex site) {
-  for (const LocalEvent& event : locals_[site].take_events()) {
-    if (const auto homed = homed_.find(event.id); homed != homed_.end()) {
-      started_at_home(homed, event);
-      continue;
-    }
-    const auto it = placed_.find(event.id);
-    assert(it != placed_.end());
-    Placed& placed = it->second;
-    if (event.kind == LocalEvent::Kind::finished) freed_ = true;
-    if (placed.parts.size() > 1) {
-      if (event.kind == LocalEvent::Kind::started) {
-        placed.start = event.at;
-      } else if (event.kind == LocalEvent::Kind::finished) {
-        split_part_finished(it, event);
-      } else {
-        throw std::logic_error("a part of split job " + std::to_string(event.id) + " was rejected");
-      }
-      continue;
-    }
-    switch (event.kind) {
-      case LocalEvent::Kind::started:
-        placed.start = event.at;
-        continue;
-      case LocalEvent::Kind::rejected: {
-        const ServerSpec& server = locals_[site].server();
-        outputs_.emplace_back(JobEnded{JobRecord::of(placed.job, site, event.at, event.at, event.at),
-                                       JobOutcome::rejected, cannot_fit_reason(placed.job.cpus, server)});
-        break;
-      }
-      case LocalEvent::Kind::finished:
-        if (site != placed.job.origin && stage_data_) {
-          outputs_.emplace_back(StartTransfer{DataTransfer::output_of(placed.job, site, event.start, event.at)});
-          continue;  // it ends once its output is home
-        }
-        outputs_.emplace_back(
-            JobEnded{JobRecord::of(placed.job, site, event.start, event.at, event.at), JobOutcome::completed, {}});
-        break;
-    }
-    placed_.erase(it);
+  std::vector<LocalEvent> events;
+  if (!spare_events_.empty()) {
+    events.swap(spare_events_.back());
+    spare_events_.pop_back();
   }
+  locals_[site].take_events_into(events);
+  for (const LocalEvent& event : events) on_local_event(site, event);
+  spare_events_.push_back(std::move(events));
+}
+
+void MetaScheduler::on_local_event(ServerIndex site, const LocalEvent& event) {
+  if (const auto homed = homed_.find(event.id); homed != homed_.end()) {
+    started_at_home(homed, event);
+    return;
+  }
+  const auto it = placed_.find(event.id);
+  assert(it != placed_.end());
+  Placed& placed = it->second;
+  if (event.kind == LocalEvent::Kind::finished) freed_ = true;
+  if (placed.parts.size() > 1) {
+    if (event.kind == LocalEvent::Kind::started) {
+      placed.start = event.at;
+    } else if (event.kind == LocalEvent::Kind::finished) {
+      split_part_finished(it, event);
+    } else {
+      throw std::logic_error("a part of split job " + std::to_string(event.id) + " was rejected");
+    }
+    return;
+  }
+  switch (event.kind) {
+    case LocalEvent::Kind::started:
+      placed.start = event.at;
+      return;
+    case LocalEvent::Kind::rejected: {
+      const ServerSpec& server = locals_[site].server();
+      outputs_.emplace_back(JobEnded{JobRecord::of(placed.job, site, event.at, event.at, event.at),
+                                     JobOutcome::rejected, cannot_fit_reason(placed.job.cpus, server)});
+      break;
+    }
+    case LocalEvent::Kind::finished:
+      if (site != placed.job.origin && stage_data_) {
+        outputs_.emplace_back(StartTransfer{DataTransfer::output_of(placed.job, site, event.start, event.at)});
+        return;  // it ends once its output is home
+      }
+      outputs_.emplace_back(
+          JobEnded{JobRecord::of(placed.job, site, event.start, event.at, event.at), JobOutcome::completed, {}});
+      break;
+  }
+  placed_.erase(it);
 }
 
 void MetaScheduler::check_invariants() const {

@@ -77,6 +77,7 @@ class MetaScheduler final : public Scheduler {
   void quiesce(TimePoint /*now*/) override {}
   [[nodiscard]] TimePoint next_deadline() const override;
   std::vector<SchedulerOutput> take_outputs() override;
+  void take_outputs_into(std::vector<SchedulerOutput>& into) override;
   [[nodiscard]] std::span<const ServerIndex> servers() const override { return server_indices_; }
   [[nodiscard]] ServerLoad load(ServerIndex server) const override;
   [[nodiscard]] const SchedulerCounters& counters(ServerIndex server) const override { return counters_.at(server); }
@@ -115,6 +116,7 @@ class MetaScheduler final : public Scheduler {
   /// Takes every site's local events (starts, finishes, rejections) until none are left.
   void collect_all();
   void collect(ServerIndex site);
+  void on_local_event(ServerIndex site, const LocalEvent& event);
   /// A job that waited at home has started there (queue_at_origin).
   void started_at_home(std::map<JobId, GlobalQueue::Position>::iterator homed, const LocalEvent& event);
   void split_part_finished(std::map<JobId, Placed>::iterator it, const LocalEvent& event);
@@ -133,6 +135,9 @@ class MetaScheduler final : public Scheduler {
   // without it, a newly submitted job is the only one that could be placed.
   bool freed_ = true;
   std::vector<Retimed> retimed_;  // scratch
+  // Buffers for collect(), one per level of nesting (a part's end moves
+  // others' ends, whose sites are collected inside it), kept between calls.
+  std::vector<std::vector<LocalEvent>> spare_events_;
   std::vector<SplitRun> split_runs_;
   GlobalQueue queue_;               // the global queue, in arrival order
   std::map<JobId, Placed> placed_;  // placed, not ended

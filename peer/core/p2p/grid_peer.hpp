@@ -65,7 +65,7 @@ class GridPeer final : public Scheduler,
   std::vector<SchedulerOutput> take_outputs() override;
   /// take_outputs() appended to `into`, keeping this peer's buffer: a host
   /// settling after every message would otherwise allocate it afresh each time.
-  void take_outputs_into(std::vector<SchedulerOutput>& into);
+  void take_outputs_into(std::vector<SchedulerOutput>& into) override;
   [[nodiscard]] std::span<const ServerIndex> servers() const override { return {&id_, 1}; }
   [[nodiscard]] ServerLoad load(ServerIndex server) const override;
   [[nodiscard]] const SchedulerCounters& counters(ServerIndex /*server*/) const override { return counters_; }

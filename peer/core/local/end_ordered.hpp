@@ -1,0 +1,59 @@
+#pragma once
+// A server's running jobs in the order they end: by (end, start sequence),
+// as a std::map would hold them, but in a vector kept sorted latest first,
+// so that the next to end comes off its back. A server runs tens to hundreds
+// of jobs at once; a tree node allocated per start and per moved end (a
+// co-allocated part's end moves at every start and end of another split job)
+// cost more than moving a few entries.
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "peer/model/time.hpp"
+
+namespace gridpeer {
+
+template <typename Value>
+class EndOrdered {
+ public:
+  using Key = std::pair<TimePoint, std::uint64_t>;  ///< (end, start sequence): unique
+  using Entry = std::pair<Key, Value>;
+  using iterator = typename std::vector<Entry>::reverse_iterator;
+  using const_iterator = typename std::vector<Entry>::const_reverse_iterator;
+
+  [[nodiscard]] bool empty() const { return entries_.empty(); }
+  [[nodiscard]] std::size_t size() const { return entries_.size(); }
+  /// Earliest end first.
+  [[nodiscard]] iterator begin() { return entries_.rbegin(); }
+  [[nodiscard]] iterator end() { return entries_.rend(); }
+  [[nodiscard]] const_iterator begin() const { return entries_.rbegin(); }
+  [[nodiscard]] const_iterator end() const { return entries_.rend(); }
+  /// The entry that ends last.
+  [[nodiscard]] const Entry& last() const {
+    assert(!entries_.empty());
+    return entries_.front();
+  }
+
+  void emplace(const Key& key, const Value& value) {
+    // Latest first: before the first entry that ends earlier.
+    const auto at = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [](const Entry& e, const Key& k) { return k < e.first; });
+    assert(at == entries_.end() || at->first != key);
+    entries_.insert(at, Entry{key, value});
+  }
+  void erase(iterator it) { entries_.erase(std::next(it).base()); }
+  void erase(const_iterator it) { entries_.erase(std::next(it).base()); }
+  /// Takes the entry that ends first.
+  void pop_first() {
+    assert(!entries_.empty());
+    entries_.pop_back();
+  }
+
+ private:
+  std::vector<Entry> entries_;  // sorted by key, latest first
+};
+
+}  // namespace gridpeer
