@@ -347,18 +347,14 @@ namespace {
 /// The metrics of a run, job by job as they end, whoever placed them.
 class CoallocTally {
  public:
-  CoallocTally(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows)
-      : spec_(spec), keep_rows_(keep_rows), run_time_of_(jobs.size() + 1) {
-    for (const Job& job : jobs) {
-      if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
-      run_time_of_[job.id] = job.run_time;
-    }
+  CoallocTally(const CoallocSpec& spec, bool keep_rows) : spec_(spec), keep_rows_(keep_rows) {
     result_.jobs_by_origin.assign(spec.nodes.size(), 0);
     turnaround_by_origin_.assign(spec.nodes.size(), 0.0);
   }
 
-  /// A job ended: `parts` when it was split (and its lowest slowdown), else empty.
-  void add(const JobRecord& r, std::vector<SitePart> parts, double lowest_slowdown) {
+  /// A job ended, that would have run `te_run` on one cluster: `parts` when
+  /// it was split (and its lowest slowdown), else empty.
+  void add(const JobRecord& r, Duration te_run, std::vector<SitePart> parts, double lowest_slowdown) {
     ++result_.jobs;
     turnaround_ += to_seconds(r.response());
     turnaround_by_origin_.at(r.origin) += to_seconds(r.response());
@@ -366,7 +362,6 @@ class CoallocTally {
     wait_ += to_seconds(r.wait());
     node_seconds_ += static_cast<double>(r.cpus) * to_seconds(r.run());
     last_end_ = std::max(last_end_, r.end);
-    const Duration te_run = run_time_of_.at(r.id);
     if (!parts.empty()) {
       ++split_;
       const double k = spec_.config.traffic.compute_fraction;
@@ -432,7 +427,6 @@ class CoallocTally {
  private:
   const CoallocSpec& spec_;
   bool keep_rows_;
-  std::vector<Duration> run_time_of_;  // T_E by id (ids are 1..jobs)
   CoallocResult result_;
   double turnaround_ = 0;
   double wait_ = 0;
@@ -465,7 +459,7 @@ CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& 
   const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
   const network::StaticNetworkView network(network::star_graph(links));
   const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);
-  CoallocTally tally(spec, jobs, keep_rows);
+  CoallocTally tally(spec, keep_rows);
   std::uint64_t events = 0;
   std::map<JobId, SplitRun> splitting;  // split runs whose JobEnded has not come yet
   std::size_t reported = 0;
@@ -480,10 +474,11 @@ CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& 
       }
       const auto it = splitting.find(ended->record.id);
       if (it != splitting.end()) {
-        tally.add(ended->record, std::move(it->second.parts), it->second.lowest_slowdown);
+        tally.add(ended->record, it->second.run_time, std::move(it->second.parts), it->second.lowest_slowdown);
         splitting.erase(it);
       } else {
-        tally.add(ended->record, {}, 1.0);
+        // Whole on one cluster, it ran its T_E (no data, every node alike).
+        tally.add(ended->record, ended->record.run(), {}, 1.0);
       }
     }
     if (progress && step.submission && tally.jobs() >= reported + 10'000) {
@@ -556,11 +551,17 @@ CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>&
     throw std::logic_error(fmt::format("the peers did not run every job: {} lost, {} rejected, {} unfinished",
                                        run.lost.size(), run.rejected, run.unfinished));
   }
-  CoallocTally tally(spec, jobs, keep_rows);
+  CoallocTally tally(spec, keep_rows);
+  std::vector<Duration> run_time_of(jobs.size() + 1);  // T_E by id (ids are 1..jobs)
+  for (const Job& job : jobs) {
+    if (job.id == 0 || job.id > jobs.size()) throw std::invalid_argument("co-allocation runs number jobs 1..N");
+    run_time_of[job.id] = job.run_time;
+  }
   for (const JobRecord& record : run.records) {
+    const Duration te_run = run_time_of.at(record.id);
     const auto parts = run.split_parts.find(record.id);
     if (parts == run.split_parts.end()) {
-      tally.add(record, {}, 1.0);
+      tally.add(record, te_run, {}, 1.0);
       continue;
     }
     std::vector<SitePart> sites;
@@ -569,7 +570,7 @@ CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>&
       sites.push_back({part.server, part.cpus});
       lowest = std::min(lowest, part.lowest_share);
     }
-    tally.add(record, std::move(sites), lowest);
+    tally.add(record, te_run, std::move(sites), lowest);
   }
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
   CoallocResult result = tally.finish(jobs.size(), first);

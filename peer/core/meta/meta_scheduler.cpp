@@ -322,7 +322,7 @@ void MetaScheduler::split_part_finished(std::map<JobId, Placed>::iterator it, co
   // other sites' time pass, which may finish this job's remaining parts
   // there: `it` is not touched after apply().
   --placed.parts_running;
-  split_runs_.push_back({event.id, placed.parts, links_->lowest_slowdown(event.id)});
+  split_runs_.push_back({event.id, placed.parts, links_->lowest_slowdown(event.id), placed.job.run_time});
   retimed_.clear();
   links_->end(event.id, event.at, retimed_);
   const std::vector<Retimed> changed = retimed_;

@@ -57,6 +57,7 @@ struct SplitRun {
   JobId id = 0;
   std::vector<SitePart> parts;
   double lowest_slowdown = 1;
+  Duration run_time{};  ///< as submitted: what it would run on one site (Jones et al.'s T_E)
 };
 
 class MetaScheduler final : public Scheduler {
