@@ -6,8 +6,11 @@
 //               node and, running past J2's shadow time, delays J3 to 25).
 // Conservative: J1 0, J2 10, J3 20, J4 30, J5 0  (J4 would delay J3: it waits;
 //               J5 ends before anyone's reservation: it backfills).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "peer/core/local/local_scheduler.hpp"
 
@@ -51,6 +54,15 @@ std::map<JobId, std::int64_t> run_to_completion(LocalScheduler& scheduler, const
 }
 
 const ServerSpec kFourNodes{"four", 4, 1, 1000, 0};
+
+/// The starts among `events`: id -> second.
+std::map<JobId, std::int64_t> started_at_seconds(const std::vector<LocalEvent>& events) {
+  std::map<JobId, std::int64_t> starts;
+  for (const LocalEvent& e : events) {
+    if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
+  }
+  return starts;
+}
 
 }  // namespace
 
@@ -173,11 +185,7 @@ BOOST_AUTO_TEST_CASE(skipped_deadlines_are_caught_up_in_order) {
   LocalScheduler jumped(kFourNodes, {LocalPolicy::easy, 0});
   submit_all(jumped, kScenario);
   jumped.advance(at_seconds(100));
-  std::map<JobId, std::int64_t> starts;
-  for (const LocalEvent& e : jumped.take_events()) {
-    if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
-  }
-  BOOST_TEST(starts == expected);
+  BOOST_TEST(started_at_seconds(jumped.take_events()) == expected);
   BOOST_TEST(jumped.running_jobs() == 0U);
 }
 
@@ -200,10 +208,7 @@ BOOST_AUTO_TEST_CASE(a_job_waits_for_its_input_and_keeps_its_place) {
     for (int guard = 0; guard < 10 && scheduler.next_deadline() != kNever; ++guard) {
       scheduler.advance(scheduler.next_deadline());
     }
-    std::map<JobId, std::int64_t> starts;
-    for (const LocalEvent& e : scheduler.take_events()) {
-      if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
-    }
+    const std::map<JobId, std::int64_t> starts = started_at_seconds(scheduler.take_events());
     const std::map<JobId, std::int64_t> expected = policy == LocalPolicy::conservative
                                                        ? std::map<JobId, std::int64_t>{{1, 12}, {2, 0}}
                                                        : std::map<JobId, std::int64_t>{{1, 12}, {2, 17}};
@@ -235,13 +240,48 @@ BOOST_AUTO_TEST_CASE(easy_passes_over_staged_jobs_and_still_backfills_behind_the
   for (int guard = 0; guard < 20 && scheduler.next_deadline() != kNever; ++guard) {
     scheduler.advance(scheduler.next_deadline());
   }
-  std::map<JobId, std::int64_t> starts;
-  for (const LocalEvent& e : scheduler.take_events()) {
-    if (e.kind == LocalEvent::Kind::started) starts[e.id] = e.at.time_since_epoch().count() / 1'000'000;
-  }
   const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 12}, {3, 10}, {4, 22}, {5, 10}};
-  BOOST_TEST(starts == expected);
+  BOOST_TEST(started_at_seconds(scheduler.take_events()) == expected);
   BOOST_TEST(scheduler.queued_jobs() == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_made_when_first_read_answers_as_one_kept_up) {
+  // 4 nodes, conservative; with nothing queued the plan is made only when
+  // read. At 0: J1 2 x 10 and J2 1 x planned 20 (runs 5) start.
+  //   Plan: free [0,10) 1, [10,20) 3, then 4. AWT at 0: 2 nodes -> 10 s;
+  //   1 node -> 0; 4 nodes -> 20 s.
+  // 5: J2 ends. Free [5,10) 2, then 4: AWT of 3 nodes -> 5 s.
+  //   J3 3 x 4 submitted: reserved at 10 (no room now), starts at 10, ends 14.
+  // 14: nothing runs. J4 4 x 3 starts at once; a part pinned to start now on
+  //   1 node is rejected (no node free), one pinned at 17 is taken and starts then.
+  LocalScheduler scheduler(kFourNodes, {LocalPolicy::conservative, 0});
+  scheduler.submit({1, 2, seconds(10), seconds(10)}, TimePoint{});
+  scheduler.submit({2, 1, seconds(20), seconds(5)}, TimePoint{});
+  BOOST_TEST(scheduler.approximate_wait(2, seconds(1)).count() == seconds(10).count());
+  BOOST_TEST(scheduler.approximate_wait(1, seconds(1)).count() == 0);
+  BOOST_TEST(scheduler.approximate_wait(4, seconds(1)).count() == seconds(20).count());
+  BOOST_TEST(scheduler.reservation_schedule().size() == 2U);
+  scheduler.advance(at_seconds(5));
+  BOOST_TEST(scheduler.running_jobs() == 1U);
+  BOOST_TEST(scheduler.approximate_wait(3, seconds(1)).count() == seconds(5).count());
+  BOOST_TEST(scheduler.plan_profile().free_at(at_seconds(7)) == 2);
+  BOOST_TEST(scheduler.plan_profile().free_at(at_seconds(10)) == 4);
+  scheduler.submit({3, 3, seconds(4), seconds(4)}, at_seconds(5));
+  BOOST_TEST((scheduler.reserved_start(3) == std::optional(at_seconds(10))));
+  scheduler.advance(at_seconds(14));
+  BOOST_TEST(scheduler.running_jobs() == 0U);
+  BOOST_TEST(scheduler.submit({4, 4, seconds(3), seconds(3)}, at_seconds(14)));
+  BOOST_TEST(!scheduler.submit({5, 1, seconds(2), seconds(2), std::nullopt, at_seconds(14)}, at_seconds(14)));
+  BOOST_TEST(scheduler.submit({6, 1, seconds(2), seconds(2), std::nullopt, at_seconds(17)}, at_seconds(14)));
+  for (int guard = 0; guard < 10 && scheduler.next_deadline() != kNever; ++guard) {
+    scheduler.advance(scheduler.next_deadline());
+  }
+  const std::vector<LocalEvent> events = scheduler.take_events();
+  const std::map<JobId, std::int64_t> expected{{1, 0}, {2, 0}, {3, 10}, {4, 14}, {6, 17}};
+  BOOST_TEST(started_at_seconds(events) == expected);
+  BOOST_TEST(std::count_if(events.begin(), events.end(),
+                           [](const LocalEvent& e) { return e.kind == LocalEvent::Kind::rejected && e.id == 5; }) == 1);
+  scheduler.check_invariants();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

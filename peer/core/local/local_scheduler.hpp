@@ -255,7 +255,7 @@ class LocalScheduler {
   // made only when read: a co-allocating meta-scheduler's sites hold running
   // parts only, whose ends move at every start and end of another split job
   // (rebuilding the plan for each was most of such a run).
-  mutable bool plan_deferred_ = false;
+  mutable bool plan_deferred_ = true;       // nothing is queued or pinned yet
   TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
   std::vector<LocalEvent> events_;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
