@@ -98,8 +98,11 @@ def heat_maps(cells, out, save):
                 if wan in wans and b in sizes:
                     ax.add_patch(plt.Rectangle((wans.index(wan) - 0.5, sizes.index(b) - 0.5), 1, 1, fill=False,
                                                edgecolor="tab:blue", linewidth=2))
+                    # On a light box: the darkest cells would swallow blue text.
                     ax.annotate(f"paper {paper:+.0%}", (wans.index(wan), sizes.index(b) + 0.32), ha="center",
-                                fontsize=6.5, color="tab:blue")
+                                fontsize=6.5, color="tab:blue",
+                                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none",
+                                      "alpha": 0.85})
             ax.set_xticks(range(len(wans)), [f"{w:g}" for w in wans])
             ax.set_yticks(range(len(sizes)), [f"{b:g}" for b in sizes])
             ax.set_xlabel("WAN Mb/s (site networks 20×)")
