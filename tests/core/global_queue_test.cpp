@@ -84,8 +84,11 @@ BOOST_AUTO_TEST_CASE(random_pushes_and_erasures_agree_with_a_plain_list) {
                                static_cast<ServerIndex>(rng.uniform_int(0, 2)));
         waiting.push_back({queue.push(job), job});
       } else {
-        // Mostly from the front (strict FCFS), often from anywhere (first fit).
-        const auto k = rng.bernoulli(0.3) ? 0 : static_cast<std::size_t>(rng.uniform_int(0, waiting.size() - 1));
+        // Often the front (strict FCFS), else anywhere (first fit).
+        const auto k =
+            rng.bernoulli(0.3)
+                ? 0
+                : static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(waiting.size()) - 1));
         queue.erase(waiting[k].position);
         waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(k));
       }
