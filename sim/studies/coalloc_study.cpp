@@ -15,6 +15,7 @@
 #include "peer/network/star.hpp"
 #include "peer/network/static_view.hpp"
 #include "sim/studies/cli_support.hpp"
+#include "sim/studies/coalloc_replay.hpp"
 #include "sim/studies/run_identity.hpp"
 
 namespace gridpeer::sim {
@@ -354,7 +355,7 @@ class CoallocTally {
 
   /// A job ended, that would have run `te_run` on one cluster: `parts` when
   /// it was split (and its lowest slowdown), else empty.
-  void add(const JobRecord& r, Duration te_run, std::vector<SitePart> parts, double lowest_slowdown) {
+  void add(const JobRecord& r, Duration te_run, std::span<const SitePart> parts, double lowest_slowdown) {
     ++result_.jobs;
     turnaround_ += to_seconds(r.response());
     turnaround_by_origin_.at(r.origin) += to_seconds(r.response());
@@ -376,7 +377,9 @@ class CoallocTally {
     } else {
       ++migrated_;
     }
-    if (keep_rows_) result_.rows.push_back(CoallocJobRow{r, te_run, std::move(parts), lowest_slowdown});
+    if (keep_rows_) {
+      result_.rows.push_back(CoallocJobRow{r, te_run, {parts.begin(), parts.end()}, lowest_slowdown});
+    }
   }
   [[nodiscard]] std::size_t jobs() const { return result_.jobs; }
 
@@ -453,45 +456,39 @@ std::vector<ServerSpec> coalloc_clusters(const CoallocSpec& spec) {
   return clusters;
 }
 
-CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
-                               const std::function<void(std::size_t, std::size_t)>& progress) {
-  const std::vector<ServerSpec> clusters = coalloc_clusters(spec);
-  const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
-  const network::StaticNetworkView network(network::star_graph(links));
-  const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);
-  CoallocTally tally(spec, keep_rows);
-  std::uint64_t events = 0;
-  std::map<JobId, SplitRun> splitting;  // split runs whose JobEnded has not come yet
-  std::size_t reported = 0;
-  run_meta(*scheduler, jobs, [&](MetaStep& step) {
-    ++events;
-    for (SplitRun& run : scheduler->take_split_runs()) splitting.emplace(run.id, std::move(run));
-    for (const SchedulerOutput& output : step.outputs) {
-      const auto* ended = std::get_if<JobEnded>(&output);
-      if (ended == nullptr || ended->outcome != JobOutcome::completed) {
-        throw std::logic_error("the co-allocating meta-scheduler gave up a job: " +
-                               (ended ? ended->reason : std::string("an output it should not make")));
-      }
-      const auto it = splitting.find(ended->record.id);
-      if (it != splitting.end()) {
-        tally.add(ended->record, it->second.run_time, std::move(it->second.parts), it->second.lowest_slowdown);
-        splitting.erase(it);
-      } else {
-        // Whole on one cluster, it ran its T_E (no data, every node alike).
-        tally.add(ended->record, ended->record.run(), {}, 1.0);
-      }
+/// Counts a run's inputs and reports progress every 10,000 jobs ended.
+class StepCounter {
+ public:
+  StepCounter(const std::function<void(std::size_t, std::size_t)>& progress, std::size_t total)
+      : progress_(progress), total_(total) {}
+  void step(bool submission, std::size_t ended) {
+    ++events_;
+    if (progress_ && submission && ended >= reported_ + 10'000) {
+      reported_ = ended;
+      progress_(reported_, total_);
     }
-    if (progress && step.submission && tally.jobs() >= reported + 10'000) {
-      reported = tally.jobs();
-      progress(reported, jobs.size());
-    }
-  });
-  if (progress) progress(jobs.size(), jobs.size());
+  }
+  [[nodiscard]] std::uint64_t events() const { return events_; }
+  void done() const {
+    if (progress_) progress_(total_, total_);
+  }
+
+ private:
+  const std::function<void(std::size_t, std::size_t)>& progress_;
+  std::size_t total_;
+  std::uint64_t events_ = 0;
+  std::size_t reported_ = 0;
+};
+
+/// The means, and the links' saturation and re-timings (null: no links).
+CoallocResult coalloc_result(CoallocTally& tally, const std::vector<Job>& jobs, const StepCounter& steps,
+                             const StarLinks* star) {
+  steps.done();
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
   const TimePoint last_end = tally.last_end();
   CoallocResult result = tally.finish(jobs.size(), first);
-  result.events = events;
-  if (const StarLinks* star = scheduler->links()) {
+  result.events = steps.events();
+  if (star != nullptr) {
     // Ideal's links are unlimited: its saturation is 0 by definition.
     const auto mean = star->mean_saturation(last_end);
     double sum = 0;
@@ -501,6 +498,62 @@ CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& 
     result.retimings = star->retimings();
   }
   return result;
+}
+
+/// Jones et al. 2004's clusters shared fully, on counters (coalloc_replay.hpp).
+CoallocResult run_coalloc_replay(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                                 const std::function<void(std::size_t, std::size_t)>& progress) {
+  class Tallying final : public CoallocObserver {
+   public:
+    Tallying(CoallocTally& tally, StepCounter& steps) : tally_(tally), steps_(steps) {}
+    void ended(const Job& job, const JobRecord& record, std::span<const SitePart> parts,
+               double lowest_slowdown) override {
+      // Whole on one cluster, it ran its T_E (no data, every node alike).
+      tally_.add(record, parts.empty() ? record.run() : job.run_time, parts, lowest_slowdown);
+    }
+    void step(TimePoint /*at*/, bool submission) override { steps_.step(submission, tally_.jobs()); }
+
+   private:
+    CoallocTally& tally_;
+    StepCounter& steps_;
+  };
+  CoallocTally tally(spec, keep_rows);
+  StepCounter steps(progress, jobs.size());
+  Tallying observer(tally, steps);
+  const auto links = replay_coallocation(coalloc_clusters(spec), std::vector<double>(spec.nodes.size(), spec.link_mbps),
+                                         spec.config, jobs, observer);
+  return coalloc_result(tally, jobs, steps, links.get());
+}
+
+/// The meta-scheduler with its local schedulers (Jones & Ligon's home queues).
+CoallocResult run_coalloc_meta(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
+                               const std::function<void(std::size_t, std::size_t)>& progress) {
+  const std::vector<ServerSpec> clusters = coalloc_clusters(spec);
+  const std::vector<double> links(spec.nodes.size(), spec.link_mbps);
+  const network::StaticNetworkView network(network::star_graph(links));
+  const auto scheduler = make_coallocation_scheduler(clusters, links, spec.config, network);
+  CoallocTally tally(spec, keep_rows);
+  StepCounter steps(progress, jobs.size());
+  std::map<JobId, SplitRun> splitting;  // split runs whose JobEnded has not come yet
+  run_meta(*scheduler, jobs, [&](MetaStep& step) {
+    for (SplitRun& run : scheduler->take_split_runs()) splitting.emplace(run.id, std::move(run));
+    for (const SchedulerOutput& output : step.outputs) {
+      const auto* ended = std::get_if<JobEnded>(&output);
+      if (ended == nullptr || ended->outcome != JobOutcome::completed) {
+        throw std::logic_error("the co-allocating meta-scheduler gave up a job: " +
+                               (ended ? ended->reason : std::string("an output it should not make")));
+      }
+      const auto it = splitting.find(ended->record.id);
+      if (it != splitting.end()) {
+        tally.add(ended->record, it->second.run_time, it->second.parts, it->second.lowest_slowdown);
+        splitting.erase(it);
+      } else {
+        tally.add(ended->record, ended->record.run(), {}, 1.0);
+      }
+    }
+    steps.step(step.submission, tally.jobs());
+  });
+  return coalloc_result(tally, jobs, steps, scheduler->links());
 }
 
 /// The clusters as P2P peers: one server per cluster, each its own site,
@@ -570,7 +623,7 @@ CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>&
       sites.push_back({part.server, part.cpus});
       lowest = std::min(lowest, part.lowest_share);
     }
-    tally.add(record, te_run, std::move(sites), lowest);
+    tally.add(record, te_run, sites, lowest);
   }
   const TimePoint first = jobs.empty() ? TimePoint{} : jobs.front().submit;
   CoallocResult result = tally.finish(jobs.size(), first);
@@ -583,10 +636,12 @@ CoallocResult run_coalloc_peers(const CoallocSpec& spec, const std::vector<Job>&
 }  // namespace
 
 CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
-                          const std::function<void(std::size_t, std::size_t)>& progress) {
+                          const std::function<void(std::size_t, std::size_t)>& progress, CoallocEngine engine) {
   const auto started = std::chrono::steady_clock::now();
   CoallocResult result = spec.peers ? run_coalloc_peers(spec, jobs, keep_rows, progress)
-                                    : run_coalloc_meta(spec, jobs, keep_rows, progress);
+                         : engine == CoallocEngine::fastest && coalloc_replay_plays(spec.config)
+                             ? run_coalloc_replay(spec, jobs, keep_rows, progress)
+                             : run_coalloc_meta(spec, jobs, keep_rows, progress);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

@@ -103,10 +103,19 @@ struct CoallocResult {
   std::uint64_t split_aborts = 0;
 };
 
+/// Which engine plays a meta-scheduler's run: the same inputs and results either way.
+enum class CoallocEngine : std::uint8_t {
+  /// coalloc_replay.hpp (counters and the clusters' ends) where it plays the
+  /// configuration (clusters shared fully), else the meta-scheduler.
+  fastest,
+  meta_scheduler,  ///< make_coallocation_scheduler's MetaScheduler over local schedulers: the reference
+};
+
 /// Runs the jobs (sorted by submit) through the meta-scheduler of `spec`.
 /// `progress(done, total)` now and then.
 CoallocResult run_coalloc(const CoallocSpec& spec, const std::vector<Job>& jobs, bool keep_rows,
-                          const std::function<void(std::size_t, std::size_t)>& progress = {});
+                          const std::function<void(std::size_t, std::size_t)>& progress = {},
+                          CoallocEngine engine = CoallocEngine::fastest);
 
 /// The run's JSON: identity values, metrics, and (include_timing) wall time.
 nlohmann::json coalloc_json(const CoallocSpec& spec, const CoallocResult& result, bool include_timing);

@@ -76,10 +76,8 @@ bool uses_bandwidth(CoallocationMethod method) {
   return method != CoallocationMethod::migration_only && method != CoallocationMethod::ideal;
 }
 
-std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpec> clusters,
-                                                           std::vector<double> link_mbps,
-                                                           const CoallocationConfig& config,
-                                                           const network::NetworkView& network, TimePoint start) {
+void validate_coallocation(std::span<const ServerSpec> clusters, std::span<const double> link_mbps,
+                           const CoallocationConfig& config) {
   if (link_mbps.size() != clusters.size()) throw std::invalid_argument("one link capacity per cluster is needed");
   if (!(config.lslt > 0)) throw std::invalid_argument("LSLT must be above 0");
   for (const ServerSpec& cluster : clusters) {
@@ -87,6 +85,9 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
       throw std::invalid_argument("cluster " + cluster.name + ": co-allocation models single-CPU nodes");
     }
   }
+}
+
+std::vector<std::unique_ptr<PlacementModule>> make_coallocation_chain(const CoallocationConfig& config) {
   std::vector<std::unique_ptr<PlacementModule>> chain;
   std::unique_ptr<PlacementModule> splitter;
   switch (config.method) {
@@ -94,7 +95,6 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
       break;
     case CoallocationMethod::ideal:
       splitter = std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "ideal");
-      for (double& capacity : link_mbps) capacity = StarLinks::kUnlimited;
       break;
     case CoallocationMethod::initial:
       splitter = std::make_unique<LargestFreeFirst>(kNoSaturationLimit, "initial");
@@ -131,16 +131,32 @@ std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpe
     case GridSharing::none:
       break;
   }
+  return chain;
+}
+
+std::unique_ptr<StarLinks> make_coallocation_links(std::vector<double> link_mbps, const CoallocationConfig& config,
+                                                   TimePoint start) {
+  if (config.method == CoallocationMethod::ideal) {
+    for (double& capacity : link_mbps) capacity = StarLinks::kUnlimited;
+  }
+  return std::make_unique<StarLinks>(std::move(link_mbps), config.traffic, config.allotment, start);
+}
+
+std::unique_ptr<MetaScheduler> make_coallocation_scheduler(std::vector<ServerSpec> clusters,
+                                                           std::vector<double> link_mbps,
+                                                           const CoallocationConfig& config,
+                                                           const network::NetworkView& network, TimePoint start) {
+  validate_coallocation(clusters, link_mbps, config);
   MetaSchedulerOptions options;
   options.discipline = QueueDiscipline::skipping;
   options.stage_data = false;  // Jones et al. 2004 model no data: a migrated job starts at once
-  options.links = std::make_unique<StarLinks>(std::move(link_mbps), config.traffic, config.allotment, start);
+  options.links = make_coallocation_links(std::move(link_mbps), config, start);
   options.queue_at_origin = config.sharing != GridSharing::full;
   // With jobs only in the global queue, a local scheduler only ever starts
   // what a module placed on its free nodes: FCFS there changes nothing.
   const LocalPolicyConfig local = options.queue_at_origin ? config.local : LocalPolicyConfig{LocalPolicy::fcfs, 0};
-  return std::make_unique<MetaScheduler>(std::move(clusters), local, std::move(chain), std::move(options), network,
-                                         start);
+  return std::make_unique<MetaScheduler>(std::move(clusters), local, make_coallocation_chain(config),
+                                         std::move(options), network, start);
 }
 
 }  // namespace gridpeer

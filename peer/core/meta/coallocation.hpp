@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,18 @@ std::string method_label(const CoallocationConfig& config);
 /// does not is the same run whatever the value).
 bool uses_lslt(CoallocationMethod method);
 bool uses_bandwidth(CoallocationMethod method);
+
+/// Throws std::invalid_argument on a value out of range: a link per cluster,
+/// LSLT above 0, single-CPU nodes.
+void validate_coallocation(std::span<const ServerSpec> clusters, std::span<const double> link_mbps,
+                           const CoallocationConfig& config);
+/// The placement chain of `config`: LA -> MIG -> the method's module, or
+/// with reservation-safe sharing MIG and the method on reservation-safe
+/// nodes (empty for no sharing).
+std::vector<std::unique_ptr<PlacementModule>> make_coallocation_chain(const CoallocationConfig& config);
+/// The star of cluster links `config` runs on (Ideal's never saturate).
+std::unique_ptr<StarLinks> make_coallocation_links(std::vector<double> link_mbps, const CoallocationConfig& config,
+                                                   TimePoint start);
 
 /// The meta-scheduler of `config` over `clusters` (single-CPU nodes), whose
 /// links to the central switch carry `link_mbps[i]`. Throws

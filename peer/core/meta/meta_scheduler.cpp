@@ -143,16 +143,6 @@ std::vector<SplitRun> MetaScheduler::take_split_runs() {
   return taken;
 }
 
-std::optional<int> MetaScheduler::widest_placeable(const SiteView& sites) const {
-  std::optional<int> widest = 0;
-  for (const auto& module : chain_) {
-    const auto bound = module->widest_placeable(sites);
-    if (!bound) return std::nullopt;
-    widest = std::max(*widest, *bound);
-  }
-  return widest;
-}
-
 void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submitted_to_empty) {
   // Nothing freed since the last pass: the jobs before `first` were left then
   // and would be left again (placement_module.hpp); under strict FCFS the
@@ -162,9 +152,13 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submit
   freed_ = false;
   const SiteView sites(locals_, network_, now, links_.get());
   GlobalQueue::Position cursor = first;
+  // Under first fit, only jobs narrow enough for some module are offered. A
+  // job left changes nothing, so the bound holds until one is placed.
+  const auto widest_now = [&] {
+    return discipline_ == QueueDiscipline::skipping ? widest_placeable(chain_, sites) : std::nullopt;
+  };
+  std::optional<int> widest = widest_now();
   for (;;) {
-    // Under first fit, only jobs narrow enough for some module are offered.
-    const std::optional<int> widest = discipline_ == QueueDiscipline::skipping ? widest_placeable(sites) : std::nullopt;
     const auto position = queue_.first(cursor, widest);
     if (!position) return;
     cursor = *position + 1;
@@ -180,18 +174,7 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submit
       if (discipline_ == QueueDiscipline::blocking) return;
       continue;
     }
-    int nodes = 0;
-    for (const SitePart& part : placement->parts) {
-      if (part.site >= locals_.size()) throw std::logic_error("a placement module chose a site that does not exist");
-      nodes += part.nodes;
-    }
-    if (placement->parts.empty() || (placement->split() && nodes != waiting.cpus)) {
-      throw std::logic_error("a placement module split job " + std::to_string(waiting.id) +
-                             " into parts that do not add up to its nodes");
-    }
-    if (widest && waiting.cpus > *widest) {
-      throw std::logic_error("job " + std::to_string(waiting.id) + " was placed though wider than its modules said");
-    }
+    check_placement(waiting, *placement, locals_.size(), widest);
     const Job job = waiting;
     queue_.erase(*position);
     const auto homed = homed_.find(job.id);
@@ -213,6 +196,7 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submit
       (void)withdrawn;
       collect_all();
     }
+    widest = widest_now();
   }
 }
 

@@ -108,8 +108,6 @@ class MetaScheduler final : public Scheduler {
   /// `submitted_to_empty`: the pass answers a submission that found the
   /// queue empty (Shih, Huang & Chung's situation (a), for the first job it offers).
   void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false);
-  /// The widest job some module of the chain could place now (none: unbounded).
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const;
   void dispatch(const Job& job, JobPlacement placement, TimePoint now);
   void dispatch_split(const Job& job, JobPlacement placement, TimePoint now);
   /// Moves the ends of re-timed split jobs in their sites' local schedulers.

@@ -5,9 +5,14 @@
 // leaves it to the next module of the chain (Jones et al.'s LA, MIG and the
 // co-allocation modules, coallocation_modules.hpp; Shih, Huang & Chung's site-selection
 // rules; Shan et al.'s Centralized reference, central_placement.hpp).
+#include <algorithm>
+#include <cassert>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,10 +30,23 @@ class SiteView {
  public:
   SiteView(std::span<const LocalScheduler> locals, const network::NetworkView& network, TimePoint now,
            const StarLinks* links = nullptr)
-      : locals_(locals), network_(network), now_(now), links_(links) {}
-  [[nodiscard]] std::size_t size() const { return locals_.size(); }
-  [[nodiscard]] const LocalScheduler& local(ServerIndex site) const { return locals_[site]; }
-  [[nodiscard]] const ServerSpec& server(ServerIndex site) const { return locals_[site].server(); }
+      : locals_(locals), size_(locals.size()), network_(network), now_(now), links_(links) {}
+  /// Sites known only by their nodes free now (a replay that keeps counters, not
+  /// local schedulers: modules that read local() cannot run on it). Both spans
+  /// are borrowed.
+  SiteView(std::span<const ServerSpec> servers, std::span<const int> free_nodes, const network::NetworkView& network,
+           TimePoint now, const StarLinks* links)
+      : servers_(servers), size_(servers.size()), network_(network), now_(now), links_(links), available_(free_nodes) {
+    assert(free_nodes.size() == servers.size());
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] const LocalScheduler& local(ServerIndex site) const {
+    assert(!locals_.empty() && "a view over free counts has no local schedulers");
+    return locals_[site];
+  }
+  [[nodiscard]] const ServerSpec& server(ServerIndex site) const {
+    return locals_.empty() ? servers_[site] : locals_[site].server();
+  }
   [[nodiscard]] const network::NetworkView& network() const { return network_; }
   [[nodiscard]] TimePoint now() const { return now_; }
   /// The nodes a module may place on: those no running job holds now (Jones et al. 2004),
@@ -62,7 +80,9 @@ class SiteView {
   }
 
  private:
-  std::span<const LocalScheduler> locals_;
+  std::span<const LocalScheduler> locals_;  // empty in a view over free counts
+  std::span<const ServerSpec> servers_;     // a view over free counts: its sites
+  std::size_t size_;
   const network::NetworkView& network_;
   TimePoint now_;
   const StarLinks* links_;
@@ -96,5 +116,36 @@ class PlacementModule {
   /// never place a job wider than it said.
   [[nodiscard]] virtual std::optional<int> widest_placeable(const SiteView& /*sites*/) const { return std::nullopt; }
 };
+
+/// Throws std::logic_error when a module's placement of `job` is not one it may
+/// make: a site out of range, no part, split parts that do not add up, or a
+/// job wider than the chain said it could place (`widest`).
+inline void check_placement(const Job& job, const JobPlacement& placement, std::size_t sites,
+                            std::optional<int> widest) {
+  int nodes = 0;
+  for (const SitePart& part : placement.parts) {
+    if (part.site >= sites) throw std::logic_error("a placement module chose a site that does not exist");
+    nodes += part.nodes;
+  }
+  if (placement.parts.empty() || (placement.split() && nodes != job.cpus)) {
+    throw std::logic_error("a placement module split job " + std::to_string(job.id) +
+                           " into parts that do not add up to its nodes");
+  }
+  if (widest && job.cpus > *widest) {
+    throw std::logic_error("job " + std::to_string(job.id) + " was placed though wider than its modules said");
+  }
+}
+
+/// The widest job some module of `chain` could place now, or nullopt when one cannot say.
+[[nodiscard]] inline std::optional<int> widest_placeable(std::span<const std::unique_ptr<PlacementModule>> chain,
+                                                         const SiteView& sites) {
+  int widest = 0;
+  for (const auto& module : chain) {
+    const std::optional<int> bound = module->widest_placeable(sites);
+    if (!bound) return std::nullopt;
+    widest = std::max(widest, *bound);
+  }
+  return widest;
+}
 
 }  // namespace gridpeer

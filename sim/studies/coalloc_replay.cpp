@@ -1,0 +1,389 @@
+#include "sim/studies/coalloc_replay.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "peer/core/local/end_ordered.hpp"
+#include "peer/core/meta/global_queue.hpp"
+#include "peer/core/meta/placement_module.hpp"
+#include "peer/network/star.hpp"
+#include "peer/network/static_view.hpp"
+
+namespace gridpeer::sim {
+namespace {
+
+using Slot = std::uint32_t;  // a placed job's entry in the replay's pool
+
+/// A job's part running on a cluster.
+struct Part {
+  Slot slot = 0;
+  JobId id = 0;
+  TimePoint start{};
+  int nodes = 0;
+};
+
+/// A part that ended and is not yet handled (LocalScheduler's finished event).
+struct Finished {
+  Slot slot = 0;
+  TimePoint start{};
+  TimePoint at{};
+};
+
+/// A cluster as its LocalScheduler runs when every job it gets starts at
+/// once: parts in (end, sequence) order, the sequence moving on at every
+/// start and every moved end, as LocalScheduler's does.
+class Cluster {
+ public:
+  [[nodiscard]] TimePoint next_deadline() const { return running_.empty() ? kNever : running_.begin()->first.first; }
+  [[nodiscard]] bool has_events() const { return !finished_.empty(); }
+
+  /// Ends every part due by `now`, giving its nodes back to `free`.
+  void advance(TimePoint now, int& free) {
+    finish_due(now, free);
+    now_ = now;
+  }
+  void start(const Part& part, TimePoint end, TimePoint now, int& free) {
+    advance(now, free);
+    free -= part.nodes;
+    assert(free >= 0 && "a module placed a part on nodes that are not free");
+    running_.emplace({end, sequence_++}, part);
+  }
+  /// LocalScheduler::set_finish: a part whose end is now or past ends at once.
+  void set_finish(JobId id, TimePoint finish, TimePoint now, int& free) {
+    advance(now, free);
+    const auto it =
+        std::find_if(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
+    assert(it != running_.end() && "a re-timed part runs on its cluster");
+    if (it == running_.end()) return;
+    const Part part = it->second;
+    running_.erase(it);
+    const TimePoint end = std::max({finish, now_, part.start});
+    running_.emplace({end, sequence_++}, part);
+    if (end <= now_) finish_due(now_, free);
+  }
+  void take_events_into(std::vector<Finished>& into) {
+    into.clear();
+    into.swap(finished_);
+  }
+
+ private:
+  void finish_due(TimePoint t, int& free) {
+    while (!running_.empty() && running_.begin()->first.first <= t) {
+      const auto& [key, part] = *running_.begin();
+      finished_.push_back({part.slot, part.start, key.first});
+      free += part.nodes;
+      running_.pop_first();
+    }
+  }
+
+  EndOrdered<Part> running_;
+  std::uint64_t sequence_ = 0;
+  std::vector<Finished> finished_;
+  TimePoint now_{};
+};
+
+class CoallocReplay {
+ public:
+  CoallocReplay(std::span<const ServerSpec> clusters, const std::vector<double>& link_mbps,
+                const CoallocationConfig& config, std::span<const Job> jobs, CoallocObserver& observer)
+      : servers_(clusters.begin(), clusters.end()),
+        network_(network::star_graph(link_mbps)),
+        chain_(make_coallocation_chain(config)),
+        links_(make_coallocation_links(link_mbps, config, TimePoint{})),
+        queue_(clusters.size()),
+        clusters_(clusters.size()),
+        jobs_(jobs),
+        observer_(observer) {
+    validate_coallocation(clusters, link_mbps, config);
+    if (!coalloc_replay_plays(config)) {
+      throw std::invalid_argument("the co-allocation replay plays clusters shared fully only");
+    }
+    for (const ServerSpec& server : servers_) free_.push_back(server.nodes);
+    index_of_.assign(jobs.size() + 1, kNoIndex);
+    slot_of_.assign(jobs.size() + 1, 0);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const JobId id = jobs[i].id;
+      if (id == 0 || id > jobs.size() || index_of_[id] != kNoIndex) {
+        throw std::invalid_argument("a co-allocation replay numbers its jobs 1..N (job id " + std::to_string(id) + ")");
+      }
+      index_of_[id] = i;
+      if (jobs[i].origin >= servers_.size()) {
+        throw std::invalid_argument("job " + std::to_string(jobs[i].id) + ": no such origin");
+      }
+      if (jobs[i].cpus >= 0) left_at_.resize(std::max(left_at_.size(), static_cast<std::size_t>(jobs[i].cpus) + 1), 0);
+      if (i > 0 && jobs[i].submit < jobs[i - 1].submit) {
+        throw std::invalid_argument("a co-allocation replay takes its jobs sorted by submit time");
+      }
+    }
+  }
+
+  std::unique_ptr<StarLinks> run() {
+    for (const Job& job : jobs_) {
+      for (TimePoint next = next_deadline(); next <= job.submit; next = next_deadline()) {
+        advance(next);
+        observer_.step(next, false);
+      }
+      submit(job);
+      observer_.step(job.submit, true);
+    }
+    for (TimePoint next = next_deadline(); next != kNever; next = next_deadline()) {
+      advance(next);
+      observer_.step(next, false);
+    }
+    return std::move(links_);
+  }
+
+ private:
+  /// A placed job until it ends.
+  struct Placed {
+    std::size_t job = 0;
+    ServerIndex site = 0;         // its largest part's site (MetaScheduler's record)
+    std::vector<SitePart> parts;  // split: its parts; else empty
+    int parts_running = 0;
+    double lowest_slowdown = 1;
+  };
+
+  [[nodiscard]] TimePoint next_deadline() const {
+    TimePoint next = kNever;
+    for (const Cluster& cluster : clusters_) next = std::min(next, cluster.next_deadline());
+    return next;
+  }
+
+  void submit(const Job& job) {
+    advance(job.submit);
+    if (queue_.empty()) {
+      // A pass over a queue of this job alone, without queueing it first.
+      freed_ = false;
+      const SiteView sites(servers_, free_, network_, job.submit, links_.get());
+      const std::optional<int> widest = widest_placeable(chain_, sites);
+      if (!widest || job.cpus <= *widest) {
+        if (std::optional<JobPlacement> placement = place(job, sites, true)) {
+          check_placement(job, *placement, servers_.size(), widest);
+          dispatch(job, std::move(*placement), job.submit);
+          return;
+        }
+      }
+      queue_.push(job);
+      return;
+    }
+    const GlobalQueue::Position position = queue_.push(job);
+    pass(job.submit, freed_ ? 0 : position, false);
+  }
+
+  /// The first module's placement of `job`, if any places it.
+  std::optional<JobPlacement> place(const Job& job, const SiteView& sites, bool submitted_to_empty) {
+    const SiteView view = sites.with_queue(&queue_, submitted_to_empty);
+    for (const auto& module : chain_) {
+      if (std::optional<JobPlacement> placement = module->place(job, view)) return placement;
+    }
+    return std::nullopt;
+  }
+
+  /// MetaScheduler::advance: ends in time order (clusters in index order at
+  /// one instant), then a pass if nodes came free.
+  void advance(TimePoint now) {
+    for (;;) {
+      const TimePoint next = next_deadline();
+      if (next > now) break;
+      for (ServerIndex site = 0; site < clusters_.size(); ++site) {
+        if (clusters_[site].next_deadline() != next) continue;
+        clusters_[site].advance(next, free_[site]);
+        collect_all();
+      }
+      if (!queue_.empty() && freed_) pass(next);
+    }
+    for (ServerIndex site = 0; site < clusters_.size(); ++site) clusters_[site].advance(now, free_[site]);
+  }
+
+  void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false) {
+    if (chain_.empty() || !queue_.first(0)) return;
+    freed_ = false;
+    const SiteView sites(servers_, free_, network_, now, links_.get());
+    GlobalQueue::Position cursor = first;
+    std::optional<int> widest = widest_placeable(chain_, sites);
+    ++epoch_;
+    for (;;) {
+      const auto position = queue_.first(cursor, widest);
+      if (!position) return;
+      cursor = *position + 1;
+      const Job& waiting = queue_.at(*position);
+      if (left_this_epoch(waiting.cpus)) continue;
+      std::optional<JobPlacement> placement = place(waiting, sites, submitted_to_empty);
+      submitted_to_empty = false;
+      if (!placement) {
+        leave(waiting.cpus, widest);
+        continue;
+      }
+      check_placement(waiting, *placement, servers_.size(), widest);
+      const Job job = waiting;
+      queue_.erase(*position);
+      dispatch(job, std::move(*placement), now);
+      ++epoch_;
+      widest = widest_placeable(chain_, sites);
+    }
+  }
+
+  // The chain is LA -> MIG -> a split rule. MIG leaves a job only when no
+  // cluster has its width free, and then LA leaves every job of that width
+  // whatever its origin; a split rule reads the width alone. So until nodes
+  // or links change (a job placed), every job as wide as one left is left
+  // too: the pass skips it, and the widest it offers shrinks past such widths.
+  [[nodiscard]] bool left_this_epoch(int width) const {
+    return width >= 0 && static_cast<std::size_t>(width) < left_at_.size() &&
+           left_at_[static_cast<std::size_t>(width)] == epoch_;
+  }
+  void leave(int width, std::optional<int>& widest) {
+    if (width < 0 || static_cast<std::size_t>(width) >= left_at_.size()) return;
+    left_at_[static_cast<std::size_t>(width)] = epoch_;
+    if (!widest || *widest != width) return;
+    while (*widest >= 0 && left_this_epoch(*widest)) --*widest;
+  }
+
+  Slot new_slot(const Job& job) {
+    Slot slot = 0;
+    if (spare_slots_.empty()) {
+      slot = static_cast<Slot>(placed_.size());
+      placed_.emplace_back();
+    } else {
+      slot = spare_slots_.back();
+      spare_slots_.pop_back();
+    }
+    placed_[slot].job = index_of_[job.id];
+    return slot;
+  }
+  void release(Slot slot) {
+    placed_[slot].parts.clear();
+    spare_slots_.push_back(slot);
+  }
+
+  void dispatch(const Job& job, JobPlacement placement, TimePoint now) {
+    const Slot slot = new_slot(job);
+    Placed& placed = placed_[slot];
+    if (!placement.split()) {
+      const ServerIndex site = placement.parts.front().site;
+      placed.site = site;
+      placed.parts_running = 0;
+      clusters_[site].start({slot, job.id, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now,
+                            free_[site]);
+      collect_all();
+      return;
+    }
+    if (!links_) throw std::logic_error("a job split over clusters needs the clusters' links");
+    const auto main = std::max_element(placement.parts.begin(), placement.parts.end(),
+                                       [](const SitePart& a, const SitePart& b) { return a.nodes < b.nodes; });
+    placed.site = main->site;
+    placed.parts.assign(placement.parts.begin(), placement.parts.end());
+    placed.parts_running = static_cast<int>(placement.parts.size());
+    placed.lowest_slowdown = 1;
+    slot_of_[job.id] = slot;
+    // Every part starts now and runs until the links say when it ends.
+    for (const SitePart& part : placement.parts) {
+      clusters_[part.site].start({slot, job.id, now, part.nodes}, kNever, now, free_[part.site]);
+    }
+    retimed_.clear();
+    links_->start(job.id, placement.parts, job.run_time, now, retimed_);
+    apply(retimed_, now);
+  }
+
+  /// Moves the ends of re-timed split jobs on every cluster they run on.
+  void apply(const std::vector<Retimed>& changed, TimePoint now) {
+    for (const Retimed& r : changed) {
+      assert(r.id < slot_of_.size() && links_->holds(r.id) && "a re-timed job is on the links");
+      for (const SitePart& part : placed_[slot_of_[r.id]].parts) {
+        clusters_[part.site].set_finish(r.id, r.end, now, free_[part.site]);
+      }
+    }
+    collect_all();
+  }
+
+  /// Takes every cluster's ended parts until none are left (a part's end can
+  /// move other clusters' parts, which may end then).
+  void collect_all() {
+    for (bool any = true; any;) {
+      any = false;
+      for (ServerIndex site = 0; site < clusters_.size(); ++site) {
+        if (clusters_[site].has_events()) {
+          any = true;
+          collect(site);
+        }
+      }
+    }
+  }
+
+  void collect(ServerIndex site) {
+    std::vector<Finished> finished;
+    if (!spare_events_.empty()) {
+      finished.swap(spare_events_.back());
+      spare_events_.pop_back();
+    }
+    clusters_[site].take_events_into(finished);
+    for (const Finished& part : finished) on_finished(site, part);
+    spare_events_.push_back(std::move(finished));
+  }
+
+  void on_finished(ServerIndex site, const Finished& part) {
+    freed_ = true;
+    Placed& placed = placed_[part.slot];
+    const Job& job = jobs_[placed.job];
+    if (placed.parts.size() <= 1) {
+      observer_.ended(job, JobRecord::of(job, site, part.start, part.at, part.at), {}, 1.0);
+      release(part.slot);
+      return;
+    }
+    if (!links_->holds(job.id)) {
+      // Another part of a job that has already left the links: all end now.
+      if (--placed.parts_running > 0) return;
+      observer_.ended(job, JobRecord::of(job, placed.site, part.start, part.at, part.at), placed.parts,
+                      placed.lowest_slowdown);
+      release(part.slot);
+      return;
+    }
+    // Its first part to end: the link capacity it frees re-times the others.
+    --placed.parts_running;
+    placed.lowest_slowdown = links_->lowest_slowdown(job.id);
+    retimed_.clear();
+    links_->end(job.id, part.at, retimed_);
+    const std::vector<Retimed> changed = retimed_;
+    apply(changed, part.at);
+  }
+
+  std::vector<ServerSpec> servers_;
+  network::StaticNetworkView network_;
+  std::vector<std::unique_ptr<PlacementModule>> chain_;
+  std::unique_ptr<StarLinks> links_;
+  GlobalQueue queue_;
+  std::vector<Cluster> clusters_;
+  std::vector<int> free_;  // nodes free now, per cluster (what the modules see)
+  std::span<const Job> jobs_;
+  static constexpr std::size_t kNoIndex = ~std::size_t{0};
+  std::vector<std::size_t> index_of_;  // a job's index in jobs_, by id
+  CoallocObserver& observer_;
+  // Nodes came free since the last pass: without it, a newly submitted job is
+  // the only one that could be placed (MetaScheduler's rule).
+  bool freed_ = true;
+  std::vector<Placed> placed_;  // a pool: entries are reused once their job ends
+  std::vector<Slot> spare_slots_;
+  std::vector<Slot> slot_of_;           // by id: a split job's entry while the links hold it
+  std::vector<Retimed> retimed_;        // scratch
+  std::uint64_t epoch_ = 0;             // moves on at every pass and placement
+  std::vector<std::uint64_t> left_at_;  // by width: the epoch a job that wide was last left in
+  std::vector<std::vector<Finished>> spare_events_;
+};
+
+}  // namespace
+
+bool coalloc_replay_plays(const CoallocationConfig& config) {
+  return config.sharing == GridSharing::full;
+}
+
+std::unique_ptr<StarLinks> replay_coallocation(std::span<const ServerSpec> clusters,
+                                               const std::vector<double>& link_mbps, const CoallocationConfig& config,
+                                               std::span<const Job> jobs, CoallocObserver& observer) {
+  return CoallocReplay(clusters, link_mbps, config, jobs, observer).run();
+}
+
+}  // namespace gridpeer::sim
