@@ -103,26 +103,15 @@ class CoallocReplay {
       throw std::invalid_argument("the co-allocation replay plays clusters shared fully only");
     }
     for (const ServerSpec& server : servers_) free_.push_back(server.nodes);
-    index_of_.assign(jobs.size() + 1, kNoIndex);
-    slot_of_.assign(jobs.size() + 1, 0);
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const JobId id = jobs[i].id;
-      if (id == 0 || id > jobs.size() || index_of_[id] != kNoIndex) {
-        throw std::invalid_argument("a co-allocation replay numbers its jobs 1..N (job id " + std::to_string(id) + ")");
-      }
-      index_of_[id] = i;
-      if (jobs[i].origin >= servers_.size()) {
-        throw std::invalid_argument("job " + std::to_string(jobs[i].id) + ": no such origin");
-      }
-      if (jobs[i].cpus >= 0) left_at_.resize(std::max(left_at_.size(), static_cast<std::size_t>(jobs[i].cpus) + 1), 0);
-      if (i > 0 && jobs[i].submit < jobs[i - 1].submit) {
-        throw std::invalid_argument("a co-allocation replay takes its jobs sorted by submit time");
-      }
-    }
+    // Written before read, for split jobs only: pages never touched stay unmapped.
+    slot_of_ = std::make_unique_for_overwrite<Slot[]>(jobs.size() + 1);
+    seen_.assign(jobs.size() + 1, false);
   }
 
   std::unique_ptr<StarLinks> run() {
     for (const Job& job : jobs_) {
+      // Checked as it comes: reading 1.6 million jobs once more costs a run a tenth.
+      check_job(job);
       for (TimePoint next = next_deadline(); next <= job.submit; next = next_deadline()) {
         advance(next);
         observer_.step(next, false);
@@ -138,9 +127,24 @@ class CoallocReplay {
   }
 
  private:
+  void check_job(const Job& job) {
+    if (job.id == 0 || job.id >= seen_.size() || seen_[job.id]) {
+      throw std::invalid_argument("a co-allocation replay numbers its jobs 1..N (job id " + std::to_string(job.id) +
+                                  ")");
+    }
+    seen_[job.id] = true;
+    if (job.origin >= servers_.size()) {
+      throw std::invalid_argument("job " + std::to_string(job.id) + ": no such origin");
+    }
+    if (job.submit < last_submit_) {
+      throw std::invalid_argument("a co-allocation replay takes its jobs sorted by submit time");
+    }
+    last_submit_ = job.submit;
+  }
+
   /// A placed job until it ends.
   struct Placed {
-    std::size_t job = 0;
+    Job job;
     ServerIndex site = 0;         // its largest part's site (MetaScheduler's record)
     std::vector<SitePart> parts;  // split: its parts; else empty
     int parts_running = 0;
@@ -200,8 +204,14 @@ class CoallocReplay {
   }
 
   void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false) {
-    if (chain_.empty() || !queue_.first(0)) return;
+    const std::optional<int> narrowest = queue_.narrowest();
+    if (chain_.empty() || !narrowest) return;
     freed_ = false;
+    // No module of the chain places a job wider than the nodes free in all:
+    // when every waiting job is, the pass would offer none.
+    int free_in_all = 0;
+    for (const int free : free_) free_in_all += free;
+    if (*narrowest > free_in_all) return;
     const SiteView sites(servers_, free_, network_, now, links_.get());
     GlobalQueue::Position cursor = first;
     std::optional<int> widest = widest_placeable(chain_, sites);
@@ -237,8 +247,10 @@ class CoallocReplay {
            left_at_[static_cast<std::size_t>(width)] == epoch_;
   }
   void leave(int width, std::optional<int>& widest) {
-    if (width < 0 || static_cast<std::size_t>(width) >= left_at_.size()) return;
-    left_at_[static_cast<std::size_t>(width)] = epoch_;
+    if (width < 0) return;
+    const auto at = static_cast<std::size_t>(width);
+    if (at >= left_at_.size()) left_at_.resize(at + 1, 0);
+    left_at_[at] = epoch_;
     if (!widest || *widest != width) return;
     while (*widest >= 0 && left_this_epoch(*widest)) --*widest;
   }
@@ -252,7 +264,7 @@ class CoallocReplay {
       slot = spare_slots_.back();
       spare_slots_.pop_back();
     }
-    placed_[slot].job = index_of_[job.id];
+    placed_[slot].job = job;
     return slot;
   }
   void release(Slot slot) {
@@ -292,7 +304,7 @@ class CoallocReplay {
   /// Moves the ends of re-timed split jobs on every cluster they run on.
   void apply(const std::vector<Retimed>& changed, TimePoint now) {
     for (const Retimed& r : changed) {
-      assert(r.id < slot_of_.size() && links_->holds(r.id) && "a re-timed job is on the links");
+      assert(links_->holds(r.id) && "a re-timed job is on the links");
       for (const SitePart& part : placed_[slot_of_[r.id]].parts) {
         clusters_[part.site].set_finish(r.id, r.end, now, free_[part.site]);
       }
@@ -328,7 +340,7 @@ class CoallocReplay {
   void on_finished(ServerIndex site, const Finished& part) {
     freed_ = true;
     Placed& placed = placed_[part.slot];
-    const Job& job = jobs_[placed.job];
+    const Job& job = placed.job;
     if (placed.parts.size() <= 1) {
       observer_.ended(job, JobRecord::of(job, site, part.start, part.at, part.at), {}, 1.0);
       release(part.slot);
@@ -359,15 +371,15 @@ class CoallocReplay {
   std::vector<Cluster> clusters_;
   std::vector<int> free_;  // nodes free now, per cluster (what the modules see)
   std::span<const Job> jobs_;
-  static constexpr std::size_t kNoIndex = ~std::size_t{0};
-  std::vector<std::size_t> index_of_;  // a job's index in jobs_, by id
   CoallocObserver& observer_;
   // Nodes came free since the last pass: without it, a newly submitted job is
   // the only one that could be placed (MetaScheduler's rule).
   bool freed_ = true;
   std::vector<Placed> placed_;  // a pool: entries are reused once their job ends
   std::vector<Slot> spare_slots_;
-  std::vector<Slot> slot_of_;           // by id: a split job's entry while the links hold it
+  std::unique_ptr<Slot[]> slot_of_;  // by id: a split job's entry while the links hold it
+  std::vector<bool> seen_;           // by id: submitted
+  TimePoint last_submit_{};
   std::vector<Retimed> retimed_;        // scratch
   std::uint64_t epoch_ = 0;             // moves on at every pass and placement
   std::vector<std::uint64_t> left_at_;  // by width: the epoch a job that wide was last left in

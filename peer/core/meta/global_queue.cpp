@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kNoJob = std::numeric_limits<int>::max();
 constexpr std::size_t kSmallestTree = 64;
+constexpr std::size_t kCompactAfter = 1024;
 
 }  // namespace
 
@@ -19,7 +20,6 @@ GlobalQueue::Position GlobalQueue::push(const Job& job) {
   const Position position = next_++;
   slots_.push_back({job, true});
   ++waiting_;
-  ids_.insert(job.id);
   ++per_origin_.at(job.origin);
   total_cpus_ += job.cpus;
   if (position - tree_base_ >= leaves_) {
@@ -32,26 +32,33 @@ GlobalQueue::Position GlobalQueue::push(const Job& job) {
 
 void GlobalQueue::erase(Position position) {
   assert(position >= front_ && position < next_);
-  Slot& slot = slots_[position - front_];
+  Slot& slot = slots_[head_ + (position - front_)];
   assert(slot.waiting);
   slot.waiting = false;
   --waiting_;
-  ids_.erase(slot.job.id);
   --per_origin_[slot.job.origin];
   total_cpus_ -= slot.job.cpus;
   assert(total_cpus_ >= 0);
   set_leaf(position, kNoJob);
-  while (!slots_.empty() && !slots_.front().waiting) {
-    slots_.pop_front();
+  while (head_ < slots_.size() && !slots_[head_].waiting) {
+    ++head_;
     ++front_;
+  }
+  if (head_ == slots_.size()) {
+    slots_.clear();
+    head_ = 0;
+  } else if (head_ >= kCompactAfter && 2 * head_ >= slots_.size()) {
+    // Gone jobs are dropped now and then, not one by one.
+    slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
   }
 }
 
 const Job& GlobalQueue::at(Position position) const {
-  if (position < front_ || position >= next_ || !slots_[position - front_].waiting) {
+  if (position < front_ || position >= next_ || !slots_[head_ + (position - front_)].waiting) {
     throw std::out_of_range("no job waits at position " + std::to_string(position) + " of the global queue");
   }
-  return slots_[position - front_].job;
+  return slots_[head_ + (position - front_)].job;
 }
 
 void GlobalQueue::set_leaf(Position position, int width) {
@@ -64,12 +71,18 @@ void GlobalQueue::rebuild_tree() {
   // Twice the places in use, so that pushes run a while before the next
   // rebuild: O(1) per push over a run.
   tree_base_ = front_;
-  leaves_ = std::bit_ceil(std::max(kSmallestTree, 2 * slots_.size()));
+  const std::size_t places = slots_.size() - head_;
+  leaves_ = std::bit_ceil(std::max(kSmallestTree, 2 * places));
   tree_.assign(2 * leaves_, kNoJob);
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i].waiting) tree_[leaves_ + i] = slots_[i].job.cpus;
+  for (std::size_t i = 0; i < places; ++i) {
+    if (slots_[head_ + i].waiting) tree_[leaves_ + i] = slots_[head_ + i].job.cpus;
   }
   for (std::size_t node = leaves_ - 1; node > 0; --node) tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
+}
+
+std::optional<int> GlobalQueue::narrowest() const {
+  if (waiting_ == 0) return std::nullopt;
+  return tree_[1];
 }
 
 std::optional<GlobalQueue::Position> GlobalQueue::first(Position from, std::optional<int> widest) const {

@@ -11,9 +11,7 @@
 // and a node allocation per push).
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 #include "peer/model/job.hpp"
@@ -31,13 +29,14 @@ class GlobalQueue {
   void erase(Position position);
   /// The waiting job at `position`; throws std::out_of_range when none waits there.
   [[nodiscard]] const Job& at(Position position) const;
-  [[nodiscard]] bool contains(JobId id) const { return ids_.count(id) != 0U; }
   [[nodiscard]] std::size_t size() const { return waiting_; }
   [[nodiscard]] bool empty() const { return waiting_ == 0; }
   [[nodiscard]] std::size_t waiting_from(ServerIndex origin) const { return per_origin_.at(origin); }
   /// CPUs asked for by every waiting job together (004's SL reads it per event).
   [[nodiscard]] std::int64_t total_cpus() const { return total_cpus_; }
 
+  /// The fewest CPUs a waiting job asks for (none waits: nullopt).
+  [[nodiscard]] std::optional<int> narrowest() const;
   /// The earliest job at or after `from`; with `widest`, only jobs of at most
   /// that many CPUs.
   [[nodiscard]] std::optional<Position> first(Position from, std::optional<int> widest = std::nullopt) const;
@@ -45,16 +44,16 @@ class GlobalQueue {
   /// Every waiting job, in arrival order.
   template <typename F>
   void for_each(F&& visit) const {
-    for (const Slot& slot : slots_) {
-      if (slot.waiting) visit(slot.job);
+    for (std::size_t i = head_; i < slots_.size(); ++i) {
+      if (slots_[i].waiting) visit(slots_[i].job);
     }
   }
   /// Waiting jobs in arrival order while `visit` returns true: a prefix costs
   /// what it reads, not what waits.
   template <typename F>
   void for_each_while(F&& visit) const {
-    for (const Slot& slot : slots_) {
-      if (slot.waiting && !visit(slot.job)) return;
+    for (std::size_t i = head_; i < slots_.size(); ++i) {
+      if (slots_[i].waiting && !visit(slots_[i].job)) return;
     }
   }
 
@@ -68,7 +67,10 @@ class GlobalQueue {
   /// Makes the tree again over the places from front_ on, with room to grow.
   void rebuild_tree();
 
-  std::deque<Slot> slots_;  // positions front_, front_ + 1, ...: the oldest waiting job first
+  // Positions front_, front_ + 1, ... from slots_[head_] on: the oldest waiting
+  // job first (a vector read from head_: a deque allocated a block every six jobs).
+  std::vector<Slot> slots_;
+  std::size_t head_ = 0;
   Position front_ = 0;
   Position next_ = 0;
   std::size_t waiting_ = 0;
@@ -77,7 +79,6 @@ class GlobalQueue {
   std::vector<int> tree_;
   Position tree_base_ = 0;
   std::size_t leaves_ = 0;
-  std::unordered_set<JobId> ids_;  // membership only, never iterated
   std::vector<std::size_t> per_origin_;
   std::int64_t total_cpus_ = 0;
 };

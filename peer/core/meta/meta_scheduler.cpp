@@ -39,13 +39,14 @@ MetaScheduler::MetaScheduler(std::vector<ServerSpec> servers, LocalPolicyConfig 
 void MetaScheduler::submit(const Job& job, TimePoint now) {
   advance(now);
   if (job.origin >= locals_.size()) throw std::invalid_argument("job " + std::to_string(job.id) + ": no such origin");
-  if (placed_.count(job.id) != 0U || queue_.contains(job.id)) {
+  if (placed_.count(job.id) != 0U || queued_ids_.count(job.id) != 0U) {
     outputs_.emplace_back(JobEnded{JobRecord::of(job, job.origin, now, now, now), JobOutcome::rejected,
                                    "job id " + std::to_string(job.id) + " is already in use"});
     return;
   }
   const bool submitted_to_empty = queue_.empty();
   const GlobalQueue::Position position = queue_.push(job);
+  queued_ids_.insert(job.id);
   if (queue_at_origin_ && job.cpus <= locals_[job.origin].server().nodes) {
     // Phase 1: the origin's policy starts it or reserves it; it stays in the
     // global queue until it starts somewhere.
@@ -177,6 +178,7 @@ void MetaScheduler::pass(TimePoint now, GlobalQueue::Position first, bool submit
     check_placement(waiting, *placement, locals_.size(), widest);
     const Job job = waiting;
     queue_.erase(*position);
+    queued_ids_.erase(job.id);
     const auto homed = homed_.find(job.id);
     const bool was_homed = homed != homed_.end();
     const bool part_at_home = std::any_of(placement->parts.begin(), placement->parts.end(),
@@ -321,6 +323,7 @@ void MetaScheduler::started_at_home(std::map<JobId, GlobalQueue::Position>::iter
   }
   const Job job = queue_.at(homed->second);
   queue_.erase(homed->second);
+  queued_ids_.erase(job.id);
   homed_.erase(homed);
   --homed_at_[job.origin];
   placed_[job.id] = Placed{job, job.origin, {SitePart{job.origin, job.cpus}}, 0, event.at, true};
@@ -388,7 +391,11 @@ void MetaScheduler::check_invariants() const {
   std::size_t parts = 0;
   for (const auto& [id, placed] : placed_) parts += placed.parts.size() > 1 ? placed.parts.size() : 1;
   require(hosted <= parts + homed_.size(), "the sites run placed jobs and jobs waiting at home only");
-  queue_.for_each([&](const Job& job) { require(placed_.count(job.id) == 0U, "a queued job is not placed yet"); });
+  require(queued_ids_.size() == queue_.size(), "every queued job's id is known once");
+  queue_.for_each([&](const Job& job) {
+    require(placed_.count(job.id) == 0U, "a queued job is not placed yet");
+    require(queued_ids_.count(job.id) == 1U, "a queued job's id is known");
+  });
   for (const auto& [id, position] : homed_) {
     require(queue_.at(position).id == id, "a job waiting at home is in the global queue");
   }

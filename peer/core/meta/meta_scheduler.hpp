@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "peer/core/local/local_policy.hpp"
@@ -138,8 +139,9 @@ class MetaScheduler final : public Scheduler {
   // others' ends, whose sites are collected inside it), kept between calls.
   std::vector<std::vector<LocalEvent>> spare_events_;
   std::vector<SplitRun> split_runs_;
-  GlobalQueue queue_;               // the global queue, in arrival order
-  std::map<JobId, Placed> placed_;  // placed, not ended
+  GlobalQueue queue_;                     // the global queue, in arrival order
+  std::unordered_set<JobId> queued_ids_;  // the ids in queue_ (membership only, never iterated)
+  std::map<JobId, Placed> placed_;        // placed, not ended
   std::vector<SchedulerCounters> counters_;
   std::vector<SchedulerOutput> outputs_;
   TimePoint now_;
