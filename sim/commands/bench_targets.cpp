@@ -214,10 +214,12 @@ These are the mechanisms; the figures are in the tables above.
   record). shan2004's five seeds take five times its one-seed sweep; they fit in ten minutes since the
   data-blind runs above (a third of the work) stopped rescanning their staged queues, by a margin this
   machine's noise can eat (561 s in the bench, 684 s for the build before the settle buffers, run alone);
-  jones2004's 1,974 runs are 1.6 million jobs each, with no single hot path (the co-allocating
-  meta-scheduler's pass, its global queue and the local schedulers' re-planning at every pinned start and
-  re-timed end share the profile); the allocation engine's approach would serve it too, once it replays the
-  links' re-timing exactly.
+  jones2004's 1,974 runs are 1.6 million jobs each. They now play the same way, on free-node counts and
+  each cluster's ends in the meta-scheduler's order (`sim/studies/coalloc_replay.cpp`, record for record,
+  ties included): 1,965 s to 1,100 s. What is left has no single hot path: about 0.6 us per job in the
+  common runs, a pass per instant (the chain's widest placeable job, the global queue's tree, the modules),
+  the links' start and end and a cluster's end order; and Jones et al.'s Initial Strategy past saturation,
+  where each start and end re-times every split job (20 million re-timings in a run of 4 to 6 s).
 - **Real peers.** Connections read whatever has come and decode every whole frame in it, and write
   every queued frame in one go: plaintext throughput reached 98,800 queries/s on the machine of earlier
   figures, and 61,000-69,000/s on this one with the same code. The one-at-a-time round trip is the
