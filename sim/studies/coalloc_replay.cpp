@@ -41,11 +41,9 @@ class Cluster {
   [[nodiscard]] TimePoint next_deadline() const { return running_.empty() ? kNever : running_.begin()->first.first; }
   [[nodiscard]] bool has_events() const { return !finished_.empty(); }
 
-  /// Ends every part due by `now`, giving its nodes back to `free`.
-  void advance(TimePoint now, int& free) {
-    finish_due(now, free);
-    now_ = now;
-  }
+  /// Ends every part due by `now`, giving its nodes back to `free`. The
+  /// replay's clusters share one clock: each call brings this one to `now`.
+  void advance(TimePoint now, int& free) { finish_due(now, free); }
   void start(const Part& part, TimePoint end, TimePoint now, int& free) {
     advance(now, free);
     free -= part.nodes;
@@ -61,9 +59,9 @@ class Cluster {
     if (it == running_.end()) return;
     const Part part = it->second;
     running_.erase(it);
-    const TimePoint end = std::max({finish, now_, part.start});
+    const TimePoint end = std::max({finish, now, part.start});
     running_.emplace({end, sequence_++}, part);
-    if (end <= now_) finish_due(now_, free);
+    if (end <= now) finish_due(now, free);
   }
   void take_events_into(std::vector<Finished>& into) {
     into.clear();
@@ -83,7 +81,6 @@ class Cluster {
   EndOrdered<Part> running_;
   std::uint64_t sequence_ = 0;
   std::vector<Finished> finished_;
-  TimePoint now_{};
 };
 
 class CoallocReplay {
@@ -200,7 +197,6 @@ class CoallocReplay {
       }
       if (!queue_.empty() && freed_) pass(next);
     }
-    for (ServerIndex site = 0; site < clusters_.size(); ++site) clusters_[site].advance(now, free_[site]);
   }
 
   void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false) {
