@@ -142,8 +142,8 @@ class CoallocReplay {
   /// A placed job until it ends.
   struct Placed {
     Job job;
-    ServerIndex site = 0;         // its largest part's site (MetaScheduler's record)
-    std::vector<SitePart> parts;  // split: its parts; else empty
+    ServerIndex site = 0;  // its largest part's site (MetaScheduler's record)
+    SiteParts parts;       // split: its parts; else empty
     int parts_running = 0;
     double lowest_slowdown = 1;
   };
@@ -156,23 +156,29 @@ class CoallocReplay {
 
   void submit(const Job& job) {
     advance(job.submit);
-    if (queue_.empty()) {
-      // A pass over a queue of this job alone, without queueing it first.
-      freed_ = false;
-      const SiteView sites(servers_, free_, network_, job.submit, links_.get());
-      const std::optional<int> widest = widest_placeable(chain_, sites);
-      if (!widest || job.cpus <= *widest) {
-        if (std::optional<JobPlacement> placement = place(job, sites, true)) {
-          check_placement(job, *placement, servers_.size(), widest);
-          dispatch(job, std::move(*placement), job.submit);
-          return;
-        }
-      }
+    const bool to_empty = queue_.empty();
+    if (!to_empty && freed_) {
+      queue_.push(job);
+      pass(job.submit);
+      return;
+    }
+    // Nothing came free since the last pass (or nothing waits): the pass
+    // would offer this job alone, so it is offered without being queued
+    // first. It is offered without the chain's widest: a module leaves a job
+    // wider than its widest anyway, and that bound would cost more than the
+    // placement. Full passes still check the modules keep to their widest.
+    freed_ = false;
+    if (job.cpus > free_in_all()) {  // no module places beyond the nodes free in all
       queue_.push(job);
       return;
     }
-    const GlobalQueue::Position position = queue_.push(job);
-    pass(job.submit, freed_ ? 0 : position, false);
+    const SiteView sites(servers_, free_, network_, job.submit, links_.get());
+    if (const std::optional<JobPlacement> placement = place(job, sites, to_empty)) {
+      check_placement(job, *placement, servers_.size(), std::nullopt);
+      dispatch(job, *placement, job.submit);
+      return;
+    }
+    queue_.push(job);
   }
 
   /// The first module's placement of `job`, if any places it.
@@ -199,27 +205,44 @@ class CoallocReplay {
     }
   }
 
-  void pass(TimePoint now, GlobalQueue::Position first = 0, bool submitted_to_empty = false) {
+  [[nodiscard]] int free_in_all() const {
+    int free_in_all = 0;
+    for (const int free : free_) free_in_all += free;
+    return free_in_all;
+  }
+
+  /// A first-fit pass over the whole queue (MetaScheduler's, after nodes came free).
+  void pass(TimePoint now) {
     const std::optional<int> narrowest = queue_.narrowest();
     if (chain_.empty() || !narrowest) return;
     freed_ = false;
     // No module of the chain places a job wider than the nodes free in all:
     // when every waiting job is, the pass would offer none.
-    int free_in_all = 0;
-    for (const int free : free_) free_in_all += free;
-    if (*narrowest > free_in_all) return;
+    if (*narrowest > free_in_all()) return;
     const SiteView sites(servers_, free_, network_, now, links_.get());
-    GlobalQueue::Position cursor = first;
+    GlobalQueue::Position cursor = 0;
     std::optional<int> widest = widest_placeable(chain_, sites);
+    // After a placement the chain's widest is recomputed only when a job
+    // within the last one is found: while no part ends, nodes and links only
+    // fill up, so the last widest bounds the new one, and the pass often ends
+    // there. The jobs offered are the same as with the exact bound. A part
+    // that ends within the pass (a job of no length, ended by the next start
+    // on its cluster) frees nodes: then the widest is computed at once.
+    bool widest_stale = false;
+    std::uint64_t ends_seen = ends_;
     ++epoch_;
     for (;;) {
       const auto position = queue_.first(cursor, widest);
       if (!position) return;
-      cursor = *position + 1;
       const Job& waiting = queue_.at(*position);
+      if (widest_stale) {
+        widest_stale = false;
+        widest = widest_placeable(chain_, sites);
+        if (widest && waiting.cpus > *widest) continue;  // search again from the same job
+      }
+      cursor = *position + 1;
       if (left_this_epoch(waiting.cpus)) continue;
-      std::optional<JobPlacement> placement = place(waiting, sites, submitted_to_empty);
-      submitted_to_empty = false;
+      const std::optional<JobPlacement> placement = place(waiting, sites, false);
       if (!placement) {
         leave(waiting.cpus, widest);
         continue;
@@ -227,9 +250,14 @@ class CoallocReplay {
       check_placement(waiting, *placement, servers_.size(), widest);
       const Job job = waiting;
       queue_.erase(*position);
-      dispatch(job, std::move(*placement), now);
+      dispatch(job, *placement, now);
       ++epoch_;
-      widest = widest_placeable(chain_, sites);
+      if (ends_ == ends_seen) {
+        widest_stale = true;
+      } else {
+        ends_seen = ends_;
+        widest = widest_placeable(chain_, sites);
+      }
     }
   }
 
@@ -268,7 +296,7 @@ class CoallocReplay {
     spare_slots_.push_back(slot);
   }
 
-  void dispatch(const Job& job, JobPlacement placement, TimePoint now) {
+  void dispatch(const Job& job, const JobPlacement& placement, TimePoint now) {
     const Slot slot = new_slot(job);
     Placed& placed = placed_[slot];
     if (!placement.split()) {
@@ -293,7 +321,7 @@ class CoallocReplay {
       clusters_[part.site].start({slot, job.id, now, part.nodes}, kNever, now, free_[part.site]);
     }
     retimed_.clear();
-    links_->start(job.id, placement.parts, job.run_time, now, retimed_);
+    links_->start(job.id, as_span(placement.parts), job.run_time, now, retimed_);
     apply(retimed_, now);
   }
 
@@ -335,6 +363,7 @@ class CoallocReplay {
 
   void on_finished(ServerIndex site, const Finished& part) {
     freed_ = true;
+    ++ends_;
     Placed& placed = placed_[part.slot];
     const Job& job = placed.job;
     if (placed.parts.size() <= 1) {
@@ -345,7 +374,7 @@ class CoallocReplay {
     if (!links_->holds(job.id)) {
       // Another part of a job that has already left the links: all end now.
       if (--placed.parts_running > 0) return;
-      observer_.ended(job, JobRecord::of(job, placed.site, part.start, part.at, part.at), placed.parts,
+      observer_.ended(job, JobRecord::of(job, placed.site, part.start, part.at, part.at), as_span(placed.parts),
                       placed.lowest_slowdown);
       release(part.slot);
       return;
@@ -371,6 +400,7 @@ class CoallocReplay {
   // Nodes came free since the last pass: without it, a newly submitted job is
   // the only one that could be placed (MetaScheduler's rule).
   bool freed_ = true;
+  std::uint64_t ends_ = 0;      // parts ended so far
   std::vector<Placed> placed_;  // a pool: entries are reused once their job ends
   std::vector<Slot> spare_slots_;
   std::unique_ptr<Slot[]> slot_of_;  // by id: a split job's entry while the links hold it

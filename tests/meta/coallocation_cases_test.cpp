@@ -160,17 +160,16 @@ BOOST_AUTO_TEST_CASE(t4_a1_and_class_b_against_a_half_loaded_link) {
     BandwidthAwareSplit a1(1.0, SplitOrder::index);
     const auto placed = a1.place(j, sites);
     BOOST_REQUIRE(placed);
-    BOOST_TEST((placed->parts == std::vector<SitePart>{{0, 30}, {1, 10}}));
+    BOOST_TEST((placed->parts == SiteParts{{0, 30}, {1, 10}}));
     // 600 more on each link: exactly 100%, sd 1.
     std::vector<Retimed> changed;
-    links->start(j.id, placed->parts, seconds(1000), TimePoint{}, changed);
+    links->start(j.id, as_span(placed->parts), seconds(1000), TimePoint{}, changed);
     BOOST_TEST(std::abs(links->saturation(0) - 1.0) < 1e-12);
     BOOST_TEST(links->slowdown(j.id) == 1.0);
   }
   // (ii) 29 and 25 free.
   const std::vector<LocalScheduler> locals{cluster("C1", 100, 29), cluster("C2", 100, 25)};
-  const auto expect = [&](PlacementModule& module, std::optional<std::vector<SitePart>> parts,
-                          std::optional<double> sd) {
+  const auto expect = [&](PlacementModule& module, std::optional<SiteParts> parts, std::optional<double> sd) {
     const auto links = links_with_e();
     const SiteView sites(locals, network, TimePoint{}, links.get());
     const auto placed = module.place(j, sites);
@@ -179,7 +178,7 @@ BOOST_AUTO_TEST_CASE(t4_a1_and_class_b_against_a_half_loaded_link) {
     if (!parts) return;
     BOOST_TEST((placed->parts == *parts));
     std::vector<Retimed> changed;
-    links->start(j.id, placed->parts, seconds(1000), TimePoint{}, changed);
+    links->start(j.id, as_span(placed->parts), seconds(1000), TimePoint{}, changed);
     BOOST_TEST(std::abs(links->slowdown(j.id) - *sd) < 1e-5);
     BOOST_TEST(std::abs(links->slowdown(99) - *sd) < 1e-5);
   };
@@ -191,11 +190,11 @@ BOOST_AUTO_TEST_CASE(t4_a1_and_class_b_against_a_half_loaded_link) {
   RoundRobinSplit b4(1.0);
   expect(a1, std::nullopt, std::nullopt);
   // 29/11 demands 638 Mb/s: links at 1038, sd 1000/1038 for E and J.
-  expect(b1, std::vector<SitePart>{{0, 29}, {1, 11}}, 1000.0 / 1038.0);
-  expect(b2, std::vector<SitePart>{{0, 29}, {1, 11}}, 1000.0 / 1038.0);
-  expect(b3_85, std::nullopt, std::nullopt);                                // needs 34 on one cluster
-  expect(b3_70, std::vector<SitePart>{{0, 29}, {1, 11}}, 1000.0 / 1038.0);  // needs 28
-  expect(b4, std::vector<SitePart>{{0, 20}, {1, 20}}, 1000.0 / 1200.0);
+  expect(b1, SiteParts{{0, 29}, {1, 11}}, 1000.0 / 1038.0);
+  expect(b2, SiteParts{{0, 29}, {1, 11}}, 1000.0 / 1038.0);
+  expect(b3_85, std::nullopt, std::nullopt);                    // needs 34 on one cluster
+  expect(b3_70, SiteParts{{0, 29}, {1, 11}}, 1000.0 / 1038.0);  // needs 28
+  expect(b4, SiteParts{{0, 20}, {1, 20}}, 1000.0 / 1200.0);
   BOOST_TEST(std::abs(1000.0 / 1038.0 - 0.96339) < 1e-5);
 }
 
@@ -217,17 +216,17 @@ BOOST_AUTO_TEST_CASE(class_b_stays_off_links_past_lslt) {
   LargestFreeFirst b1(0.5);
   const auto by_free = b1.place(job(1, 40), sites);
   BOOST_REQUIRE(by_free);
-  BOOST_TEST((by_free->parts == std::vector<SitePart>{{0, 30}, {1, 10}}));
+  BOOST_TEST((by_free->parts == SiteParts{{0, 30}, {1, 10}}));
   // B2 takes the idle link's cluster first, then the 50% ones by free nodes.
   LeastSaturatedFirst b2(0.5);
   const auto by_saturation = b2.place(job(1, 40), sites);
   BOOST_REQUIRE(by_saturation);
-  BOOST_TEST((by_saturation->parts == std::vector<SitePart>{{0, 30}, {1, 5}, {2, 5}}));
+  BOOST_TEST((by_saturation->parts == SiteParts{{0, 30}, {1, 5}, {2, 5}}));
   // B4 goes round: 5 each until cluster 3 is out, then 2 and 1 alternately.
   RoundRobinSplit b4(0.5);
   const auto round = b4.place(job(1, 40), sites);
   BOOST_REQUIRE(round);
-  BOOST_TEST((round->parts == std::vector<SitePart>{{0, 18}, {1, 17}, {2, 5}}));
+  BOOST_TEST((round->parts == SiteParts{{0, 18}, {1, 17}, {2, 5}}));
 }
 
 BOOST_AUTO_TEST_CASE(mig_is_best_fit) {
@@ -238,7 +237,7 @@ BOOST_AUTO_TEST_CASE(mig_is_best_fit) {
   BestFitMigration mig;
   const auto placed = mig.place(job(1, 30), sites);
   BOOST_REQUIRE(placed);
-  BOOST_TEST((placed->parts == std::vector<SitePart>{{2, 30}}));
+  BOOST_TEST((placed->parts == SiteParts{{2, 30}}));
   BOOST_TEST(!LocalFirst{}.place(job(1, 30), sites).has_value());
   BOOST_TEST(LocalFirst{}.place(job(1, 20), sites).has_value());
 }
@@ -258,8 +257,8 @@ BOOST_AUTO_TEST_CASE(a1_order_is_an_option) {
   BOOST_REQUIRE((a && b));
   // BSBW 900 never saturates one 1000 Mb/s link: every split is allowed, and
   // values go largest first: 10, then 35 of 40 (the rest must be reachable), 0.
-  BOOST_TEST((a->parts == std::vector<SitePart>{{0, 10}, {1, 35}}));
-  BOOST_TEST((b->parts == std::vector<SitePart>{{1, 40}, {2, 5}}));
+  BOOST_TEST((a->parts == SiteParts{{0, 10}, {1, 35}}));
+  BOOST_TEST((b->parts == SiteParts{{1, 40}, {2, 5}}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

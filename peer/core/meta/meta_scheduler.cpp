@@ -267,7 +267,7 @@ void MetaScheduler::dispatch_split(const Job& job, JobPlacement placement, TimeP
     }
   }
   retimed_.clear();
-  links_->start(job.id, placement.parts, job.run_time, now, retimed_);
+  links_->start(job.id, as_span(placement.parts), job.run_time, now, retimed_);
   apply(retimed_, now);
 }
 
@@ -309,7 +309,8 @@ void MetaScheduler::split_part_finished(std::map<JobId, Placed>::iterator it, co
   // other sites' time pass, which may finish this job's remaining parts
   // there: `it` is not touched after apply().
   --placed.parts_running;
-  split_runs_.push_back({event.id, placed.parts, links_->lowest_slowdown(event.id), placed.job.run_time});
+  split_runs_.push_back(
+      {event.id, {placed.parts.begin(), placed.parts.end()}, links_->lowest_slowdown(event.id), placed.job.run_time});
   retimed_.clear();
   links_->end(event.id, event.at, retimed_);
   const std::vector<Retimed> changed = retimed_;

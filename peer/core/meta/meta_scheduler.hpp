@@ -99,7 +99,7 @@ class MetaScheduler final : public Scheduler {
   struct Placed {
     Job job;
     ServerIndex site = 0;  // the site of its largest part (lowest index on ties)
-    std::vector<SitePart> parts;
+    SiteParts parts;
     int parts_running = 0;  // split: parts not yet finished
     TimePoint start = kNever;
     bool input_here = false;

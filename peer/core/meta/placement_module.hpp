@@ -94,7 +94,7 @@ class SiteView {
 /// Where a job runs: one part (the whole job on one site), or several that
 /// start at once and end as one (a co-allocated job).
 struct JobPlacement {
-  std::vector<SitePart> parts;
+  SiteParts parts;
 
   [[nodiscard]] static JobPlacement on(ServerIndex site, int nodes) { return {{SitePart{site, nodes}}}; }
   [[nodiscard]] bool split() const { return parts.size() > 1; }

@@ -154,9 +154,12 @@ void StarLinks::reallot(TimePoint now, std::vector<Retimed>& changed) {
 void StarLinks::allot_bottleneck_filling() {
   // Repeat: the link with the least capacity per unit of demand among jobs
   // not yet set fixes the sd of every such job on it (ties: lowest index).
-  std::vector<double> left = capacity_;
-  std::vector<bool> set(jobs_.size(), false);
-  std::vector<double> demand(capacity_.size());
+  std::vector<double>& left = left_;
+  left.assign(capacity_.begin(), capacity_.end());
+  std::vector<char>& set = set_;
+  set.assign(jobs_.size(), 0);
+  std::vector<double>& demand = unset_demand_;
+  demand.resize(capacity_.size());
   for (;;) {
     std::fill(demand.begin(), demand.end(), 0.0);
     for (std::size_t k = 0; k < jobs_.size(); ++k) {
@@ -181,7 +184,7 @@ void StarLinks::allot_bottleneck_filling() {
       const bool on_bottleneck = std::any_of(
           links.begin(), links.end(), [&](const Link& link) { return link.site == bottleneck && link.demand > 0; });
       if (!on_bottleneck) continue;
-      set[k] = true;
+      set[k] = 1;
       allotted_sd_[k] = ratio;
       for (const Link& link : links) left[link.site] -= ratio * link.demand;
     }

@@ -9,6 +9,7 @@
 // and slowdowns, and re-times them as others start and end; the
 // meta-scheduler (meta_scheduler.hpp) moves their ends in the local
 // schedulers. docs/coallocation.md has the model and every reading of it.
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -96,7 +97,7 @@ class StarLinks {
   };
   struct Running {
     JobId id = 0;
-    std::vector<Link> links;
+    boost::container::small_vector<Link, 4> links;  // inline: a start allocates nothing
     SplitClock clock;
   };
 
@@ -113,6 +114,10 @@ class StarLinks {
   std::vector<double> demand_;
   std::vector<Running> jobs_;        // in start order
   std::vector<double> allotted_sd_;  // scratch: the new sd of jobs_[k]
+  // Scratch of allot_bottleneck_filling(), kept to allocate nothing per re-allotment.
+  std::vector<double> left_;
+  std::vector<double> unset_demand_;
+  std::vector<char> set_;
   // Saturation over time: integral of demand/capacity per link.
   std::vector<double> saturation_integral_;
   TimePoint started_;

@@ -16,10 +16,6 @@ constexpr double kEpsilon = 1e-9;
 
 }  // namespace
 
-double SplitCandidate::saturation() const {
-  return std::isinf(capacity_mbps) ? 0.0 : demand_mbps / capacity_mbps;
-}
-
 // ---- A1 ---------------------------------------------------------------------
 
 BandwidthAwareRule::Allowed BandwidthAwareRule::allowed_nodes(double headroom_mbps, int total, double ppbw_mbps,
@@ -54,8 +50,8 @@ double BandwidthAwareRule::link_limit_mbps(double capacity_mbps, double /*part_d
   return lslt_ * capacity_mbps;
 }
 
-std::optional<std::vector<SitePart>> BandwidthAwareRule::split_over(int total, const CommunicationModel& traffic,
-                                                                    std::span<const SplitCandidate> candidates) {
+std::optional<SiteParts> BandwidthAwareRule::split_over(int total, const CommunicationModel& traffic,
+                                                        std::span<const SplitCandidate> candidates) {
   int free_total = 0;
   for (const SplitCandidate& c : candidates) free_total += std::max(0, c.free_nodes);
   if (free_total < total) return std::nullopt;  // no need for eq. 7
@@ -81,15 +77,16 @@ std::optional<std::vector<SitePart>> BandwidthAwareRule::split_over(int total, c
   // takes the largest allowed count that leaves a reachable rest, which is
   // the first solution a largest-first branch and bound would find.
   const std::size_t m = visit_.size();
-  reach_.resize(m + 1);
-  reach_[m].assign(static_cast<std::size_t>(total) + 1, false);
-  reach_[m][0] = true;
+  const auto width = static_cast<std::size_t>(total) + 1;
+  reach_.assign((m + 1) * width, 0);
+  const auto row = [&](std::size_t k) { return reach_.data() + k * width; };
+  row(m)[0] = 1;
   std::vector<int>& prefix = prefix_;
-  prefix.assign(static_cast<std::size_t>(total) + 2, 0);
+  prefix.assign(width + 1, 0);
   for (std::size_t k = m; k-- > 0;) {
-    const std::vector<bool>& next = reach_[k + 1];
+    const std::uint8_t* next = row(k + 1);
     prefix[0] = 0;
-    for (int s = 0; s <= total; ++s) prefix[s + 1] = prefix[s] + (next[s] ? 1 : 0);
+    for (int s = 0; s <= total; ++s) prefix[s + 1] = prefix[s] + next[s];
     // Some s - x with x in [lo, hi] reachable: next holds a true in [s - hi, s - lo].
     const auto any_in = [&](int s, int lo, int hi) {
       if (lo > hi || s - lo < 0) return false;
@@ -97,16 +94,18 @@ std::optional<std::vector<SitePart>> BandwidthAwareRule::split_over(int total, c
       return prefix[s - lo + 1] - prefix[from] > 0;
     };
     const Allowed& a = allowed_[k];
-    reach_[k].assign(static_cast<std::size_t>(total) + 1, false);
-    for (int s = 0; s <= total; ++s) reach_[k][s] = any_in(s, 0, a.low_max) || any_in(s, a.high_min, a.high_max);
+    std::uint8_t* here = row(k);
+    for (int s = 0; s <= total; ++s) {
+      here[s] = (any_in(s, 0, a.low_max) || any_in(s, a.high_min, a.high_max)) ? 1 : 0;
+    }
   }
-  if (!reach_[0][total]) return std::nullopt;
-  std::vector<SitePart> placement;
+  if (row(0)[total] == 0) return std::nullopt;
+  SiteParts placement;
   int left = total;
   for (std::size_t k = 0; k < m; ++k) {
     const Allowed& a = allowed_[k];
     int x = std::min(left, std::max(a.low_max, a.high_min <= a.high_max ? a.high_max : 0));
-    while (x > 0 && !(a.contains(x) && reach_[k + 1][left - x])) --x;
+    while (x > 0 && !(a.contains(x) && row(k + 1)[left - x] != 0)) --x;
     if (x > 0) placement.push_back({candidates[visit_[k]].site, x});
     left -= x;
   }
@@ -117,8 +116,8 @@ std::optional<std::vector<SitePart>> BandwidthAwareRule::split_over(int total, c
 
 // ---- class B ----------------------------------------------------------------
 
-std::optional<std::vector<SitePart>> SaturationBoundRule::split_over(int total, const CommunicationModel& /*traffic*/,
-                                                                     std::span<const SplitCandidate> candidates) {
+std::optional<SiteParts> SaturationBoundRule::split_over(int total, const CommunicationModel& /*traffic*/,
+                                                         std::span<const SplitCandidate> candidates) {
   if (collect_eligible(candidates, eligible_) < total) return std::nullopt;
   auto placement = split(total, eligible_);
   if (placement) {
@@ -133,18 +132,21 @@ int SaturationBoundRule::collect_eligible(std::span<const SplitCandidate> candid
   eligible.clear();
   int free_total = 0;
   for (const SplitCandidate& c : candidates) {
-    const double saturation = c.saturation();
-    if (c.free_nodes <= 0 || saturation > lslt_ + 1e-12) continue;
-    eligible.push_back({c.site, c.free_nodes, saturation});
+    if (!this->eligible(c)) continue;
+    eligible.push_back({c.site, c.free_nodes, c.saturation()});
     free_total += c.free_nodes;
   }
   return free_total;
 }
 
 int SaturationBoundRule::widest(std::span<const SplitCandidate> candidates) const {
-  const int free_total = collect_eligible(candidates, widest_scratch_);
+  int free_total = 0;
   int most = 0;
-  for (const Eligible& e : widest_scratch_) most = std::max(most, e.free);
+  for (const SplitCandidate& c : candidates) {
+    if (!eligible(c)) continue;
+    free_total += c.free_nodes;
+    most = std::max(most, c.free_nodes);
+  }
   return widest_given(free_total, most);
 }
 
@@ -152,8 +154,8 @@ double SaturationBoundRule::link_limit_mbps(double capacity_mbps, double part_de
   return lslt_ * capacity_mbps + part_demand_mbps;  // infinite without an LSLT
 }
 
-std::vector<SitePart> SaturationBoundRule::take_in_order(int total, const std::vector<Eligible>& ordered) {
-  std::vector<SitePart> placement;
+SiteParts SaturationBoundRule::take_in_order(int total, const std::vector<Eligible>& ordered) {
+  SiteParts placement;
   int left = total;
   for (const Eligible& e : ordered) {
     if (left == 0) break;
@@ -169,12 +171,12 @@ void SaturationBoundRule::most_free_first(std::vector<Eligible>& eligible) {
                    [](const Eligible& a, const Eligible& b) { return a.free > b.free; });
 }
 
-std::optional<std::vector<SitePart>> LargestFreeRule::split(int total, std::vector<Eligible>& eligible) const {
+std::optional<SiteParts> LargestFreeRule::split(int total, std::vector<Eligible>& eligible) const {
   most_free_first(eligible);
   return take_in_order(total, eligible);
 }
 
-std::optional<std::vector<SitePart>> LeastSaturatedRule::split(int total, std::vector<Eligible>& eligible) const {
+std::optional<SiteParts> LeastSaturatedRule::split(int total, std::vector<Eligible>& eligible) const {
   std::stable_sort(eligible.begin(), eligible.end(), [](const Eligible& a, const Eligible& b) {
     if (a.saturation != b.saturation) return a.saturation < b.saturation;
     return a.free > b.free;
@@ -194,14 +196,14 @@ int LargeChunkRule::widest_given(int free_total, int most_free) const {
   return std::min(free_total, widest);
 }
 
-std::optional<std::vector<SitePart>> LargeChunkRule::split(int total, std::vector<Eligible>& eligible) const {
+std::optional<SiteParts> LargeChunkRule::split(int total, std::vector<Eligible>& eligible) const {
   most_free_first(eligible);
   const int chunk = static_cast<int>(std::ceil(chunk_ * total - kEpsilon));
   if (eligible.front().free < chunk) return std::nullopt;
   return take_in_order(total, eligible);
 }
 
-std::optional<std::vector<SitePart>> RoundRobinRule::split(int total, std::vector<Eligible>& eligible) const {
+std::optional<SiteParts> RoundRobinRule::split(int total, std::vector<Eligible>& eligible) const {
   std::vector<int> taken(eligible.size(), 0);
   int left = total;
   while (left > 0) {
@@ -211,7 +213,7 @@ std::optional<std::vector<SitePart>> RoundRobinRule::split(int total, std::vecto
       --left;
     }
   }
-  std::vector<SitePart> placement;
+  SiteParts placement;
   for (std::size_t k = 0; k < eligible.size(); ++k) {
     if (taken[k] > 0) placement.push_back({eligible[k].site, taken[k]});
   }

@@ -6,6 +6,7 @@
 // they were learnt: the meta-scheduler reads every site at once
 // (meta/coallocation_modules.hpp), a P2P origin reads its partners' replies
 // (p2p/split_jobs.hpp). The star makes link state local to every site.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -28,7 +29,7 @@ struct SplitCandidate {
   double capacity_mbps = std::numeric_limits<double>::infinity();
   double demand_mbps = 0;  ///< eq. 1 summed over the co-allocated work on the link
   /// L_i = demand / capacity; 0 on an unlimited link.
-  [[nodiscard]] double saturation() const;
+  [[nodiscard]] double saturation() const { return std::isinf(capacity_mbps) ? 0.0 : demand_mbps / capacity_mbps; }
 };
 
 /// A way of splitting one job over candidates.
@@ -40,8 +41,8 @@ class SplitRule {
   [[nodiscard]] virtual bool needs_links() const { return false; }
   /// The parts of a job of `total` nodes over `candidates` (each site once,
   /// by site), or nullopt when the rule finds none. Parts by site.
-  [[nodiscard]] virtual std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
-                                                                        std::span<const SplitCandidate> candidates) = 0;
+  [[nodiscard]] virtual std::optional<SiteParts> split_over(int total, const CommunicationModel& traffic,
+                                                            std::span<const SplitCandidate> candidates) = 0;
   /// The widest job it could split over `candidates`: it must never split a wider one.
   [[nodiscard]] virtual int widest(std::span<const SplitCandidate> candidates) const = 0;
   /// The most a link of `capacity_mbps` may carry, a part of `part_demand_mbps`
@@ -68,8 +69,8 @@ class BandwidthAwareRule final : public SplitRule {
   BandwidthAwareRule(double lslt, SplitOrder order) : lslt_(lslt), order_(order) {}
   [[nodiscard]] std::string_view name() const override { return "A1"; }
   [[nodiscard]] bool needs_links() const override { return true; }
-  [[nodiscard]] std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
-                                                                std::span<const SplitCandidate> candidates) override;
+  [[nodiscard]] std::optional<SiteParts> split_over(int total, const CommunicationModel& traffic,
+                                                    std::span<const SplitCandidate> candidates) override;
   /// All free nodes: the links may still refuse.
   [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const override;
   /// LSLT x capacity: the demand after the part, as eqs. 7-9 bound it.
@@ -89,10 +90,12 @@ class BandwidthAwareRule final : public SplitRule {
  private:
   double lslt_;
   SplitOrder order_;
-  std::vector<std::size_t> visit_;        // scratch, kept between jobs
-  std::vector<Allowed> allowed_;          //
-  std::vector<std::vector<bool>> reach_;  // reach_[k][s]: clusters visit_[k..] can hold s nodes
-  std::vector<int> prefix_;               // prefix sums of one reach_ row
+  std::vector<std::size_t> visit_;  // scratch, kept between jobs
+  std::vector<Allowed> allowed_;    //
+  // reach_[k * (total + 1) + s]: clusters visit_[k..] can hold exactly s nodes. Flat
+  // bytes, not vector<bool>: A1 searches it for every job its links may refuse.
+  std::vector<std::uint8_t> reach_;
+  std::vector<int> prefix_;  // prefix sums of one reach_ row
 };
 
 /// Class B: split over the clusters whose link saturation is at most LSLT
@@ -104,8 +107,8 @@ class SaturationBoundRule : public SplitRule {
   /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
   /// Initial Strategy and Ideal).
   explicit SaturationBoundRule(double lslt) : lslt_(lslt) {}
-  [[nodiscard]] std::optional<std::vector<SitePart>> split_over(int total, const CommunicationModel& traffic,
-                                                                std::span<const SplitCandidate> candidates) final;
+  [[nodiscard]] std::optional<SiteParts> split_over(int total, const CommunicationModel& traffic,
+                                                    std::span<const SplitCandidate> candidates) final;
   /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
   /// it is no wider), or less when the ordering asks more (B3).
   [[nodiscard]] int widest(std::span<const SplitCandidate> candidates) const final;
@@ -120,10 +123,9 @@ class SaturationBoundRule : public SplitRule {
   };
   /// Takes n_T nodes from `eligible` (index order, with at least n_T free
   /// among them), or fails.
-  [[nodiscard]] virtual std::optional<std::vector<SitePart>> split(int total,
-                                                                   std::vector<Eligible>& eligible) const = 0;
+  [[nodiscard]] virtual std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const = 0;
   /// Takes min(free, what is left) from each cluster in turn.
-  [[nodiscard]] static std::vector<SitePart> take_in_order(int total, const std::vector<Eligible>& ordered);
+  [[nodiscard]] static SiteParts take_in_order(int total, const std::vector<Eligible>& ordered);
   /// Orders by free nodes, most first (ties lowest index).
   static void most_free_first(std::vector<Eligible>& eligible);
   /// The widest job the ordering could place given the eligible clusters'
@@ -134,13 +136,15 @@ class SaturationBoundRule : public SplitRule {
   }
 
  private:
-  /// The candidates with a free node and a link within LSLT, in site order,
-  /// into `eligible`; returns their free nodes.
+  /// Whether a split may take nodes of `candidate`: it has a free node and its link is within LSLT.
+  [[nodiscard]] bool eligible(const SplitCandidate& candidate) const {
+    return candidate.free_nodes > 0 && candidate.saturation() <= lslt_ + 1e-12;
+  }
+  /// The eligible candidates in site order, into `eligible`; returns their free nodes.
   int collect_eligible(std::span<const SplitCandidate> candidates, std::vector<Eligible>& eligible) const;
 
   double lslt_;
-  std::vector<Eligible> eligible_;                // scratch of split_over()
-  mutable std::vector<Eligible> widest_scratch_;  // scratch of widest()
+  std::vector<Eligible> eligible_;  // scratch of split_over()
 };
 
 /// B1: clusters by free nodes, most first. With no LSLT it is Jones et al.'s Initial
@@ -151,7 +155,7 @@ class LargestFreeRule final : public SaturationBoundRule {
   [[nodiscard]] std::string_view name() const override { return name_; }
 
  private:
-  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const override;
   std::string name_;
 };
 
@@ -162,7 +166,7 @@ class LeastSaturatedRule final : public SaturationBoundRule {
   [[nodiscard]] std::string_view name() const override { return "B2"; }
 
  private:
-  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const override;
 };
 
 /// B3(c): as B1, but only when the cluster with the most free nodes takes a
@@ -173,7 +177,7 @@ class LargeChunkRule final : public SaturationBoundRule {
   [[nodiscard]] std::string_view name() const override { return name_; }
 
  private:
-  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const override;
   [[nodiscard]] int widest_given(int free_total, int most_free) const override;
   double chunk_;
   std::string name_;
@@ -187,7 +191,7 @@ class RoundRobinRule final : public SaturationBoundRule {
   [[nodiscard]] std::string_view name() const override { return "B4"; }
 
  private:
-  [[nodiscard]] std::optional<std::vector<SitePart>> split(int total, std::vector<Eligible>& eligible) const override;
+  [[nodiscard]] std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const override;
 };
 
 inline constexpr double kNoSaturationLimit = std::numeric_limits<double>::infinity();
