@@ -216,7 +216,8 @@ These are the mechanisms; the figures are in the tables above.
   machine's noise can eat (561 s in the bench, 684 s for the build before the settle buffers, run alone);
   jones2004's 1,974 runs are 1.6 million jobs each. They now play the same way, on free-node counts and
   each cluster's ends in the meta-scheduler's order (`sim/studies/coalloc_replay.cpp`, record for record,
-  ties included): 1,965 s to 1,100 s. What is left has no single hot path: about 0.6 us per job in the
+  ties included): 1,965 s to 1,100 s, then 929 s once a placement stopped allocating and a submission that
+  finds nothing freed is offered alone. What is left has no single hot path: about 0.7 us per job in the
   common runs, a pass per instant (the chain's widest placeable job, the global queue's tree, the modules),
   the links' start and end and a cluster's end order; and Jones et al.'s Initial Strategy past saturation,
   where each start and end re-times every split job (20 million re-timings in a run of 4 to 6 s).
