@@ -21,7 +21,6 @@ using Slot = std::uint32_t;  // a placed job's entry in the replay's pool
 /// A job's part running on a cluster.
 struct Part {
   Slot slot = 0;
-  JobId id = 0;
   TimePoint start{};
   int nodes = 0;
 };
@@ -34,11 +33,19 @@ struct Finished {
 };
 
 /// A cluster as its LocalScheduler runs when every job it gets starts at
-/// once: parts in (end, sequence) order, the sequence moving on at every
+/// once: parts end in (end, sequence) order, the sequence moving on at every
 /// start and every moved end, as LocalScheduler's does.
+///
+/// A split job's end moves at every start and end of another split job, and
+/// finding and moving it in the order of ends cost a fifth of an overloaded
+/// run. So a part's entry in that order is a lower bound of its (end,
+/// sequence): an end moved later only updates the part, and its entry is put
+/// back with the true key when it comes first; an end moved below its entry
+/// gets a new entry, and the old one, stale, is dropped when it comes first.
+/// The first entry is kept exact, so parts end in the exact order.
 class Cluster {
  public:
-  [[nodiscard]] TimePoint next_deadline() const { return running_.empty() ? kNever : running_.begin()->first.first; }
+  [[nodiscard]] TimePoint next_deadline() const { return ends_.empty() ? kNever : ends_.begin()->first.first; }
   [[nodiscard]] bool has_events() const { return !finished_.empty(); }
 
   /// Ends every part due by `now`, giving its nodes back to `free`. The
@@ -48,20 +55,33 @@ class Cluster {
     advance(now, free);
     free -= part.nodes;
     assert(free >= 0 && "a module placed a part on nodes that are not free");
-    running_.emplace({end, sequence_++}, part);
+    if (part.slot >= running_.size()) running_.resize(part.slot + 1);
+    Running& running = running_[part.slot];
+    if (running.here) throw std::logic_error("a placement put two parts of one job on one cluster");
+    running = {part.start, part.nodes, end, sequence_++, kNone, kNever, true};
+    ++parts_;
+    // A split job's parts start with no end until the links give one: they
+    // get an entry then.
+    if (end != kNever) put(part.slot, running);
   }
   /// LocalScheduler::set_finish: a part whose end is now or past ends at once.
-  void set_finish(JobId id, TimePoint finish, TimePoint now, int& free) {
+  void set_finish(Slot slot, TimePoint finish, TimePoint now, int& free) {
     advance(now, free);
-    const auto it =
-        std::find_if(running_.begin(), running_.end(), [id](const auto& entry) { return entry.second.id == id; });
-    assert(it != running_.end() && "a re-timed part runs on its cluster");
-    if (it == running_.end()) return;
-    const Part part = it->second;
-    running_.erase(it);
-    const TimePoint end = std::max({finish, now, part.start});
-    running_.emplace({end, sequence_++}, part);
-    if (end <= now) finish_due(now, free);
+    if (slot >= running_.size() || !running_[slot].here) {
+      throw std::logic_error("a re-timed part does not run on its cluster");
+    }
+    Running& running = running_[slot];
+    running.end = std::max({finish, now, running.start});
+    running.sequence = sequence_++;
+    // The new sequence is the highest yet: the key fell below the entry's
+    // only if the end did.
+    if (running.end < running.entry_end) {
+      put(slot, running);
+      drop_stale();  // the old entry may have been first
+    } else if (ends_.begin()->second == slot) {
+      settle_first();
+    }
+    if (running.end <= now) finish_due(now, free);
   }
   void take_events_into(std::vector<Finished>& into) {
     into.clear();
@@ -69,16 +89,68 @@ class Cluster {
   }
 
  private:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  struct Running {
+    TimePoint start{};
+    int nodes = 0;
+    TimePoint end{};  // its key: (end, sequence)
+    std::uint64_t sequence = 0;
+    std::uint64_t entry = kNone;  // the sequence of its entry in ends_; kNone: none
+    TimePoint entry_end{};        // the end that entry holds (kNever: none)
+    bool here = false;            // a part runs here in this slot
+  };
+
+  /// A new entry with the part's key (an older one goes stale).
+  void put(Slot slot, Running& running) {
+    running.entry = running.sequence;
+    running.entry_end = running.end;
+    ends_.emplace({running.end, running.sequence}, slot);
+  }
+  [[nodiscard]] bool stale(const EndOrdered<Slot>::Entry& entry) const {
+    return running_[entry.second].entry != entry.first.second;
+  }
+  /// Makes the first entry exact: stale entries dropped, a lower bound put
+  /// back with its part's key. Then the first is the earliest of all parts'
+  /// keys, as every other entry is at most its part's key.
+  void settle_first() {
+    while (!ends_.empty()) {
+      const auto [key, slot] = *ends_.begin();
+      Running& running = running_[slot];
+      if (running.entry != key.second) {
+        ends_.pop_first();  // stale: its part ended or has a newer entry
+      } else if (running.sequence != key.second) {
+        ends_.pop_first();
+        put(slot, running);
+      } else {
+        break;
+      }
+    }
+  }
+  /// Stale entries of ends moved far out come first late: about as many are
+  /// kept as there are parts, at most.
+  void drop_stale() {
+    settle_first();
+    if (ends_.size() > 2 * parts_ + 8) {
+      ends_.erase_if([this](const auto& entry) { return stale(entry); });
+    }
+  }
   void finish_due(TimePoint t, int& free) {
-    while (!running_.empty() && running_.begin()->first.first <= t) {
-      const auto& [key, part] = *running_.begin();
-      finished_.push_back({part.slot, part.start, key.first});
-      free += part.nodes;
-      running_.pop_first();
+    while (!ends_.empty() && ends_.begin()->first.first <= t) {
+      const auto [key, slot] = *ends_.begin();
+      ends_.pop_first();
+      Running& running = running_[slot];
+      finished_.push_back({slot, running.start, key.first});
+      free += running.nodes;
+      running.entry = kNone;
+      running.here = false;
+      --parts_;
+      settle_first();
     }
   }
 
-  EndOrdered<Part> running_;
+  EndOrdered<Slot> ends_;         // by (end, sequence): lower bounds and stale entries included
+  std::vector<Running> running_;  // by slot: the part running here, if any
+  std::size_t parts_ = 0;         // parts running here
   std::uint64_t sequence_ = 0;
   std::vector<Finished> finished_;
 };
@@ -303,8 +375,7 @@ class CoallocReplay {
       const ServerIndex site = placement.parts.front().site;
       placed.site = site;
       placed.parts_running = 0;
-      clusters_[site].start({slot, job.id, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now,
-                            free_[site]);
+      clusters_[site].start({slot, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now, free_[site]);
       collect_all();
       return;
     }
@@ -318,7 +389,7 @@ class CoallocReplay {
     slot_of_[job.id] = slot;
     // Every part starts now and runs until the links say when it ends.
     for (const SitePart& part : placement.parts) {
-      clusters_[part.site].start({slot, job.id, now, part.nodes}, kNever, now, free_[part.site]);
+      clusters_[part.site].start({slot, now, part.nodes}, kNever, now, free_[part.site]);
     }
     retimed_.clear();
     links_->start(job.id, as_span(placement.parts), job.run_time, now, retimed_);
@@ -329,8 +400,9 @@ class CoallocReplay {
   void apply(const std::vector<Retimed>& changed, TimePoint now) {
     for (const Retimed& r : changed) {
       assert(links_->holds(r.id) && "a re-timed job is on the links");
-      for (const SitePart& part : placed_[slot_of_[r.id]].parts) {
-        clusters_[part.site].set_finish(r.id, r.end, now, free_[part.site]);
+      const Slot slot = slot_of_[r.id];
+      for (const SitePart& part : placed_[slot].parts) {
+        clusters_[part.site].set_finish(slot, r.end, now, free_[part.site]);
       }
     }
     collect_all();

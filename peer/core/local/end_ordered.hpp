@@ -46,6 +46,11 @@ class EndOrdered {
   }
   void erase(iterator it) { entries_.erase(std::next(it).base()); }
   void erase(const_iterator it) { entries_.erase(std::next(it).base()); }
+  /// Drops every entry `drop` says, keeping the others' order.
+  template <typename Predicate>
+  void erase_if(Predicate drop) {
+    std::erase_if(entries_, drop);
+  }
   /// Takes the entry that ends first.
   void pop_first() {
     assert(!entries_.empty());
