@@ -462,11 +462,19 @@ std::optional<std::string> PeerDaemon::undrain() {
 
 // ---- time ---------------------------------------------------------------------------
 
+void PeerDaemon::reschedule() {
+  // Most inputs (a query answered, say) leave the next deadline where it
+  // was: waking the loop then cost the event loop a pass and a poll per query.
+  if (!stopping_ && std::min(host_->next_deadline(), membership_->next_deadline()) == armed_for_) return;
+  deadline_timer_.cancel();
+}
+
 transport::awaitable<void> PeerDaemon::deadline_loop() {
   // While stopping, on for the work held and for a leave the gossip still spreads.
   while (!stopping_ || holds_work() || (leaving_ && !leave_gossiped_)) {
     const TimePoint next = std::min(host_->next_deadline(), membership_->next_deadline());
     deadline_timer_.expires_after(next == kNever ? std::chrono::hours(1) : clock_.real_delay_until(next));
+    armed_for_ = next;
     boost::system::error_code ec;
     co_await deadline_timer_.async_wait(asio::redirect_error(transport::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) continue;  // a new deadline

@@ -138,7 +138,8 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
 
   transport::awaitable<void> deadline_loop();
   transport::awaitable<void> housekeeping_loop();
-  void reschedule() { deadline_timer_.cancel(); }
+  /// Wakes the core's timer loop when the next deadline moved.
+  void reschedule();
   [[nodiscard]] bool holds_work() const;
   /// Warns as virtual time nears the end of the grid's time, stops taking
   /// work at the end and stops the peer past it (peer/transport/epoch_bounds.hpp).
@@ -161,6 +162,7 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   ClientService clients_;
   DataPlane data_;
   transport::asio::steady_timer deadline_timer_;
+  TimePoint armed_for_ = kNever;  ///< the deadline the timer loop waits for
   std::vector<protocol::ResultRecord> results_;
   transport::RefusalLog refusals_;  ///< partners' refusals of our offers, logged once a minute per reason
   std::uint64_t incarnation_ = 0;   ///< this start's, in every job id (ids.hpp)

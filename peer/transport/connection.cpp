@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <span>
 #include <string>
@@ -36,6 +37,8 @@ Connection::Connection(Stream stream, ConnectionLimits limits, std::optional<Cer
   const auto endpoint = lowest().remote_endpoint(ec);
   remote_ = ec ? std::string("(unknown)") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
   lowest().set_option(tcp::no_delay(true), ec);  // small control messages: latency matters
+  // A plaintext frame is written at once when nothing else is (write_now): never blocking.
+  if (auto* plain = std::get_if<tcp::socket>(&stream_)) plain->non_blocking(true, ec);
   if (limits_.unsent_bytes_in_kernel > 0) {
     // Best effort, as no_delay: a kernel without it only buffers more.
     const int unsent = static_cast<int>(std::min<std::size_t>(limits_.unsent_bytes_in_kernel, 1U << 30));
@@ -45,6 +48,13 @@ Connection::Connection(Stream stream, ConnectionLimits limits, std::optional<Cer
 
 tcp::socket::lowest_layer_type& Connection::lowest() {
   return std::visit([](auto& stream) -> tcp::socket::lowest_layer_type& { return stream.lowest_layer(); }, stream_);
+}
+
+void Connection::received_before(std::span<const std::uint8_t> bytes) {
+  assert(!started_ && "bytes read before the connection must come before its own");
+  received_before_.bytes.assign(bytes.begin(), bytes.end());
+  received_before_.begin = 0;
+  received_before_.end = bytes.size();
 }
 
 void Connection::start(MessageHandler on_message, CloseHandler on_close) {
@@ -114,7 +124,39 @@ void Connection::enqueue(Pending pending) {
     queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(queued_control_), std::move(pending));
     ++queued_control_;
   }
+  // Frames queued while a read's frames are handled go out together, once
+  // the last is handled or before the next read.
+  if (!in_read_burst_) kick_writer();
+}
+
+void Connection::kick_writer() {
+  const Pending& front = queue_.front();
+  if (queue_.size() == 1 && !front.bulk && !front.close_after && writing_since_ == Clock::time_point::max() &&
+      std::holds_alternative<tcp::socket>(stream_)) {
+    write_now();
+    if (queue_.empty()) return;
+  }
   wake_writer_.cancel();
+}
+
+void Connection::write_now() {
+  // Without the writer's turn: waking it cost a pass of the event loop and
+  // its poll, a third of a query's round trip on loopback.
+  Pending& front = queue_.front();
+  boost::system::error_code ec;
+  const std::size_t sent = std::get<tcp::socket>(stream_).write_some(asio::buffer(front.frame), ec);
+  if (ec) return;  // the kernel takes nothing now, or the socket failed: the writer sees which
+  queued_bytes_ -= sent;
+  if (sent < front.frame.size()) {
+    // The rest stays first: control frames queue behind it, bulk ones at the back.
+    front.frame.erase(front.frame.begin(), front.frame.begin() + static_cast<std::ptrdiff_t>(sent));
+    return;
+  }
+  --queued_control_;
+  WrittenHandler written = std::move(front.written);
+  queue_.pop_front();
+  // Never from inside send(): its caller may not expect it yet.
+  if (written) asio::post(lowest().get_executor(), [written = std::move(written)] { written(true); });
 }
 
 void Connection::send(const protocol::WireMessage& message, WrittenHandler written, Lane lane) {
@@ -185,6 +227,8 @@ awaitable<bool> Connection::read_at_least(Inbox& in, std::size_t need) {
     // 827 MB. A read takes whatever has come, up to the chunk: the frames
     // behind this one too, so a burst of queries costs one read.
     if (in.bytes.size() < in.end + limits_.read_chunk_bytes) in.bytes.resize(in.end + limits_.read_chunk_bytes);
+    // The replies to the frames of the last read go out before this one waits.
+    if (!queue_.empty()) kick_writer();
     const std::size_t got = co_await std::visit(
         [&](auto& stream) {
           return stream.async_read_some(asio::buffer(in.bytes.data() + in.end, limits_.read_chunk_bytes),
@@ -204,7 +248,7 @@ awaitable<bool> Connection::read_at_least(Inbox& in, std::size_t need) {
 
 awaitable<void> Connection::read_loop() {
   auto self = shared_from_this();
-  Inbox in;
+  Inbox in = std::move(received_before_);
   bool first = true;
   while (open_) {
     // Between frames: the handshake's limit for the first, the idle limit after.
@@ -246,7 +290,12 @@ awaitable<void> Connection::read_loop() {
       }
     }
     // A copy: the handler may replace itself (the handshake does).
-    if (MessageHandler handler = on_message_) handler(std::move(std::get<protocol::WireMessage>(decoded)));
+    if (MessageHandler handler = on_message_) {
+      in_read_burst_ = in.begin != in.end;  // more has come: its replies join this one's
+      handler(std::move(std::get<protocol::WireMessage>(decoded)));
+      in_read_burst_ = false;
+    }
+    if (!queue_.empty() && in.begin == in.end) kick_writer();
   }
 }
 

@@ -5,10 +5,12 @@
 // naming the problem, then the connection closes; the process goes on.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -62,6 +64,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// certificate says.
   Connection(TlsStream stream, ConnectionLimits limits, CertificateIdentity identity);
 
+  /// Bytes read from the socket before this connection took it (a client's
+  /// read-ahead): decoded first. Before start().
+  void received_before(std::span<const std::uint8_t> bytes);
   /// The first call starts reading and writing; later calls only replace
   /// the handlers (after a handshake, say).
   void start(MessageHandler on_message, CloseHandler on_close);
@@ -118,6 +123,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// else has come; false when closed.
   awaitable<bool> read_at_least(Inbox& in, std::size_t need);
   void enqueue(Pending pending);
+  /// Sends what is queued: at once when it is one control frame on a
+  /// plaintext socket with nothing being written, else by the writer.
+  void kick_writer();
+  /// Plaintext, nothing queued or being written: sends the frame queued
+  /// alone at once, as far as the kernel takes it now.
+  void write_now();
 
   Stream stream_;
   std::optional<CertificateIdentity> identity_;
@@ -138,6 +149,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool started_ = false;
   std::string remote_;
   std::shared_ptr<const void> lease_;
+  Inbox received_before_;
+  /// A frame is handled and more of the same read wait: frames queued now
+  /// wait for the last, to go out in one write.
+  bool in_read_burst_ = false;
 };
 
 }  // namespace gridpeer::transport

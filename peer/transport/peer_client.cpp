@@ -1,8 +1,12 @@
 #include "peer/transport/peer_client.hpp"
 
-#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <span>
 
 #include <stdexcept>
 
@@ -112,7 +116,11 @@ std::shared_ptr<Connection> PeerClient::into_connection(const ConnectionLimits& 
     tls_.reset();
     return connection;
   }
-  return std::make_shared<Connection>(std::move(socket_), limits);
+  auto connection = std::make_shared<Connection>(std::move(socket_), limits);
+  // What was read ahead of the last reply belongs to the connection now.
+  connection->received_before(std::span(inbox_.bytes.data() + inbox_.begin, inbox_.end - inbox_.begin));
+  inbox_ = {};
+  return connection;
 }
 
 void PeerClient::send(const protocol::WireMessage& message) {
@@ -140,23 +148,46 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
     read_tls(data, bytes);
     return;
   }
-  // poll() before each read: a blocking read has no time-out, and an
-  // asynchronous one per frame would cost the ATT benchmark its microseconds.
-  const auto wait_ms = static_cast<int>(std::chrono::milliseconds(reply_timeout_).count());
+  // A blocking read bounded by the socket's receive time-out (SO_RCVTIMEO,
+  // the reply time-out): one system call per arrival where poll() and a read
+  // were two, each some microseconds of the ATT round trip. A read takes
+  // whatever has come (a frame's header and body, the replies behind it).
+  if (!blocking_reads_) blocking_reads();
   while (bytes > 0) {
-    pollfd ready{socket_.native_handle(), POLLIN, 0};
-    const int polled = ::poll(&ready, 1, wait_ms);
-    if (polled < 0 && errno == EINTR) continue;
-    if (polled == 0) {
+    if (inbox_.begin < inbox_.end) {
+      const std::size_t taken = std::min(bytes, inbox_.end - inbox_.begin);
+      std::memcpy(data, inbox_.bytes.data() + inbox_.begin, taken);
+      inbox_.begin += taken;
+      data += taken;
+      bytes -= taken;
+      continue;
+    }
+    inbox_.bytes.resize(kReadAheadBytes);
+    const ssize_t got = ::recv(socket_.native_handle(), inbox_.bytes.data(), inbox_.bytes.size(), 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                                " s: is the peer stopped or overloaded?");
     }
-    boost::system::error_code ec;
-    const std::size_t got = socket_.read_some(transport::asio::buffer(data, bytes), ec);
-    if (ec) throw_read_error(ec);
-    data += got;
-    bytes -= got;
+    if (got <= 0) {
+      throw_read_error(got == 0 ? boost::system::error_code(transport::asio::error::eof)
+                                : boost::system::error_code(errno, boost::system::system_category()));
+    }
+    inbox_.begin = 0;
+    inbox_.end = static_cast<std::size_t>(got);
   }
+}
+
+void PeerClient::blocking_reads() {
+  boost::system::error_code ec;
+  socket_.native_non_blocking(false, ec);  // the connect was asynchronous: Asio left the socket non-blocking
+  if (ec) throw std::runtime_error("reading from " + where_ + ": " + ec.message());
+  timeval timeout{};
+  timeout.tv_sec = static_cast<time_t>(reply_timeout_.count());
+  if (::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) != 0) {
+    throw std::runtime_error("reading from " + where_ + ": cannot bound a read's wait: " + std::strerror(errno));
+  }
+  blocking_reads_ = true;
 }
 
 void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {

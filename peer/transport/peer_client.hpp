@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "peer/transport/asio.hpp"
 #include "peer/transport/connection.hpp"
@@ -59,6 +60,8 @@ class PeerClient {
  private:
   /// Reads exactly `bytes`, waiting at most the reply time-out for each arrival.
   void read_exactly(std::uint8_t* data, std::size_t bytes);
+  /// Plaintext: a blocking socket whose reads wait at most the reply time-out.
+  void blocking_reads();
   /// The same over TLS, asynchronously under the same time-out.
   void read_tls(std::uint8_t* data, std::size_t bytes);
   /// A failed read as the user reads it: a peer that closed is told apart.
@@ -66,8 +69,19 @@ class PeerClient {
   /// The TLS handshake over the connected socket, bounded; checks the peer's certificate.
   void start_tls(transport::asio::io_context& io, const Settings& settings);
 
+  /// A plaintext read asks for this much: the frames that have come, whole.
+  static constexpr std::size_t kReadAheadBytes = 64 << 10;
+  /// Plaintext bytes read and not yet taken.
+  struct Inbox {
+    std::vector<std::uint8_t> bytes;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+  };
+
   transport::asio::io_context& io_;
   transport::tcp::socket socket_;  // plaintext; moved into tls_ under TLS
+  Inbox inbox_;
+  bool blocking_reads_ = false;  ///< blocking_reads() done
   std::unique_ptr<transport::TlsStream> tls_;
   std::optional<CertificateIdentity> identity_;  ///< over TLS: the peer's certificate
   std::string where_;

@@ -12,6 +12,7 @@
 #include "peer/network/control_traffic.hpp"
 #include "spdlog/sinks/null_sink.h"
 #include "spdlog/spdlog.h"
+#include "tests/support/loopback_pair.hpp"
 
 using namespace gridpeer;
 using namespace gridpeer::daemon;
@@ -19,16 +20,7 @@ namespace asio = transport::asio;
 
 namespace {
 
-/// Two connected plaintext Connections, A's end first.
-std::pair<std::shared_ptr<transport::Connection>, std::shared_ptr<transport::Connection>> connected_pair(
-    asio::io_context& io) {
-  transport::tcp::acceptor acceptor(io, transport::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
-  transport::tcp::socket a(io);
-  a.connect(acceptor.local_endpoint());
-  transport::tcp::socket b = acceptor.accept();
-  return {std::make_shared<transport::Connection>(std::move(a), transport::ConnectionLimits{}),
-          std::make_shared<transport::Connection>(std::move(b), transport::ConnectionLimits{})};
-}
+using testing::connected_pair;
 
 std::shared_ptr<spdlog::logger> quiet() {
   return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
