@@ -227,7 +227,7 @@ These are the mechanisms; the figures are in the tables above.
   written at once, without the writer's turn of the event loop; the core's timer is re-armed only when
   its deadline moves, and gridctl reads with one blocking call. An ATT query one at a time costs the
   daemon four system calls (five before) and gridctl two (five before): plaintext throughput went from
-  61,000-69,000 to 135,000-149,000 queries/s on this machine. The one-at-a-time round trip is the
+  61,000-69,000 to 117,000-149,000 queries/s on this machine. The one-at-a-time round trip is the
   kernel's on a virtual machine (a system call costs several microseconds here; a Python echo over
   loopback takes 16 us): 36-43 us in plaintext, 44-60 us over TLS, against 25 and 35. Asio's read
   tries the socket before it waits and so finds it empty once per query that comes alone; waiting
