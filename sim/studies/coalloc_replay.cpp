@@ -78,8 +78,8 @@ class Cluster {
     if (running.end < running.entry_end) {
       put(slot, running);
       drop_stale();  // the old entry may have been first
-    } else if (ends_.begin()->second == slot) {
-      settle_first();
+    } else if (!ends_.empty() && ends_.begin()->second == slot) {
+      settle_first();  // its entry, first, is now a lower bound (a part with no end yet has none)
     }
     if (running.end <= now) finish_due(now, free);
   }
