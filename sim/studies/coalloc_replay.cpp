@@ -45,7 +45,12 @@ struct Finished {
 /// The first entry is kept exact, so parts end in the exact order.
 class Cluster {
  public:
-  [[nodiscard]] TimePoint next_deadline() const { return ends_.empty() ? kNever : ends_.begin()->first.first; }
+  /// `with_events` counts the clusters holding ended parts not yet taken
+  /// (the replay asks it after every start, mostly to find none).
+  explicit Cluster(std::size_t& with_events) : with_events_(&with_events) {}
+  /// Kept as the order of ends changes: the replay reads every cluster's
+  /// several times per job.
+  [[nodiscard]] TimePoint next_deadline() const { return deadline_; }
   [[nodiscard]] bool has_events() const { return !finished_.empty(); }
 
   /// Ends every part due by `now`, giving its nodes back to `free`. The
@@ -58,11 +63,20 @@ class Cluster {
     if (part.slot >= running_.size()) running_.resize(part.slot + 1);
     Running& running = running_[part.slot];
     if (running.here) throw std::logic_error("a placement put two parts of one job on one cluster");
-    running = {part.start, part.nodes, end, sequence_++, kNone, kNever, true};
+    // Field by field: a whole-struct assignment went through a temporary on
+    // the stack, read back wider than it was written (a stall at every start).
+    running.start = part.start;
+    running.nodes = part.nodes;
+    running.end = end;
+    running.sequence = sequence_++;
+    running.entry = kNone;
+    running.entry_end = kNever;
+    running.here = true;
     ++parts_;
     // A split job's parts start with no end until the links give one: they
     // get an entry then.
     if (end != kNever) put(part.slot, running);
+    refresh_deadline();
   }
   /// LocalScheduler::set_finish: a part whose end is now or past ends at once.
   void set_finish(Slot slot, TimePoint finish, TimePoint now, int& free) {
@@ -82,8 +96,10 @@ class Cluster {
       settle_first();  // its entry, first, is now a lower bound (a part with no end yet has none)
     }
     if (running.end <= now) finish_due(now, free);
+    refresh_deadline();
   }
   void take_events_into(std::vector<Finished>& into) {
+    if (!finished_.empty()) --*with_events_;
     into.clear();
     into.swap(finished_);
   }
@@ -114,11 +130,13 @@ class Cluster {
   /// keys, as every other entry is at most its part's key.
   void settle_first() {
     while (!ends_.empty()) {
-      const auto [key, slot] = *ends_.begin();
-      Running& running = running_[slot];
-      if (running.entry != key.second) {
+      const auto& first = *ends_.begin();
+      const std::uint64_t entry = first.first.second;
+      Running& running = running_[first.second];
+      if (running.entry != entry) {
         ends_.pop_first();  // stale: its part ended or has a newer entry
-      } else if (running.sequence != key.second) {
+      } else if (running.sequence != entry) {
+        const Slot slot = first.second;
         ends_.pop_first();
         put(slot, running);
       } else {
@@ -139,6 +157,7 @@ class Cluster {
       const auto [key, slot] = *ends_.begin();
       ends_.pop_first();
       Running& running = running_[slot];
+      if (finished_.empty()) ++*with_events_;
       finished_.push_back({slot, running.start, key.first});
       free += running.nodes;
       running.entry = kNone;
@@ -146,8 +165,12 @@ class Cluster {
       --parts_;
       settle_first();
     }
+    refresh_deadline();
   }
+  void refresh_deadline() { deadline_ = ends_.empty() ? kNever : ends_.begin()->first.first; }
 
+  TimePoint deadline_ = kNever;  // the first end
+  std::size_t* with_events_;
   EndOrdered<Slot> ends_;         // by (end, sequence): lower bounds and stale entries included
   std::vector<Running> running_;  // by slot: the part running here, if any
   std::size_t parts_ = 0;         // parts running here
@@ -164,7 +187,6 @@ class CoallocReplay {
         chain_(make_coallocation_chain(config)),
         links_(make_coallocation_links(link_mbps, config, TimePoint{})),
         queue_(clusters.size()),
-        clusters_(clusters.size()),
         jobs_(jobs),
         observer_(observer) {
     validate_coallocation(clusters, link_mbps, config);
@@ -172,6 +194,8 @@ class CoallocReplay {
       throw std::invalid_argument("the co-allocation replay plays clusters shared fully only");
     }
     for (const ServerSpec& server : servers_) free_.push_back(server.nodes);
+    clusters_.reserve(servers_.size());
+    for (std::size_t i = 0; i < servers_.size(); ++i) clusters_.emplace_back(with_events_);
     // Written before read, for split jobs only: pages never touched stay unmapped.
     slot_of_ = std::make_unique_for_overwrite<Slot[]>(jobs.size() + 1);
     seen_.assign(jobs.size() + 1, false);
@@ -218,6 +242,7 @@ class CoallocReplay {
     SiteParts parts;       // split: its parts; else empty
     int parts_running = 0;
     double lowest_slowdown = 1;
+    bool on_links = false;  // split and still on the links (asking them is a search)
   };
 
   [[nodiscard]] TimePoint next_deadline() const {
@@ -386,6 +411,7 @@ class CoallocReplay {
     placed.parts.assign(placement.parts.begin(), placement.parts.end());
     placed.parts_running = static_cast<int>(placement.parts.size());
     placed.lowest_slowdown = 1;
+    placed.on_links = true;
     slot_of_[job.id] = slot;
     // Every part starts now and runs until the links say when it ends.
     for (const SitePart& part : placement.parts) {
@@ -399,8 +425,8 @@ class CoallocReplay {
   /// Moves the ends of re-timed split jobs on every cluster they run on.
   void apply(const std::vector<Retimed>& changed, TimePoint now) {
     for (const Retimed& r : changed) {
-      assert(links_->holds(r.id) && "a re-timed job is on the links");
       const Slot slot = slot_of_[r.id];
+      assert(placed_[slot].on_links && placed_[slot].job.id == r.id && "a re-timed job is on the links");
       for (const SitePart& part : placed_[slot].parts) {
         clusters_[part.site].set_finish(slot, r.end, now, free_[part.site]);
       }
@@ -411,13 +437,9 @@ class CoallocReplay {
   /// Takes every cluster's ended parts until none are left (a part's end can
   /// move other clusters' parts, which may end then).
   void collect_all() {
-    for (bool any = true; any;) {
-      any = false;
+    while (with_events_ > 0) {
       for (ServerIndex site = 0; site < clusters_.size(); ++site) {
-        if (clusters_[site].has_events()) {
-          any = true;
-          collect(site);
-        }
+        if (clusters_[site].has_events()) collect(site);
       }
     }
   }
@@ -443,7 +465,7 @@ class CoallocReplay {
       release(part.slot);
       return;
     }
-    if (!links_->holds(job.id)) {
+    if (!placed.on_links) {
       // Another part of a job that has already left the links: all end now.
       if (--placed.parts_running > 0) return;
       observer_.ended(job, JobRecord::of(job, placed.site, part.start, part.at, part.at), as_span(placed.parts),
@@ -454,6 +476,7 @@ class CoallocReplay {
     // Its first part to end: the link capacity it frees re-times the others.
     --placed.parts_running;
     placed.lowest_slowdown = links_->lowest_slowdown(job.id);
+    placed.on_links = false;
     retimed_.clear();
     links_->end(job.id, part.at, retimed_);
     const std::vector<Retimed> changed = retimed_;
@@ -465,6 +488,7 @@ class CoallocReplay {
   std::vector<std::unique_ptr<PlacementModule>> chain_;
   std::unique_ptr<StarLinks> links_;
   GlobalQueue queue_;
+  std::size_t with_events_ = 0;  // clusters holding ended parts not yet taken
   std::vector<Cluster> clusters_;
   std::vector<int> free_;  // nodes free now, per cluster (what the modules see)
   std::span<const Job> jobs_;

@@ -78,9 +78,12 @@ BOOST_AUTO_TEST_CASE(random_pushes_and_erasures_agree_with_a_plain_list) {
     std::vector<Waiting> waiting;
     JobId next_id = 1;
     // Some seeds keep the queue short (positions run far past a small index),
-    // others let it grow into the thousands.
-    const double push_share = seed % 2 == 0 ? 0.5 : 0.65;
+    // others let it grow into the thousands, and some grow it past a few
+    // hundred and drain it again, twice (the queue keeps its tree of widths
+    // only while it is long).
     for (int step = 0; step < 4000; ++step) {
+      const bool filling = (step / 1000) % 2 == 0;
+      const double push_share = seed % 3 == 0 ? (filling ? 0.8 : 0.25) : (seed % 2 == 0 ? 0.5 : 0.65);
       if (waiting.empty() || rng.bernoulli(push_share)) {
         const Job job = job_of(next_id++, static_cast<int>(rng.uniform_int(1, 64)),
                                static_cast<ServerIndex>(rng.uniform_int(0, 2)));
@@ -95,6 +98,9 @@ BOOST_AUTO_TEST_CASE(random_pushes_and_erasures_agree_with_a_plain_list) {
         waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(k));
       }
       BOOST_REQUIRE_EQUAL(queue.size(), waiting.size());
+      std::optional<int> narrowest;
+      for (const Waiting& w : waiting) narrowest = std::min(narrowest.value_or(w.job.cpus), w.job.cpus);
+      BOOST_REQUIRE(queue.narrowest() == narrowest);
       const GlobalQueue::Position last = waiting.empty() ? 0 : waiting.back().position;
       for (int probe = 0; probe < 3; ++probe) {
         const auto from = static_cast<GlobalQueue::Position>(rng.uniform_int(0, static_cast<std::int64_t>(last) + 2));

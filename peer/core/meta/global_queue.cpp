@@ -13,16 +13,25 @@ namespace {
 constexpr int kNoJob = std::numeric_limits<int>::max();
 constexpr std::size_t kSmallestTree = 64;
 constexpr std::size_t kCompactAfter = 1024;
+// The tree is built when the places grow past kTreeAbove and dropped when
+// they shrink below kTreeBelow (apart, so that a queue near one line does not
+// build it at every other push).
+constexpr std::size_t kTreeAbove = 256;
+constexpr std::size_t kTreeBelow = 64;
 
 }  // namespace
 
 GlobalQueue::Position GlobalQueue::push(const Job& job) {
   const Position position = next_++;
   slots_.push_back({job, true});
+  widths_.push_back(job.cpus);
+  count_width(job.cpus, 1);
   ++waiting_;
   ++per_origin_.at(job.origin);
   total_cpus_ += job.cpus;
-  if (position - tree_base_ >= leaves_) {
+  if (!tree_live_) {
+    if (places() > kTreeAbove) rebuild_tree();
+  } else if (position - tree_base_ >= leaves_) {
     rebuild_tree();
   } else {
     set_leaf(position, job.cpus);
@@ -35,23 +44,28 @@ void GlobalQueue::erase(Position position) {
   Slot& slot = slots_[head_ + (position - front_)];
   assert(slot.waiting);
   slot.waiting = false;
+  widths_[head_ + (position - front_)] = kNoJob;
+  count_width(slot.job.cpus, -1);
   --waiting_;
   --per_origin_[slot.job.origin];
   total_cpus_ -= slot.job.cpus;
   assert(total_cpus_ >= 0);
-  set_leaf(position, kNoJob);
+  if (tree_live_) set_leaf(position, kNoJob);
   while (head_ < slots_.size() && !slots_[head_].waiting) {
     ++head_;
     ++front_;
   }
   if (head_ == slots_.size()) {
     slots_.clear();
+    widths_.clear();
     head_ = 0;
   } else if (head_ >= kCompactAfter && 2 * head_ >= slots_.size()) {
     // Gone jobs are dropped now and then, not one by one.
     slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+    widths_.erase(widths_.begin(), widths_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
+  if (tree_live_ && places() < kTreeBelow) tree_live_ = false;
 }
 
 const Job& GlobalQueue::at(Position position) const {
@@ -70,25 +84,49 @@ void GlobalQueue::set_leaf(Position position, int width) {
 void GlobalQueue::rebuild_tree() {
   // Twice the places in use, so that pushes run a while before the next
   // rebuild: O(1) per push over a run.
+  tree_live_ = true;
   tree_base_ = front_;
-  const std::size_t places = slots_.size() - head_;
-  leaves_ = std::bit_ceil(std::max(kSmallestTree, 2 * places));
+  const std::size_t in_use = places();
+  leaves_ = std::bit_ceil(std::max(kSmallestTree, 2 * in_use));
   tree_.assign(2 * leaves_, kNoJob);
-  for (std::size_t i = 0; i < places; ++i) {
-    if (slots_[head_ + i].waiting) tree_[leaves_ + i] = slots_[head_ + i].job.cpus;
-  }
+  std::copy(widths_.begin() + static_cast<std::ptrdiff_t>(head_), widths_.end(),
+            tree_.begin() + static_cast<std::ptrdiff_t>(leaves_));
   for (std::size_t node = leaves_ - 1; node > 0; --node) tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
+}
+
+void GlobalQueue::count_width(int width, int by) {
+  // A job asking for no CPU is refused before it is queued; one would count as 0.
+  const int w = std::max(0, width);
+  const auto at = static_cast<std::size_t>(w);
+  if (at >= of_width_.size()) of_width_.resize(at + 1, 0);
+  if (by > 0) {
+    if (waiting_ == 0 || w < narrowest_) narrowest_ = w;
+    ++of_width_[at];
+    return;
+  }
+  assert(of_width_[at] > 0);
+  if (--of_width_[at] > 0 || w != narrowest_ || waiting_ == 1) return;
+  std::size_t next = at + 1;
+  while (next < of_width_.size() && of_width_[next] == 0) ++next;
+  assert(next < of_width_.size() && "another job waits, so some wider one is counted");
+  narrowest_ = static_cast<int>(next);
 }
 
 std::optional<int> GlobalQueue::narrowest() const {
   if (waiting_ == 0) return std::nullopt;
-  return tree_[1];
+  return narrowest_;
 }
 
 std::optional<GlobalQueue::Position> GlobalQueue::first(Position from, std::optional<int> widest) const {
   from = std::max(from, front_);
   if (from >= next_) return std::nullopt;
   const int most = widest ? *widest : kNoJob - 1;
+  if (!tree_live_) {
+    const auto begin = widths_.begin() + static_cast<std::ptrdiff_t>(head_ + (from - front_));
+    const auto it = std::find_if(begin, widths_.end(), [most](int width) { return width <= most; });
+    if (it == widths_.end()) return std::nullopt;
+    return from + static_cast<Position>(it - begin);
+  }
   // Right from `from`'s leaf to the first subtree holding a job narrow
   // enough, then down to its leftmost such leaf.
   std::size_t node = leaves_ + (from - tree_base_);

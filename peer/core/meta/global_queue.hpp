@@ -8,7 +8,10 @@
 // Jobs sit in arrival order from the oldest waiting one on, with the gaps
 // first fit leaves; a tree of minimum widths over those places answers
 // first() in O(log n) (a set of positions per width cost a search per width,
-// and a node allocation per push).
+// and a node allocation per push). Most of the time the queue is a few tens
+// of places long: then first() reads their widths in a row, which costs less
+// than walking and keeping the tree, and the tree is built only when the
+// places grow past a few hundred.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -66,21 +69,30 @@ class GlobalQueue {
   void set_leaf(Position position, int width);
   /// Makes the tree again over the places from front_ on, with room to grow.
   void rebuild_tree();
+  [[nodiscard]] std::size_t places() const { return slots_.size() - head_; }
+  void count_width(int width, int by);
 
   // Positions front_, front_ + 1, ... from slots_[head_] on: the oldest waiting
   // job first (a vector read from head_: a deque allocated a block every six jobs).
   std::vector<Slot> slots_;
+  std::vector<int> widths_;  // by slot: its job's CPUs, kNoJob once it waits no more
   std::size_t head_ = 0;
   Position front_ = 0;
   Position next_ = 0;
   std::size_t waiting_ = 0;
   // Minimum width over places tree_base_ + [0, leaves_): a leaf per place,
-  // kNoJob where none waits; node k's children are 2k and 2k + 1.
+  // kNoJob where none waits; node k's children are 2k and 2k + 1. Kept only
+  // while tree_live_ (many places); otherwise widths_ is read in a row.
+  bool tree_live_ = false;
   std::vector<int> tree_;
   Position tree_base_ = 0;
   std::size_t leaves_ = 0;
   std::vector<std::size_t> per_origin_;
   std::int64_t total_cpus_ = 0;
+  // Waiting jobs per width, and the narrowest one (read at every pass: the
+  // counts find it again only when its last job leaves).
+  std::vector<std::uint32_t> of_width_;
+  int narrowest_ = 0;
 };
 
 }  // namespace gridpeer

@@ -3,6 +3,7 @@
 #include "peer/model/enum_names.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -59,8 +60,12 @@ std::optional<SiteParts> BandwidthAwareRule::split_over(int total, const Communi
   visit_.clear();
   for (std::size_t k = 0; k < candidates.size(); ++k) visit_.push_back(k);
   if (order_ == SplitOrder::most_free_first) {
-    std::stable_sort(visit_.begin(), visit_.end(),
-                     [&](std::size_t a, std::size_t b) { return candidates[a].free_nodes > candidates[b].free_nodes; });
+    // Ties in candidates' order, as a stable sort keeps them (which allocated a buffer at every call).
+    std::sort(visit_.begin(), visit_.end(), [&](std::size_t a, std::size_t b) {
+      if (candidates[a].free_nodes != candidates[b].free_nodes)
+        return candidates[a].free_nodes > candidates[b].free_nodes;
+      return a < b;
+    });
   }
   allowed_.clear();
   int most = 0;
@@ -72,44 +77,63 @@ std::optional<SiteParts> BandwidthAwareRule::split_over(int total, const Communi
     most += a.high_min <= a.high_max ? a.high_max : a.low_max;
   }
   if (most < total) return std::nullopt;  // not enough nodes within the headroom, whatever the split
-  // Eq. 9 without backtracking: reach_[k][s] says whether the clusters from
-  // the k-th visited on can take exactly s nodes; then each cluster in turn
+  // Eq. 9 without backtracking. What the clusters from the k-th visited on
+  // can take together, reach(k), is a union of ranges: a cluster's set is at
+  // most two ranges, and ranges add up to a range. Then each cluster in turn
   // takes the largest allowed count that leaves a reachable rest, which is
-  // the first solution a largest-first branch and bound would find.
+  // the first solution a largest-first branch and bound would find. (A table
+  // of every count per cluster gave the same answers at several times the
+  // cost, paid at every job the links may refuse.)
   const std::size_t m = visit_.size();
-  const auto width = static_cast<std::size_t>(total) + 1;
-  reach_.assign((m + 1) * width, 0);
-  const auto row = [&](std::size_t k) { return reach_.data() + k * width; };
-  row(m)[0] = 1;
-  std::vector<int>& prefix = prefix_;
-  prefix.assign(width + 1, 0);
+  ranges_.assign(1, Range{0, 0});
+  levels_.assign(m + 1, {0, 1});  // reach(k): ranges_[levels_[k].first, levels_[k].second)
   for (std::size_t k = m; k-- > 0;) {
-    const std::uint8_t* next = row(k + 1);
-    prefix[0] = 0;
-    for (int s = 0; s <= total; ++s) prefix[s + 1] = prefix[s] + next[s];
-    // Some s - x with x in [lo, hi] reachable: next holds a true in [s - hi, s - lo].
-    const auto any_in = [&](int s, int lo, int hi) {
-      if (lo > hi || s - lo < 0) return false;
-      const int from = std::max(0, s - hi);
-      return prefix[s - lo + 1] - prefix[from] > 0;
-    };
     const Allowed& a = allowed_[k];
-    std::uint8_t* here = row(k);
-    for (int s = 0; s <= total; ++s) {
-      here[s] = (any_in(s, 0, a.low_max) || any_in(s, a.high_min, a.high_max)) ? 1 : 0;
+    sums_.clear();
+    for (std::size_t i = levels_[k + 1].first; i < levels_[k + 1].second; ++i) {
+      const Range r = ranges_[i];
+      sums_.push_back({r.lo, std::min(total, r.hi + a.low_max)});
+      if (a.high_min <= a.high_max && r.lo + a.high_min <= total) {
+        sums_.push_back({r.lo + a.high_min, std::min(total, r.hi + a.high_max)});
+      }
     }
+    std::sort(sums_.begin(), sums_.end(), [](const Range& x, const Range& y) { return x.lo < y.lo; });
+    const std::size_t begin = ranges_.size();
+    for (const Range& r : sums_) {
+      if (ranges_.size() > begin && r.lo <= ranges_.back().hi + 1) {
+        ranges_.back().hi = std::max(ranges_.back().hi, r.hi);
+      } else {
+        ranges_.push_back(r);
+      }
+    }
+    levels_[k] = {begin, ranges_.size()};
   }
-  if (row(0)[total] == 0) return std::nullopt;
+  const auto in_range = [&](std::size_t k, int s) {
+    for (std::size_t i = levels_[k].first; i < levels_[k].second; ++i) {
+      if (ranges_[i].lo <= s && s <= ranges_[i].hi) return true;
+    }
+    return false;
+  };
+  if (!in_range(0, total)) return std::nullopt;
   SiteParts placement;
   int left = total;
   for (std::size_t k = 0; k < m; ++k) {
     const Allowed& a = allowed_[k];
-    int x = std::min(left, std::max(a.low_max, a.high_min <= a.high_max ? a.high_max : 0));
-    while (x > 0 && !(a.contains(x) && row(k + 1)[left - x] != 0)) --x;
+    int x = -1;  // the largest allowed count whose rest the next clusters can take
+    for (std::size_t i = levels_[k + 1].first; i < levels_[k + 1].second; ++i) {
+      // left - x within [lo, hi]: x within [left - hi, left - lo].
+      const int x_lo = std::max(0, left - ranges_[i].hi);
+      const int x_hi = left - ranges_[i].lo;
+      if (x_hi < 0) continue;
+      if (x_lo <= a.low_max) x = std::max(x, std::min(x_hi, a.low_max));
+      if (a.high_min <= a.high_max && std::max(x_lo, a.high_min) <= std::min(x_hi, a.high_max)) {
+        x = std::max(x, std::min(x_hi, a.high_max));
+      }
+    }
+    if (x < 0) throw std::logic_error("A1: the search lost its solution");
     if (x > 0) placement.push_back({candidates[visit_[k]].site, x});
     left -= x;
   }
-  if (left != 0) throw std::logic_error("A1: the search lost its solution");
   std::sort(placement.begin(), placement.end(), [](const SitePart& a, const SitePart& b) { return a.site < b.site; });
   return placement;
 }
@@ -166,9 +190,24 @@ SiteParts SaturationBoundRule::take_in_order(int total, const std::vector<Eligib
   return placement;
 }
 
+namespace {
+
+// Candidates come in site order (the meta-scheduler's sites, a peer's offers
+// sorted), so a tie broken by site is one a stable sort would keep; a stable
+// sort allocated a buffer at every call.
+template <typename Eligible>
+bool in_site_order(const std::vector<Eligible>& eligible) {
+  return std::is_sorted(eligible.begin(), eligible.end(), [](const auto& a, const auto& b) { return a.site < b.site; });
+}
+
+}  // namespace
+
 void SaturationBoundRule::most_free_first(std::vector<Eligible>& eligible) {
-  std::stable_sort(eligible.begin(), eligible.end(),
-                   [](const Eligible& a, const Eligible& b) { return a.free > b.free; });
+  assert(in_site_order(eligible));
+  std::sort(eligible.begin(), eligible.end(), [](const Eligible& a, const Eligible& b) {
+    if (a.free != b.free) return a.free > b.free;
+    return a.site < b.site;
+  });
 }
 
 std::optional<SiteParts> LargestFreeRule::split(int total, std::vector<Eligible>& eligible) const {
@@ -177,9 +216,11 @@ std::optional<SiteParts> LargestFreeRule::split(int total, std::vector<Eligible>
 }
 
 std::optional<SiteParts> LeastSaturatedRule::split(int total, std::vector<Eligible>& eligible) const {
-  std::stable_sort(eligible.begin(), eligible.end(), [](const Eligible& a, const Eligible& b) {
+  assert(in_site_order(eligible));
+  std::sort(eligible.begin(), eligible.end(), [](const Eligible& a, const Eligible& b) {
     if (a.saturation != b.saturation) return a.saturation < b.saturation;
-    return a.free > b.free;
+    if (a.free != b.free) return a.free > b.free;
+    return a.site < b.site;
   });
   return take_in_order(total, eligible);
 }

@@ -90,12 +90,16 @@ class BandwidthAwareRule final : public SplitRule {
  private:
   double lslt_;
   SplitOrder order_;
-  std::vector<std::size_t> visit_;  // scratch, kept between jobs
-  std::vector<Allowed> allowed_;    //
-  // reach_[k * (total + 1) + s]: clusters visit_[k..] can hold exactly s nodes. Flat
-  // bytes, not vector<bool>: A1 searches it for every job its links may refuse.
-  std::vector<std::uint8_t> reach_;
-  std::vector<int> prefix_;  // prefix sums of one reach_ row
+  struct Range {
+    int lo = 0;
+    int hi = 0;
+  };
+  // Scratch, kept between jobs: A1 searches for every job its links may refuse.
+  std::vector<std::size_t> visit_;
+  std::vector<Allowed> allowed_;
+  std::vector<Range> ranges_;  // the counts the clusters visit_[k..] can take together, for every k
+  std::vector<std::pair<std::size_t, std::size_t>> levels_;  // k: its ranges in ranges_
+  std::vector<Range> sums_;                                  // one level's sums before they are merged
 };
 
 /// Class B: split over the clusters whose link saturation is at most LSLT
