@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -9,14 +10,14 @@ namespace gridpeer {
 
 void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidates) {
   const StarLinks* links = sites.links();
-  candidates.clear();
+  // Written in place: a pass asks at every job it places.
+  candidates.resize(sites.size());
   for (ServerIndex site = 0; site < sites.size(); ++site) {
-    SplitCandidate candidate{site, sites.free_nodes(site)};
-    if (links != nullptr) {
-      candidate.capacity_mbps = links->capacity(site);
-      candidate.demand_mbps = links->demand(site);
-    }
-    candidates.push_back(candidate);
+    SplitCandidate& candidate = candidates[site];
+    candidate.site = site;
+    candidate.free_nodes = sites.free_nodes(site);
+    candidate.capacity_mbps = links != nullptr ? links->capacity(site) : std::numeric_limits<double>::infinity();
+    candidate.demand_mbps = links != nullptr ? links->demand(site) : 0.0;
   }
 }
 

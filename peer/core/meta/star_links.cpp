@@ -47,10 +47,6 @@ StarLinks::StarLinks(std::vector<double> capacity_mbps, CommunicationModel traff
   if (!(traffic_.bisection_mbps >= 0)) throw std::invalid_argument("BSBW must not be negative");
 }
 
-double StarLinks::saturation(ServerIndex site) const {
-  return std::isinf(capacity_[site]) ? 0.0 : demand_[site] / capacity_[site];
-}
-
 bool StarLinks::holds(JobId id) const {
   return find(id) != nullptr;
 }

@@ -10,6 +10,7 @@
 // meta-scheduler (meta_scheduler.hpp) moves their ends in the local
 // schedulers. docs/coallocation.md has the model and every reading of it.
 #include <boost/container/small_vector.hpp>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -57,7 +58,9 @@ class StarLinks {
   /// demand, not what they are allotted).
   [[nodiscard]] double demand(ServerIndex site) const { return demand_[site]; }
   /// L_i = demand / capacity (eq. 3's 1 / BW^sat); 0 on an unlimited link.
-  [[nodiscard]] double saturation(ServerIndex site) const;
+  [[nodiscard]] double saturation(ServerIndex site) const {
+    return std::isinf(capacity_[site]) ? 0.0 : demand_[site] / capacity_[site];
+  }
 
   /// A co-allocated job starts now, as `parts` (two or more clusters), and
   /// would run `run_time` on one cluster. Appends to `changed` its end and

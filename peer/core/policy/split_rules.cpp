@@ -230,11 +230,22 @@ LargeChunkRule::LargeChunkRule(double lslt, double chunk)
   if (!(chunk > 0 && chunk <= 1)) throw std::invalid_argument("B3's chunk must be within (0, 1]");
 }
 
-int LargeChunkRule::widest_given(int free_total, int most_free) const {
+int LargeChunkRule::widest_in(int most_free) const {
   // ceil(c n) <= most_free holds for every n up to floor(most_free / c).
   int widest = static_cast<int>(std::floor(most_free / chunk_ + kEpsilon));
   while (widest > 0 && static_cast<int>(std::ceil(chunk_ * widest - kEpsilon)) > most_free) --widest;
-  return std::min(free_total, widest);
+  return widest;
+}
+
+int LargeChunkRule::widest_given(int free_total, int most_free) const {
+  if (most_free < 0) return std::min(free_total, widest_in(most_free));
+  const auto at = static_cast<std::size_t>(most_free);
+  if (at >= widest_in_.size()) {
+    const std::size_t from = widest_in_.size();
+    widest_in_.resize(at + 1);
+    for (std::size_t m = from; m <= at; ++m) widest_in_[m] = widest_in(static_cast<int>(m));
+  }
+  return std::min(free_total, widest_in_[at]);
 }
 
 std::optional<SiteParts> LargeChunkRule::split(int total, std::vector<Eligible>& eligible) const {

@@ -183,8 +183,12 @@ class LargeChunkRule final : public SaturationBoundRule {
  private:
   [[nodiscard]] std::optional<SiteParts> split(int total, std::vector<Eligible>& eligible) const override;
   [[nodiscard]] int widest_given(int free_total, int most_free) const override;
+  [[nodiscard]] int widest_in(int most_free) const;
   double chunk_;
   std::string name_;
+  // widest_in(m) by m, filled as asked: a pass asks at every job it places,
+  // and the floating bound is the same for every m.
+  mutable std::vector<int> widest_in_;
 };
 
 /// B4: one node at a time, round robin over the eligible clusters in index
