@@ -192,7 +192,9 @@ These are the mechanisms; the figures are in the tables above.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
-  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench.
+  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The machine's
+  speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
+  0.62 s an hour later; so builds are compared side by side, never against an older bench.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound (event heap, peers' objects, flows) although the algorithmic cost per
   event is O(log N) at worst.
@@ -217,11 +219,14 @@ These are the mechanisms; the figures are in the tables above.
   jones2004's 1,974 runs are 1.6 million jobs each. They now play the same way, on free-node counts and
   each cluster's ends in the meta-scheduler's order (`sim/studies/coalloc_replay.cpp`, record for record,
   ties included): 1,965 s to 1,100 s, then 929 s once a placement stopped allocating and a submission that
-  finds nothing freed is offered alone. What is left has no single hot path: about 0.7 us per job in the
-  common runs, a pass per instant (the chain's widest placeable job, the global queue's tree, the modules),
-  the links' start and end and a cluster's end order (where an end moved later now costs nothing until it
-  comes first: Initial -24%, B1 -7% instructions); and Jones et al.'s Initial Strategy past saturation,
-  where each start and end re-times every split job (20 million re-timings in a run of 4 to 6 s).
+  finds nothing freed is offered alone, then 754 s once the steps paid several times per job got cheaper
+  (the global queue reads its widths in a row while short and counts its narrowest, A1's eq. 9 works on
+  ranges of counts, the clusters keep their first end; one seed paired with the build before: 292 s to
+  252 s). What is left has no single hot path: about 0.55 us per job in the common runs, each step of a
+  pass (the chain's widest placeable job asked of three modules, the queue's search, a placement handed
+  through two optionals) a few percent, the links' re-allotment after every split start and end, a
+  cluster's end order; and Jones et al.'s Initial Strategy past saturation, where each start and end
+  re-times every split job (20 million re-timings in a run of 3 to 4 s).
 - **Real peers.** Connections read whatever has come and decode every whole frame in it; the replies to
   one read's frames go out in one write, and a control frame queued alone on a plaintext connection is
   written at once, without the writer's turn of the event loop; the core's timer is re-armed only when
