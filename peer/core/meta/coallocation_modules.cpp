@@ -16,8 +16,17 @@ void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidate
     SplitCandidate& candidate = candidates[site];
     candidate.site = site;
     candidate.free_nodes = sites.free_nodes(site);
-    candidate.capacity_mbps = links != nullptr ? links->capacity(site) : std::numeric_limits<double>::infinity();
-    candidate.demand_mbps = links != nullptr ? links->demand(site) : 0.0;
+  }
+  if (links == nullptr) {
+    for (SplitCandidate& candidate : candidates) {
+      candidate.capacity_mbps = std::numeric_limits<double>::infinity();
+      candidate.demand_mbps = 0.0;
+    }
+    return;
+  }
+  for (SplitCandidate& candidate : candidates) {
+    candidate.capacity_mbps = links->capacity(candidate.site);
+    candidate.demand_mbps = links->demand(candidate.site);
   }
 }
 
@@ -26,22 +35,12 @@ std::optional<JobPlacement> LocalFirst::place(const Job& job, const SiteView& si
   return std::nullopt;
 }
 
-namespace {
-
-int most_free(const SiteView& sites) {
-  int most = 0;
-  for (ServerIndex site = 0; site < sites.size(); ++site) most = std::max(most, sites.free_nodes(site));
-  return most;
+int LocalFirst::widest_placeable(const SiteView& sites) const {
+  return sites.most_free();
 }
 
-}  // namespace
-
-std::optional<int> LocalFirst::widest_placeable(const SiteView& sites) const {
-  return most_free(sites);
-}
-
-std::optional<int> BestFitMigration::widest_placeable(const SiteView& sites) const {
-  return most_free(sites);
+int BestFitMigration::widest_placeable(const SiteView& sites) const {
+  return sites.most_free();
 }
 
 std::optional<JobPlacement> BestFitMigration::place(const Job& job, const SiteView& sites) {
@@ -71,7 +70,7 @@ std::optional<JobPlacement> SplitModule::place(const Job& job, const SiteView& s
   return JobPlacement{std::move(*parts)};
 }
 
-std::optional<int> SplitModule::widest_placeable(const SiteView& sites) const {
+int SplitModule::widest_placeable(const SiteView& sites) const {
   candidates_of(sites, candidates_);
   return rule_->widest(candidates_);
 }

@@ -28,7 +28,7 @@ class LocalFirst final : public PlacementModule {
  public:
   [[nodiscard]] std::string_view name() const override { return "LA"; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
+  [[nodiscard]] int widest_placeable(const SiteView& sites) const override;
 };
 
 /// MIG: among clusters with n_T free nodes, the one with the fewest (best
@@ -37,7 +37,7 @@ class BestFitMigration final : public PlacementModule {
  public:
   [[nodiscard]] std::string_view name() const override { return "MIG"; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
+  [[nodiscard]] int widest_placeable(const SiteView& sites) const override;
 };
 
 /// A split rule (policy/split_rules.hpp) as the meta-scheduler's module:
@@ -47,7 +47,7 @@ class SplitModule : public PlacementModule {
   explicit SplitModule(std::unique_ptr<SplitRule> rule) : rule_(std::move(rule)) {}
   [[nodiscard]] std::string_view name() const override { return rule_->name(); }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override;
+  [[nodiscard]] int widest_placeable(const SiteView& sites) const override;
 
  private:
   std::unique_ptr<SplitRule> rule_;

@@ -10,7 +10,6 @@
 namespace gridpeer {
 namespace {
 
-constexpr int kNoJob = std::numeric_limits<int>::max();
 constexpr std::size_t kSmallestTree = 64;
 constexpr std::size_t kCompactAfter = 1024;
 // The tree is built when the places grow past kTreeAbove and dropped when
@@ -22,8 +21,12 @@ constexpr std::size_t kTreeBelow = 64;
 }  // namespace
 
 GlobalQueue::Position GlobalQueue::push(const Job& job) {
+  if (job.cpus == kNoJob) {
+    // The width marks a place left empty; no grid has this many CPUs anyway.
+    throw std::invalid_argument("job " + std::to_string(job.id) + " asks for too many CPUs");
+  }
   const Position position = next_++;
-  slots_.push_back({job, true});
+  jobs_.push_back(job);
   widths_.push_back(job.cpus);
   count_width(job.cpus, 1);
   ++waiting_;
@@ -41,27 +44,27 @@ GlobalQueue::Position GlobalQueue::push(const Job& job) {
 
 void GlobalQueue::erase(Position position) {
   assert(position >= front_ && position < next_);
-  Slot& slot = slots_[head_ + (position - front_)];
-  assert(slot.waiting);
-  slot.waiting = false;
-  widths_[head_ + (position - front_)] = kNoJob;
-  count_width(slot.job.cpus, -1);
+  const std::size_t slot = head_ + (position - front_);
+  assert(waits(slot));
+  widths_[slot] = kNoJob;
+  const Job& job = jobs_[slot];
+  count_width(job.cpus, -1);
   --waiting_;
-  --per_origin_[slot.job.origin];
-  total_cpus_ -= slot.job.cpus;
+  --per_origin_[job.origin];
+  total_cpus_ -= job.cpus;
   assert(total_cpus_ >= 0);
   if (tree_live_) set_leaf(position, kNoJob);
-  while (head_ < slots_.size() && !slots_[head_].waiting) {
+  while (head_ < jobs_.size() && !waits(head_)) {
     ++head_;
     ++front_;
   }
-  if (head_ == slots_.size()) {
-    slots_.clear();
+  if (head_ == jobs_.size()) {
+    jobs_.clear();
     widths_.clear();
     head_ = 0;
-  } else if (head_ >= kCompactAfter && 2 * head_ >= slots_.size()) {
+  } else if (head_ >= kCompactAfter && 2 * head_ >= jobs_.size()) {
     // Gone jobs are dropped now and then, not one by one.
-    slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(head_));
+    jobs_.erase(jobs_.begin(), jobs_.begin() + static_cast<std::ptrdiff_t>(head_));
     widths_.erase(widths_.begin(), widths_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
@@ -69,10 +72,10 @@ void GlobalQueue::erase(Position position) {
 }
 
 const Job& GlobalQueue::at(Position position) const {
-  if (position < front_ || position >= next_ || !slots_[head_ + (position - front_)].waiting) {
+  if (position < front_ || position >= next_ || !waits(head_ + (position - front_))) {
     throw std::out_of_range("no job waits at position " + std::to_string(position) + " of the global queue");
   }
-  return slots_[head_ + (position - front_)].job;
+  return jobs_[head_ + (position - front_)];
 }
 
 void GlobalQueue::set_leaf(Position position, int width) {
@@ -112,19 +115,15 @@ void GlobalQueue::count_width(int width, int by) {
   narrowest_ = static_cast<int>(next);
 }
 
-std::optional<int> GlobalQueue::narrowest() const {
-  if (waiting_ == 0) return std::nullopt;
-  return narrowest_;
-}
-
-std::optional<GlobalQueue::Position> GlobalQueue::first(Position from, std::optional<int> widest) const {
+GlobalQueue::Position GlobalQueue::first_within(Position from, int most) const {
   from = std::max(from, front_);
-  if (from >= next_) return std::nullopt;
-  const int most = widest ? *widest : kNoJob - 1;
+  if (from >= next_) return kNoPosition;
+  // A pass after an end often finds every waiting job too wide: no search.
+  if (waiting_ == 0 || most < narrowest_) return kNoPosition;
   if (!tree_live_) {
     const auto begin = widths_.begin() + static_cast<std::ptrdiff_t>(head_ + (from - front_));
     const auto it = std::find_if(begin, widths_.end(), [most](int width) { return width <= most; });
-    if (it == widths_.end()) return std::nullopt;
+    if (it == widths_.end()) return kNoPosition;
     return from + static_cast<Position>(it - begin);
   }
   // Right from `from`'s leaf to the first subtree holding a job narrow
@@ -133,7 +132,7 @@ std::optional<GlobalQueue::Position> GlobalQueue::first(Position from, std::opti
   while (tree_[node] > most) {
     while (node % 2 == 1) {
       node /= 2;
-      if (node == 0) return std::nullopt;
+      if (node == 0) return kNoPosition;
     }
     ++node;
   }

@@ -14,6 +14,7 @@
 // places grow past a few hundred.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -39,42 +40,51 @@ class GlobalQueue {
   [[nodiscard]] std::int64_t total_cpus() const { return total_cpus_; }
 
   /// The fewest CPUs a waiting job asks for (none waits: nullopt).
-  [[nodiscard]] std::optional<int> narrowest() const;
+  [[nodiscard]] std::optional<int> narrowest() const {
+    if (waiting_ == 0) return std::nullopt;
+    return narrowest_;
+  }
   /// The earliest job at or after `from`; with `widest`, only jobs of at most
-  /// that many CPUs.
-  [[nodiscard]] std::optional<Position> first(Position from, std::optional<int> widest = std::nullopt) const;
+  /// that many CPUs. (Inline around a search that returns a plain position:
+  /// GCC returned the optional through the stack, a stall at every call.)
+  [[nodiscard]] std::optional<Position> first(Position from, std::optional<int> widest = std::nullopt) const {
+    const Position found = first_within(from, widest ? *widest : kNoJob - 1);
+    if (found == kNoPosition) return std::nullopt;
+    return found;
+  }
 
   /// Every waiting job, in arrival order.
   template <typename F>
   void for_each(F&& visit) const {
-    for (std::size_t i = head_; i < slots_.size(); ++i) {
-      if (slots_[i].waiting) visit(slots_[i].job);
+    for (std::size_t i = head_; i < jobs_.size(); ++i) {
+      if (waits(i)) visit(jobs_[i]);
     }
   }
   /// Waiting jobs in arrival order while `visit` returns true: a prefix costs
   /// what it reads, not what waits.
   template <typename F>
   void for_each_while(F&& visit) const {
-    for (std::size_t i = head_; i < slots_.size(); ++i) {
-      if (slots_[i].waiting && !visit(slots_[i].job)) return;
+    for (std::size_t i = head_; i < jobs_.size(); ++i) {
+      if (waits(i) && !visit(jobs_[i])) return;
     }
   }
 
  private:
-  struct Slot {
-    Job job;
-    bool waiting = true;
-  };
+  static constexpr int kNoJob = std::numeric_limits<int>::max();
+  static constexpr Position kNoPosition = std::numeric_limits<Position>::max();
+  /// first(): kNoPosition when no job of at most `most` CPUs waits from `from` on.
+  [[nodiscard]] Position first_within(Position from, int most) const;
+  [[nodiscard]] bool waits(std::size_t slot) const { return widths_[slot] != kNoJob; }
   /// The tree's leaf for `position`'s width, or none when it waits no more.
   void set_leaf(Position position, int width);
   /// Makes the tree again over the places from front_ on, with room to grow.
   void rebuild_tree();
-  [[nodiscard]] std::size_t places() const { return slots_.size() - head_; }
+  [[nodiscard]] std::size_t places() const { return jobs_.size() - head_; }
   void count_width(int width, int by);
 
-  // Positions front_, front_ + 1, ... from slots_[head_] on: the oldest waiting
-  // job first (a vector read from head_: a deque allocated a block every six jobs).
-  std::vector<Slot> slots_;
+  // Positions front_, front_ + 1, ... from slot head_ on: the oldest waiting
+  // job first (vectors read from head_: a deque allocated a block every six jobs).
+  std::vector<Job> jobs_;
   std::vector<int> widths_;  // by slot: its job's CPUs, kNoJob once it waits no more
   std::size_t head_ = 0;
   Position front_ = 0;

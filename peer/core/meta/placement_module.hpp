@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -56,6 +57,17 @@ class SiteView {
     if (!available_.empty()) return available_[site];
     return locals_[site].server().nodes - locals_[site].busy_nodes();
   }
+  /// The most nodes free on one site (0 with no site): asked of the view at
+  /// every pass, by each module that places a job whole.
+  [[nodiscard]] int most_free() const {
+    int most = 0;
+    if (!available_.empty()) {
+      for (const int free : available_) most = free > most ? free : most;
+      return most;
+    }
+    for (ServerIndex site = 0; site < size_; ++site) most = std::max(most, free_nodes(site));
+    return most;
+  }
   /// The same view, but placing on `available[site]` nodes per site
   /// (borrowed: it must outlive the view).
   [[nodiscard]] SiteView with_available(std::span<const int> available) const {
@@ -96,7 +108,13 @@ class SiteView {
 struct JobPlacement {
   SiteParts parts;
 
-  [[nodiscard]] static JobPlacement on(ServerIndex site, int nodes) { return {{SitePart{site, nodes}}}; }
+  /// The whole job on one site, as a module returns it (built in place: a
+  /// placement moved from one optional to another cost a pass a few percent).
+  [[nodiscard]] static std::optional<JobPlacement> on(ServerIndex site, int nodes) {
+    std::optional<JobPlacement> placement(std::in_place);
+    placement->parts.push_back({site, nodes});
+    return placement;
+  }
   [[nodiscard]] bool split() const { return parts.size() > 1; }
 };
 
@@ -110,11 +128,14 @@ class PlacementModule {
   /// newly submitted job alone when nothing has been freed since its last
   /// pass.
   [[nodiscard]] virtual std::optional<JobPlacement> place(const Job& job, const SiteView& sites) = 0;
-  /// The most CPUs a job this module could place now may have, or nullopt
+  /// Returned by widest_placeable() when a module cannot say.
+  static constexpr int kAnyWidth = std::numeric_limits<int>::max();
+  /// The most CPUs a job this module could place now may have, or kAnyWidth
   /// when it cannot say (it queues jobs, say). When every module of a chain
   /// says, a first-fit pass offers only jobs within the widest: a module must
-  /// never place a job wider than it said.
-  [[nodiscard]] virtual std::optional<int> widest_placeable(const SiteView& /*sites*/) const { return std::nullopt; }
+  /// never place a job wider than it said. (A plain int: GCC returned an
+  /// optional<int> through the stack, stalling every pass on reading it back.)
+  [[nodiscard]] virtual int widest_placeable(const SiteView& /*sites*/) const { return kAnyWidth; }
 };
 
 /// Throws std::logic_error when a module's placement of `job` is not one it may
@@ -141,9 +162,9 @@ inline void check_placement(const Job& job, const JobPlacement& placement, std::
                                                          const SiteView& sites) {
   int widest = 0;
   for (const auto& module : chain) {
-    const std::optional<int> bound = module->widest_placeable(sites);
-    if (!bound) return std::nullopt;
-    widest = std::max(widest, *bound);
+    const int bound = module->widest_placeable(sites);
+    if (bound == PlacementModule::kAnyWidth) return std::nullopt;
+    widest = std::max(widest, bound);
   }
   return widest;
 }

@@ -22,9 +22,7 @@ class ReservationSafe final : public PlacementModule {
   [[nodiscard]] std::string_view name() const override { return name_; }
   [[nodiscard]] std::optional<JobPlacement> place(const Job& job, const SiteView& sites) override;
   /// The wrapped module's bound on nodes free now: F_c never exceeds them.
-  [[nodiscard]] std::optional<int> widest_placeable(const SiteView& sites) const override {
-    return inner_->widest_placeable(sites);
-  }
+  [[nodiscard]] int widest_placeable(const SiteView& sites) const override { return inner_->widest_placeable(sites); }
 
  private:
   std::unique_ptr<PlacementModule> inner_;

@@ -152,16 +152,17 @@ void StarLinks::allot_bottleneck_filling() {
   // not yet set fixes the sd of every such job on it (ties: lowest index).
   std::vector<double>& left = left_;
   left.assign(capacity_.begin(), capacity_.end());
-  std::vector<char>& set = set_;
-  set.assign(jobs_.size(), 0);
   std::vector<double>& demand = unset_demand_;
-  demand.resize(capacity_.size());
+  std::vector<double>& next_demand = next_demand_;
+  demand.assign(capacity_.size(), 0.0);
+  next_demand.resize(capacity_.size());
+  std::vector<std::size_t>& unset = unset_;
+  unset.clear();
+  for (std::size_t k = 0; k < jobs_.size(); ++k) {
+    unset.push_back(k);
+    for (const Link& link : jobs_[k].links) demand[link.site] += link.demand;
+  }
   for (;;) {
-    std::fill(demand.begin(), demand.end(), 0.0);
-    for (std::size_t k = 0; k < jobs_.size(); ++k) {
-      if (set[k]) continue;
-      for (const Link& link : jobs_[k].links) demand[link.site] += link.demand;
-    }
     std::size_t bottleneck = capacity_.size();
     double ratio = 1.0;
     for (std::size_t i = 0; i < capacity_.size(); ++i) {
@@ -174,16 +175,24 @@ void StarLinks::allot_bottleneck_filling() {
     }
     if (bottleneck == capacity_.size()) return;  // no link left short: the rest run at sd 1
     ratio = std::max(ratio, 1e-9);
-    for (std::size_t k = 0; k < jobs_.size(); ++k) {
-      if (set[k]) continue;
+    // The jobs left unset sum their demands in the same order as a fresh
+    // walk over them would, so the next round reads the very same sums.
+    std::fill(next_demand.begin(), next_demand.end(), 0.0);
+    std::size_t kept = 0;
+    for (const std::size_t k : unset) {
       const auto& links = jobs_[k].links;
       const bool on_bottleneck = std::any_of(
           links.begin(), links.end(), [&](const Link& link) { return link.site == bottleneck && link.demand > 0; });
-      if (!on_bottleneck) continue;
-      set[k] = 1;
-      allotted_sd_[k] = ratio;
-      for (const Link& link : links) left[link.site] -= ratio * link.demand;
+      if (on_bottleneck) {
+        allotted_sd_[k] = ratio;
+        for (const Link& link : links) left[link.site] -= ratio * link.demand;
+      } else {
+        unset[kept++] = k;
+        for (const Link& link : links) next_demand[link.site] += link.demand;
+      }
     }
+    unset.resize(kept);
+    demand.swap(next_demand);
   }
 }
 

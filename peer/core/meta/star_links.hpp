@@ -120,7 +120,8 @@ class StarLinks {
   // Scratch of allot_bottleneck_filling(), kept to allocate nothing per re-allotment.
   std::vector<double> left_;
   std::vector<double> unset_demand_;
-  std::vector<char> set_;
+  std::vector<double> next_demand_;
+  std::vector<std::size_t> unset_;  // jobs_ not yet given their sd, in start order
   // Saturation over time: integral of demand/capacity per link.
   std::vector<double> saturation_integral_;
   TimePoint started_;

@@ -134,6 +134,7 @@ std::optional<SiteParts> BandwidthAwareRule::split_over(int total, const Communi
     if (x > 0) placement.push_back({candidates[visit_[k]].site, x});
     left -= x;
   }
+  assert(left == 0);  // the last cluster's range holds exactly the rest
   std::sort(placement.begin(), placement.end(), [](const SitePart& a, const SitePart& b) { return a.site < b.site; });
   return placement;
 }
@@ -194,7 +195,8 @@ namespace {
 
 // Candidates come in site order (the meta-scheduler's sites, a peer's offers
 // sorted), so a tie broken by site is one a stable sort would keep; a stable
-// sort allocated a buffer at every call.
+// sort allocated a buffer at every call. The check is linear, beside a sort,
+// so it stays in the release build with the other assertions.
 template <typename Eligible>
 bool in_site_order(const std::vector<Eligible>& eligible) {
   return std::is_sorted(eligible.begin(), eligible.end(), [](const auto& a, const auto& b) { return a.site < b.site; });

@@ -83,7 +83,6 @@ class BandwidthAwareRule final : public SplitRule {
     int low_max = 0;   ///< [0, low_max]
     int high_min = 1;  ///< [high_min, high_max] (empty when high_min > high_max)
     int high_max = 0;
-    [[nodiscard]] bool contains(int x) const { return (x >= 0 && x <= low_max) || (x >= high_min && x <= high_max); }
   };
   [[nodiscard]] static Allowed allowed_nodes(double headroom_mbps, int total, double ppbw_mbps, int free_nodes);
 
