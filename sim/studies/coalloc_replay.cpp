@@ -256,8 +256,9 @@ class CoallocReplay {
     return next;
   }
 
+  /// run() has ended every part due by the job's submission (no advance
+  /// here: it would only take the clusters' first end once more).
   void submit(const Job& job) {
-    advance(job.submit);
     const bool to_empty = queue_.empty();
     if (!to_empty && freed_) {
       queue_.push(job);
