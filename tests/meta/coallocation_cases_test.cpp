@@ -229,6 +229,33 @@ BOOST_AUTO_TEST_CASE(class_b_stays_off_links_past_lslt) {
   BOOST_TEST((round->parts == SiteParts{{0, 18}, {1, 17}, {2, 5}}));
 }
 
+BOOST_AUTO_TEST_CASE(class_b_sees_its_links_change_between_jobs) {
+  // One B1 module asked again and again as the links change under it (it
+  // keeps each link's saturation while the link's figures stay the same).
+  // Clusters 1 and 2 at 50%, cluster 3 idle: with LSLT 50% all three are
+  // eligible, 30 + 25 + 5 = 60 nodes. A second split job puts links 1 and
+  // 2 at 80%: only cluster 3's 5 nodes are left. When it ends, 60 again.
+  const NoNetwork network;
+  StarLinks links({1000, 1000, 1000}, {0.7, 800}, AllotmentRule::bottleneck_filling, TimePoint{});
+  std::vector<Retimed> changed;
+  links.start(98, halves(0, 1, 5), seconds(5000), 500, TimePoint{}, changed);
+  const std::vector<LocalScheduler> locals{cluster("C1", 100, 30), cluster("C2", 100, 25), cluster("C3", 100, 5)};
+  const SiteView sites(locals, network, TimePoint{}, &links);
+  LargestFreeFirst b1(0.5);
+  BOOST_TEST(b1.widest_placeable(sites) == 60);
+  BOOST_TEST(b1.place(job(1, 40), sites).has_value());
+  links.start(99, halves(0, 1, 5), seconds(5000), 300, TimePoint{}, changed);
+  BOOST_TEST(std::abs(links.saturation(0) - 0.8) < 1e-12);
+  BOOST_TEST(b1.widest_placeable(sites) == 5);
+  BOOST_TEST(!b1.place(job(2, 40), sites).has_value());
+  const auto small = b1.place(job(3, 5), sites);
+  BOOST_REQUIRE(small);
+  BOOST_TEST((small->parts == SiteParts{{2, 5}}));
+  links.end(99, TimePoint{}, changed);
+  BOOST_TEST(b1.widest_placeable(sites) == 60);
+  BOOST_TEST(b1.place(job(4, 40), sites).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(mig_is_best_fit) {
   // Three clusters with 20, 45, 35 free: a 30-node job goes where 35 are free.
   const NoNetwork network;
