@@ -222,11 +222,16 @@ These are the mechanisms; the figures are in the tables above.
   finds nothing freed is offered alone, then 754 s once the steps paid several times per job got cheaper
   (the global queue reads its widths in a row while short and counts its narrowest, A1's eq. 9 works on
   ranges of counts, the clusters keep their first end; one seed paired with the build before: 292 s to
-  252 s). What is left has no single hot path: about 0.55 us per job in the common runs, each step of a
-  pass (the chain's widest placeable job asked of three modules, the queue's search, a placement handed
-  through two optionals) a few percent, the links' re-allotment after every split start and end, a
-  cluster's end order; and Jones et al.'s Initial Strategy past saturation, where each start and end
-  re-times every split job (20 million re-timings in a run of 3 to 4 s).
+  252 s). Since then, GCC no longer returns the chain's widest and the queue's search as small optionals
+  through the stack (an int and a byte stored, one wide load: a stall at each), the clusters' first ends
+  sit side by side, a placement is used where its module built it, and a B rule divides a link's
+  saturation out again only when the link changed: 4% less over two pairs of one-seed sweeps at half the
+  jobs (139 and 149 s before, 146 and 133 s after, all 864 results equal), which this machine's drift
+  hides in the bench (785 s, against 754 s for the build before in a faster hour). What is left has no
+  single hot path: about 0.6 us per job in the common runs, each step of a pass a few percent, the links'
+  re-allotment after every split start and end, a cluster's end order; and Jones et al.'s Initial
+  Strategy past saturation, where each start and end re-times every split job (20 million re-timings in
+  a run of 3 to 5 s).
 - **Real peers.** Connections read whatever has come and decode every whole frame in it; the replies to
   one read's frames go out in one write, and a control frame queued alone on a plaintext connection is
   written at once, without the writer's turn of the event loop; the core's timer is re-armed only when
