@@ -5,6 +5,7 @@
 // index is remade as positions run past it.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -69,6 +70,32 @@ BOOST_AUTO_TEST_CASE(first_fit_skips_wider_and_earlier_jobs) {
   BOOST_TEST(!queue.first(0).has_value());
   // Positions are never reused.
   BOOST_TEST(queue.push(job_of(5, 10, 1)) == d + 1);
+}
+
+BOOST_AUTO_TEST_CASE(absurdly_wide_jobs_wait_like_any_other) {
+  // A request for a billion CPUs, or for the most an int holds, is a
+  // mistake no grid can run; it waits (nothing places it) without the
+  // queue's counts growing with its width, and is found only by a search
+  // without a bound.
+  GlobalQueue queue(1);
+  const int most = std::numeric_limits<int>::max();
+  const auto huge = queue.push(job_of(1, most, 0));
+  const auto big = queue.push(job_of(2, 1'000'000'000, 0));
+  BOOST_TEST(*queue.narrowest() == 1'000'000'000);
+  BOOST_TEST(*queue.first(0) == huge);
+  BOOST_TEST(*queue.first(huge + 1) == big);
+  BOOST_TEST(!queue.first(0, 1'000'000).has_value());
+  const auto small = queue.push(job_of(3, 8, 0));
+  BOOST_TEST(*queue.narrowest() == 8);
+  BOOST_TEST(*queue.first(0, 8) == small);
+  queue.erase(small);
+  BOOST_TEST(*queue.narrowest() == 1'000'000'000);
+  queue.erase(big);
+  BOOST_TEST(*queue.narrowest() == most - 1);  // counted one short of the empty-place mark
+  BOOST_TEST(queue.at(huge).cpus == most);
+  BOOST_TEST(queue.total_cpus() == most);
+  queue.erase(huge);
+  BOOST_TEST(queue.empty());
 }
 
 BOOST_AUTO_TEST_CASE(random_pushes_and_erasures_agree_with_a_plain_list) {

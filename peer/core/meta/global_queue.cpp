@@ -17,18 +17,18 @@ constexpr std::size_t kCompactAfter = 1024;
 // build it at every other push).
 constexpr std::size_t kTreeAbove = 256;
 constexpr std::size_t kTreeBelow = 64;
+// Widths below this are counted in a vector; wider ones (a hostile or
+// mistaken request) in a map, so that one such job cannot allocate gigabytes.
+constexpr std::size_t kCountedWidths = std::size_t{1} << 16;
 
 }  // namespace
 
 GlobalQueue::Position GlobalQueue::push(const Job& job) {
-  if (job.cpus == kNoJob) {
-    // The width marks a place left empty; no grid has this many CPUs anyway.
-    throw std::invalid_argument("job " + std::to_string(job.id) + " asks for too many CPUs");
-  }
+  const int width = width_of(job);
   const Position position = next_++;
   jobs_.push_back(job);
-  widths_.push_back(job.cpus);
-  count_width(job.cpus, 1);
+  widths_.push_back(width);
+  count_width(width, 1);
   ++waiting_;
   ++per_origin_.at(job.origin);
   total_cpus_ += job.cpus;
@@ -37,7 +37,7 @@ GlobalQueue::Position GlobalQueue::push(const Job& job) {
   } else if (position - tree_base_ >= leaves_) {
     rebuild_tree();
   } else {
-    set_leaf(position, job.cpus);
+    set_leaf(position, width);
   }
   return position;
 }
@@ -48,7 +48,7 @@ void GlobalQueue::erase(Position position) {
   assert(waits(slot));
   widths_[slot] = kNoJob;
   const Job& job = jobs_[slot];
-  count_width(job.cpus, -1);
+  count_width(width_of(job), -1);
   --waiting_;
   --per_origin_[job.origin];
   total_cpus_ -= job.cpus;
@@ -101,18 +101,34 @@ void GlobalQueue::count_width(int width, int by) {
   // A job asking for no CPU is refused before it is queued; one would count as 0.
   const int w = std::max(0, width);
   const auto at = static_cast<std::size_t>(w);
-  if (at >= of_width_.size()) of_width_.resize(at + 1, 0);
   if (by > 0) {
     if (waiting_ == 0 || w < narrowest_) narrowest_ = w;
-    ++of_width_[at];
+    if (at < kCountedWidths) {
+      if (at >= of_width_.size()) of_width_.resize(at + 1, 0);
+      ++of_width_[at];
+    } else {
+      ++wider_[w];
+    }
     return;
   }
-  assert(of_width_[at] > 0);
-  if (--of_width_[at] > 0 || w != narrowest_ || waiting_ == 1) return;
-  std::size_t next = at + 1;
-  while (next < of_width_.size() && of_width_[next] == 0) ++next;
-  assert(next < of_width_.size() && "another job waits, so some wider one is counted");
-  narrowest_ = static_cast<int>(next);
+  if (at < kCountedWidths) {
+    assert(of_width_[at] > 0);
+    if (--of_width_[at] > 0) return;
+  } else {
+    const auto it = wider_.find(w);
+    assert(it != wider_.end() && it->second > 0);
+    if (--it->second > 0) return;
+    wider_.erase(it);
+  }
+  if (w != narrowest_ || waiting_ == 1) return;
+  for (std::size_t next = at + 1; next < of_width_.size(); ++next) {
+    if (of_width_[next] > 0) {
+      narrowest_ = static_cast<int>(next);
+      return;
+    }
+  }
+  assert(!wider_.empty() && "another job waits, so some wider one is counted");
+  narrowest_ = wider_.begin()->first;
 }
 
 GlobalQueue::Position GlobalQueue::first_within(Position from, int most) const {

@@ -12,9 +12,11 @@
 // of places long: then first() reads their widths in a row, which costs less
 // than walking and keeping the tree, and the tree is built only when the
 // places grow past a few hundred.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -39,7 +41,8 @@ class GlobalQueue {
   /// CPUs asked for by every waiting job together (004's SL reads it per event).
   [[nodiscard]] std::int64_t total_cpus() const { return total_cpus_; }
 
-  /// The fewest CPUs a waiting job asks for (none waits: nullopt).
+  /// The fewest CPUs a waiting job asks for (none waits: nullopt; a job asking
+  /// for the most an int holds counts one fewer, see width_of()).
   [[nodiscard]] std::optional<int> narrowest() const {
     if (waiting_ == 0) return std::nullopt;
     return narrowest_;
@@ -75,6 +78,9 @@ class GlobalQueue {
   /// first(): kNoPosition when no job of at most `most` CPUs waits from `from` on.
   [[nodiscard]] Position first_within(Position from, int most) const;
   [[nodiscard]] bool waits(std::size_t slot) const { return widths_[slot] != kNoJob; }
+  /// The width the searches and counts use: kNoJob marks an empty place, so a
+  /// job asking for that many CPUs (none fits anywhere) counts one fewer.
+  [[nodiscard]] static int width_of(const Job& job) { return std::min(job.cpus, kNoJob - 1); }
   /// The tree's leaf for `position`'s width, or none when it waits no more.
   void set_leaf(Position position, int width);
   /// Makes the tree again over the places from front_ on, with room to grow.
@@ -101,7 +107,8 @@ class GlobalQueue {
   std::int64_t total_cpus_ = 0;
   // Waiting jobs per width, and the narrowest one (read at every pass: the
   // counts find it again only when its last job leaves).
-  std::vector<std::uint32_t> of_width_;
+  std::vector<std::uint32_t> of_width_;  // below kCountedWidths
+  std::map<int, std::uint32_t> wider_;   // the rest
   int narrowest_ = 0;
 };
 
