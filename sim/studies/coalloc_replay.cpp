@@ -171,7 +171,10 @@ class Cluster {
   }
   void refresh_deadline() { *deadline_ = ends_.empty() ? kNever : ends_.begin()->first.first; }
 
-  TimePoint* deadline_;  // the first end, in the replay's array
+  // The first end, in the replay's deadlines_ array: that array is sized once,
+  // before any cluster is built, and a replay is run where it is built (never
+  // moved), so the pointer stays valid for the cluster's life.
+  TimePoint* deadline_;
   std::size_t* with_events_;
   EndOrdered<Slot> ends_;         // by (end, sequence): lower bounds and stale entries included
   std::vector<Running> running_;  // by slot: the part running here, if any

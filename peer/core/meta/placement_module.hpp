@@ -62,7 +62,7 @@ class SiteView {
   [[nodiscard]] int most_free() const {
     int most = 0;
     if (!available_.empty()) {
-      for (const int free : available_) most = free > most ? free : most;
+      for (const int free : available_) most = std::max(most, free);
       return most;
     }
     for (ServerIndex site = 0; site < size_; ++site) most = std::max(most, free_nodes(site));

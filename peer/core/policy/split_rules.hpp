@@ -104,7 +104,9 @@ class BandwidthAwareRule final : public SplitRule {
 /// Class B: split over the clusters whose link saturation is at most LSLT
 /// (eligible: a free node and L_i <= LSLT, counting jobs placed earlier in
 /// the pass); fail when they hold fewer than n_T free nodes. The job's own
-/// demand is not checked. Subclasses say how the nodes are taken.
+/// demand is not checked. Subclasses say how the nodes are taken. A rule
+/// keeps caches filled from its const methods: each run owns its rules, and a
+/// rule must not be shared between threads.
 class SaturationBoundRule : public SplitRule {
  public:
   /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
