@@ -67,43 +67,84 @@ Route RouteTable::between_nodes(NodeId from, NodeId to) const {
 
 Route RouteTable::widest_shortest(NodeId from, NodeId to) const {
   // Breadth first, a whole level at a time, so that every node's widest
-  // bottleneck over shortest paths is final before the next level uses it.
+  // bottleneck over shortest paths is final before the next level uses it;
+  // ties go to the path found first (level order, then each node's edges in
+  // the order they were added).
   const std::size_t n = graph_.nodes().size();
   const auto bus_capacity = [&](NodeId node) -> double {
     const auto bus = graph_.node(node).bus;
     if (!bus) return kUnbounded;
     return graph_.link(*bus).bytes_per_second;
   };
-  std::vector<int> hops(n, -1);
-  std::vector<double> width(n, 0.0);
-  std::vector<std::uint32_t> edge_into(n, kNone);
-  hops[from] = 0;
-  width[from] = bus_capacity(from);
+  // The search's arrays are kept between searches and only the entries it
+  // touched are reset: a grid of many sites asks for a route per new pair of
+  // sites, and arrays as long as the graph, built for each, dominated.
+  SearchScratch& at = search_;
+  if (at.hops.size() != n) {
+    at.hops.assign(n, -1);
+    at.width.assign(n, 0.0);
+    at.edge_into.assign(n, kNone);
+    at.place.assign(n, 0);
+  }
+  at.touched.clear();
+  const auto reach = [&](NodeId node, int hops, double width, std::uint32_t edge, std::size_t place) {
+    at.hops[node] = hops;
+    at.width[node] = width;
+    at.edge_into[node] = edge;
+    at.place[node] = static_cast<std::uint32_t>(place);
+    at.touched.push_back(node);
+  };
+  reach(from, 0, bus_capacity(from), kNone, 0);
   std::vector<NodeId> level{from};
   std::vector<NodeId> next;
-  while (!level.empty() && hops[to] < 0) {
+  for (int depth = 0; !level.empty(); ++depth) {
+    // When `to` is one step from this level, the search ends with it, and
+    // only the edges into `to` decide: they are found from `to`'s side, so a
+    // hub on the way (a WAN router joining every site) is not walked. Of the
+    // widest, the first in level order wins; parallel edges from one node
+    // keep their order on both ends.
+    std::uint32_t into = kNone;
+    double into_width = 0.0;
+    std::uint32_t into_place = 0;
+    for (const std::uint32_t e : graph_.edges_at(to)) {
+      const auto& edge = graph_.edges()[e];
+      const NodeId node = edge.other(to);
+      if (at.hops[node] != depth) continue;
+      const double w = std::min({at.width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(to)});
+      if (into == kNone || w > into_width || (w == into_width && at.place[node] < into_place)) {
+        into = e;
+        into_width = w;
+        into_place = at.place[node];
+      }
+    }
+    if (into != kNone) {
+      reach(to, depth + 1, into_width, into, 0);
+      break;
+    }
     next.clear();
     for (const NodeId node : level) {
       for (const std::uint32_t e : graph_.edges_at(node)) {
         const auto& edge = graph_.edges()[e];
         const NodeId other = edge.other(node);
-        if (hops[other] >= 0 && hops[other] <= hops[node]) continue;
-        const double w = std::min({width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(other)});
-        if (hops[other] < 0) {
-          hops[other] = hops[node] + 1;
-          width[other] = w;
-          edge_into[other] = e;
+        if (at.hops[other] >= 0 && at.hops[other] <= depth) continue;
+        const double w = std::min({at.width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(other)});
+        if (at.hops[other] < 0) {
+          reach(other, depth + 1, w, e, next.size());
           next.push_back(other);
-        } else if (w > width[other]) {
-          width[other] = w;
-          edge_into[other] = e;
+        } else if (w > at.width[other]) {
+          at.width[other] = w;
+          at.edge_into[other] = e;
         }
       }
     }
     level.swap(next);
   }
-  if (hops[to] < 0) return {};
-  return links_of(from, to, edge_into);
+  Route route = at.hops[to] < 0 ? Route{} : links_of(from, to, at.edge_into);
+  for (const NodeId node : at.touched) {
+    at.hops[node] = -1;
+    at.edge_into[node] = kNone;
+  }
+  return route;
 }
 
 Route RouteTable::shortest_latency(NodeId from, NodeId to) const {

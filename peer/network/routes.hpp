@@ -45,8 +45,19 @@ class RouteTable {
   /// The links of a node path given as the edge taken into each node.
   [[nodiscard]] Route links_of(NodeId from, NodeId to, const std::vector<std::uint32_t>& edge_into) const;
 
+  // The widest-shortest search's arrays by node, kept between searches (hops
+  // -1 and no edge between them; width and place are written before read).
+  struct SearchScratch {
+    std::vector<int> hops;
+    std::vector<double> width;
+    std::vector<std::uint32_t> edge_into;
+    std::vector<std::uint32_t> place;  // a node's place in its level
+    std::vector<NodeId> touched;
+  };
+
   const NetworkGraph& graph_;
   RouteRule rule_;
+  mutable SearchScratch search_;  // a table is not shared between threads
   Route empty_;
   // Looked up, never iterated: (from node << 32 | to node) -> route. Node-based,
   // so references stay valid as it grows.

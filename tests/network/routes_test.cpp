@@ -3,6 +3,8 @@
 #include <boost/test/unit_test.hpp>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "peer/network/flow_network.hpp"
 #include "peer/network/routes.hpp"
@@ -62,6 +64,107 @@ BOOST_AUTO_TEST_CASE(widest_shortest_takes_fewest_hops_then_the_widest) {
   const RouteTable table(d.graph);
   // One hop beats two, however narrow.
   BOOST_TEST(table.route(0, 1) == (Route{d.ad}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(parallel_direct_links_give_the_widest_then_the_first) {
+  // Nodes P and Q joined by three links of 5, 20 and 20 MB/s (added in that
+  // order), and through R by two of 100: one hop wins; of the direct links
+  // the widest, and of equal widths the first added.
+  NetworkGraph graph;
+  const LinkId slow = graph.add_link({"slow", 5 * kMB, microseconds(100)});
+  const LinkId first20 = graph.add_link({"first20", 20 * kMB, microseconds(100)});
+  const LinkId second20 = graph.add_link({"second20", 20 * kMB, microseconds(100)});
+  const LinkId pr = graph.add_link({"pr", 100 * kMB, microseconds(100)});
+  const LinkId rq = graph.add_link({"rq", 100 * kMB, microseconds(100)});
+  const NodeId p = graph.add_node("P");
+  const NodeId q = graph.add_node("Q");
+  const NodeId r = graph.add_node("R");
+  graph.connect(p, r, pr);
+  graph.connect(r, q, rq);
+  graph.connect(p, q, slow);
+  graph.connect(p, q, first20);
+  graph.connect(p, q, second20);
+  graph.place_host(0, p);
+  graph.place_host(1, q);
+  const RouteTable table(graph);
+  BOOST_TEST(table.route(0, 1) == (Route{first20}), boost::test_tools::per_element());
+  BOOST_TEST(table.route(1, 0) == (Route{first20}), boost::test_tools::per_element());
+  BOOST_TEST(table.bottleneck(table.route(0, 1)) == 20 * kMB);
+}
+
+BOOST_AUTO_TEST_CASE(a_narrow_bus_makes_parallel_links_tie_and_the_first_wins) {
+  // Q's bus (2 MB/s) is narrower than every direct link: all three direct
+  // routes are 2 MB/s wide, so the first link added (the 5 MB/s one) is kept,
+  // with both buses crossed.
+  NetworkGraph graph;
+  const LinkId bus_p = graph.add_link({"bus-p", 100 * kMB, microseconds(10)});
+  const LinkId bus_q = graph.add_link({"bus-q", 2 * kMB, microseconds(10)});
+  const LinkId slow = graph.add_link({"slow", 5 * kMB, microseconds(100)});
+  const LinkId fast = graph.add_link({"fast", 50 * kMB, microseconds(100)});
+  const LinkId faster = graph.add_link({"faster", 80 * kMB, microseconds(100)});
+  const NodeId p = graph.add_node("P", bus_p);
+  const NodeId q = graph.add_node("Q", bus_q);
+  graph.connect(p, q, slow);
+  graph.connect(p, q, fast);
+  graph.connect(p, q, faster);
+  graph.place_host(0, p);
+  graph.place_host(1, q);
+  const RouteTable table(graph);
+  BOOST_TEST(table.route(0, 1) == (Route{bus_p, slow, bus_q}), boost::test_tools::per_element());
+  BOOST_TEST(table.route(1, 0) == (Route{bus_q, slow, bus_p}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(equal_paths_go_to_the_first_found_not_the_first_joined_at_the_end) {
+  // A joins B, then C; then C joins D before B does. Both two-hop paths are
+  // 10 MB/s wide. The search meets B before C, so the route runs through B,
+  // although D lists its link to C first; and again after a route through
+  // the same table's search, to show its arrays start clean.
+  NetworkGraph graph;
+  const LinkId ab = graph.add_link({"ab", 10 * kMB, microseconds(100)});
+  const LinkId ac = graph.add_link({"ac", 10 * kMB, microseconds(100)});
+  const LinkId cd = graph.add_link({"cd", 10 * kMB, microseconds(100)});
+  const LinkId bd = graph.add_link({"bd", 10 * kMB, microseconds(100)});
+  const NodeId a = graph.add_node("A");
+  const NodeId b = graph.add_node("B");
+  const NodeId c = graph.add_node("C");
+  const NodeId d = graph.add_node("D");
+  graph.connect(a, b, ab);
+  graph.connect(a, c, ac);
+  graph.connect(c, d, cd);
+  graph.connect(b, d, bd);
+  graph.place_host(0, a);
+  graph.place_host(1, d);
+  graph.place_host(2, b);
+  graph.place_host(3, c);
+  const RouteTable table(graph);
+  BOOST_TEST(table.route(2, 3) == (Route{ab, ac}), boost::test_tools::per_element());  // B-A-C, A met first
+  BOOST_TEST(table.route(0, 1) == (Route{ab, bd}), boost::test_tools::per_element());
+  // From D: C and B are met in D's order (C first), so through C.
+  BOOST_TEST(table.route(1, 0) == (Route{cd, ac}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(sites_joined_through_a_hub_cross_both_access_links) {
+  // Four sites, each with a bus, joined by access links to one router: a
+  // route between two sites is bus, access, access, bus, for every pair.
+  NetworkGraph graph;
+  const NodeId hub = graph.add_node("internet");
+  std::vector<LinkId> bus;
+  std::vector<LinkId> access;
+  for (int i = 0; i < 4; ++i) {
+    bus.push_back(graph.add_link({"bus", 1000 * kMB, microseconds(10)}));
+    access.push_back(graph.add_link({"access", (10.0 + i) * kMB, microseconds(1000)}));
+    const NodeId site = graph.add_node("S" + std::to_string(i), bus.back());
+    graph.connect(site, hub, access.back());
+    graph.place_host(static_cast<ServerIndex>(i), site);
+  }
+  const RouteTable table(graph);
+  for (ServerIndex i = 0; i < 4; ++i) {
+    for (ServerIndex j = 0; j < 4; ++j) {
+      if (i == j) continue;
+      BOOST_TEST(table.route(i, j) == (Route{bus[i], access[i], access[j], bus[j]}), boost::test_tools::per_element());
+      BOOST_TEST(table.bottleneck(table.route(i, j)) == (10.0 + std::min(i, j)) * kMB);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(shortest_latency_adds_up_links) {
