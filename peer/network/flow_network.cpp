@@ -24,8 +24,7 @@ FlowNetwork::FlowNetwork(std::unique_ptr<SharingModel> sharing) : sharing_(std::
 LinkId FlowNetwork::add_link(Link link) {
   assert(link.bytes_per_second > 0 && link.latency >= Duration::zero());
   links_.push_back(std::move(link));
-  link_users_.push_back(0);
-  link_moving_.push_back(0);
+  loads_.push_back({link.bytes_per_second, link.latency, 0, 0});
   link_bytes_completed_.push_back(0);
   link_moving_groups_.emplace_back();
   return static_cast<LinkId>(links_.size() - 1);
@@ -34,10 +33,22 @@ LinkId FlowNetwork::add_link(Link link) {
 Duration FlowNetwork::latency(const Route& route) const {
   Duration total{};
   for (LinkId id : route) {
-    assert(id < links_.size());
-    total += links_[id].latency;  // once per message: unchecked (profiled)
+    assert(id < loads_.size());
+    total += loads_[id].latency;  // once per message: unchecked (profiled)
   }
   return total;
+}
+
+FlowNetwork::RouteFacts FlowNetwork::route_facts(const Route& route) const {
+  RouteFacts facts;
+  for (LinkId id : route) {
+    assert(id < loads_.size());
+    const LinkLoad& load = loads_[id];
+    facts.latency += load.latency;
+    facts.bottleneck = std::min(facts.bottleneck, load.capacity);
+    facts.busy = facts.busy || load.users > 0;
+  }
+  return facts;
 }
 
 GroupIndex FlowNetwork::group_for(const Route& route) {
@@ -49,24 +60,6 @@ GroupIndex FlowNetwork::group_for(const Route& route) {
   groups_.back().base_time = now_;
   group_of_route_.emplace(route, index);
   return index;
-}
-
-void FlowNetwork::list_group(GroupIndex index) {
-  RouteGroup& group = groups_[index];
-  if (group.listed) return;
-  group.listed = true;
-  active_groups_.insert(std::lower_bound(active_groups_.begin(), active_groups_.end(), index), index);
-}
-
-void FlowNetwork::unlist_idle_groups() {
-  const auto idle = [&](GroupIndex index) {
-    RouteGroup& group = groups_[index];
-    if (!group.members.empty() || group.latent > 0) return false;
-    group.listed = false;
-    group.rate = 0;
-    return true;
-  };
-  active_groups_.erase(std::remove_if(active_groups_.begin(), active_groups_.end(), idle), active_groups_.end());
 }
 
 FlowId FlowNetwork::start_flow(const Route& route, double bytes, TimePoint now) {
@@ -83,8 +76,7 @@ FlowId FlowNetwork::start_flow(const Route& route, double bytes, TimePoint now) 
   flow.bytes = std::max(bytes, 0.0);
   flows_.emplace(id, flow);
   ++groups_[flow.group].latent;
-  list_group(flow.group);
-  for (LinkId link : groups_[flow.group].route) ++link_users_[link];
+  for (LinkId link : groups_[flow.group].route) ++loads_[link].users;
   latent_.emplace(active_from, id);
   activate_due();  // a route without latency moves at once
   reshare();
@@ -108,7 +100,7 @@ void FlowNetwork::activate_due() {
     group.members.push({flow.target, id});
     activated_now_.push_back(flow.group);
     for (LinkId link : group.route) {
-      ++link_moving_[link];
+      ++loads_[link].moving;
       changed_links_.push_back(link);
     }
     if (first) set_moving(flow.group, true);
@@ -124,9 +116,17 @@ void FlowNetwork::complete_due() {
   const std::size_t first_new = completed_.size();
   due_groups_.swap(activated_now_);
   activated_now_.clear();
+  // Keys by the horizon leave the heap; the groups still moving after this
+  // pass get theirs back below.
   const TimePoint horizon = now_ + kDueMargin;
-  for (auto it = finishes_.begin(); it != finishes_.end() && it->first <= horizon; ++it) {
-    due_groups_.push_back(it->second);
+  while (!finishes_.empty() && finishes_.front().first <= horizon) {
+    const FinishEntry entry = finishes_.front();
+    std::pop_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+    finishes_.pop_back();
+    if (!live(entry)) continue;
+    groups_[entry.second].finish_key = kNever;
+    --live_finishes_;
+    due_groups_.push_back(entry.second);
   }
   std::sort(due_groups_.begin(), due_groups_.end());  // group order, as before
   due_groups_.erase(std::unique(due_groups_.begin(), due_groups_.end()), due_groups_.end());
@@ -148,14 +148,14 @@ void FlowNetwork::complete_due() {
       group.members.pop();
       for (LinkId link : group.route) {
         link_bytes_completed_[link] += bytes;
-        --link_users_[link];
-        --link_moving_[link];
+        --loads_[link].users;
+        --loads_[link].moving;
         changed_links_.push_back(link);
       }
     }
     if (group.members.empty() && group.moving) set_moving(index, false);
+    set_finish_key(index);
   }
-  if (completed_.size() > first_new) unlist_idle_groups();
   std::sort(completed_.begin() + static_cast<std::ptrdiff_t>(first_new), completed_.end());
 }
 
@@ -220,8 +220,8 @@ void FlowNetwork::set_moving(GroupIndex index, bool moving) {
     }
   }
   if (!moving) {
-    if (group.finish_key != kNever) finishes_.erase({group.finish_key, index});
-    group.finish_key = kNever;
+    if (group.finish_key != kNever) --live_finishes_;
+    group.finish_key = kNever;  // its entry goes stale
     group.base_progress = group.progress_at(now_);
     group.base_time = now_;
     group.rate = 0;
@@ -232,9 +232,30 @@ void FlowNetwork::set_finish_key(GroupIndex index) {
   RouteGroup& group = groups_[index];
   const TimePoint key = group_next_finish(group);
   if (key == group.finish_key) return;
-  if (group.finish_key != kNever) finishes_.erase({group.finish_key, index});
-  group.finish_key = key;
-  if (key != kNever) finishes_.emplace(key, index);
+  live_finishes_ += static_cast<std::size_t>(key != kNever) - static_cast<std::size_t>(group.finish_key != kNever);
+  group.finish_key = key;  // the old entry, if any, goes stale
+  if (key == kNever) return;
+  finishes_.emplace_back(key, index);
+  std::push_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+}
+
+void FlowNetwork::drop_stale_finishes() {
+  while (!finishes_.empty() && !live(finishes_.front())) {
+    std::pop_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+    finishes_.pop_back();
+  }
+}
+
+void FlowNetwork::compact_finishes() {
+  // A group re-keyed back to an earlier key has two live entries: sorting
+  // drops the copy too. Amortised: each rebuild follows as many re-keys.
+  constexpr std::size_t kSlack = 64;
+  if (finishes_.size() <= 2 * live_finishes_ + kSlack) return;
+  std::erase_if(finishes_, [&](const FinishEntry& entry) { return !live(entry); });
+  std::sort(finishes_.begin(), finishes_.end());
+  finishes_.erase(std::unique(finishes_.begin(), finishes_.end()), finishes_.end());
+  assert(finishes_.size() == live_finishes_);
+  std::make_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
 }
 
 void FlowNetwork::reshare() {
@@ -257,8 +278,10 @@ void FlowNetwork::reshare() {
       set_finish_key(affected_[i]);
     }
   }
+  compact_finishes();
+  drop_stale_finishes();
   next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
-  if (!finishes_.empty()) next_event_ = std::min(next_event_, finishes_.begin()->first);
+  if (!finishes_.empty()) next_event_ = std::min(next_event_, finishes_.front().first);
 }
 
 }  // namespace gridpeer::network

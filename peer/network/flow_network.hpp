@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <queue>
@@ -43,6 +44,13 @@ class FlowNetwork {
   [[nodiscard]] double rate_for_new_flow(const Route& route) const { return sharing_->rate_for_new_flow(*this, route); }
   /// Latency of a route: the sum of its links'.
   [[nodiscard]] Duration latency(const Route& route) const;
+  /// What a message's delay reads of its route, in one pass over its links.
+  struct RouteFacts {
+    Duration latency{};                                           ///< the sum of the links'
+    double bottleneck = std::numeric_limits<double>::infinity();  ///< the narrowest link's bytes/s
+    bool busy = false;                                            ///< some flow crosses one of its links
+  };
+  [[nodiscard]] RouteFacts route_facts(const Route& route) const;
   /// Flows not yet complete (in their latency phase or moving).
   [[nodiscard]] std::size_t active_flows() const { return flows_.size(); }
   /// Bytes moved so far, by completed flows and partly by moving ones.
@@ -55,9 +63,11 @@ class FlowNetwork {
 
   // ---- what sharing models read ----------------------------------------------
   /// Flows crossing the link, those still in their latency phase included.
-  [[nodiscard]] int flows_on(LinkId link) const { return link_users_[link]; }
+  [[nodiscard]] int flows_on(LinkId link) const { return loads_[link].users; }
+  /// The link's bytes/s (link(id).bytes_per_second, read where it is hot).
+  [[nodiscard]] double capacity(LinkId link) const { return loads_[link].capacity; }
   /// Flows crossing the link past their latency phase.
-  [[nodiscard]] int moving_on(LinkId link) const { return link_moving_[link]; }
+  [[nodiscard]] int moving_on(LinkId link) const { return loads_[link].moving; }
   /// The route groups with moving flows that cross the link, ascending.
   [[nodiscard]] const std::set<GroupIndex>& moving_groups_on(LinkId link) const { return link_moving_groups_[link]; }
   [[nodiscard]] const Route& group_route(GroupIndex group) const { return groups_[group].route; }
@@ -81,9 +91,8 @@ class FlowNetwork {
   };
   struct RouteGroup {
     Route route;
-    bool listed = false;              ///< in active_groups_
     bool moving = false;              ///< has moving flows: in link_moving_groups_
-    TimePoint finish_key = kNever;    ///< its entry in finishes_ (kNever: none)
+    TimePoint finish_key = kNever;    ///< its live entry in finishes_ (kNever: none)
     std::uint64_t in_line_since = 0;  ///< when it last began moving (first-come sharing's order)
     double rate = 0;                  ///< bytes/s of each member
     double base_progress = 0;         ///< bytes each member has moved since the group began, at base_time
@@ -100,10 +109,6 @@ class FlowNetwork {
   };
 
   GroupIndex group_for(const Route& route);
-  /// Lists a group that has just gained a flow (kept sorted: deterministic order).
-  void list_group(GroupIndex index);
-  /// Unlists the groups left without flows.
-  void unlist_idle_groups();
   void activate_due();
   void complete_due();
   /// Re-shares the groups the sharing model says the changed links touch;
@@ -117,10 +122,6 @@ class FlowNetwork {
   std::unique_ptr<SharingModel> sharing_;
   std::vector<Link> links_;
   std::vector<RouteGroup> groups_;  // creation order
-  // Only groups with flows are visited per event: with many peers most routes
-  // are idle (profiled: 1,000 peers with random partners spent 60% of the run
-  // walking idle groups and re-counting link users).
-  std::vector<GroupIndex> active_groups_;  // sorted
   // A route's links, mixed (FNV-1a over the ids): the same on every run.
   struct RouteHash {
     std::size_t operator()(const Route& route) const {
@@ -141,15 +142,35 @@ class FlowNetwork {
   double bytes_completed_ = 0;
   std::vector<double> link_bytes_completed_;  // per link, bytes of the flows completed over it
   std::vector<std::pair<FlowId, TimePoint>> completed_;
-  std::vector<int> link_users_;                           // flows crossing the link, latent ones included
-  std::vector<int> link_moving_;                          // flows crossing the link past their latency phase
+  // What each message and re-share reads of a link, packed apart from its
+  // name: links_ holds a string per link, and at 10,000 peers reading
+  // latencies from it was 6% of a run (profiled), all cache misses.
+  struct LinkLoad {
+    double capacity = 0;  ///< bytes/s
+    Duration latency{};
+    int users = 0;   ///< flows crossing the link, latent ones included
+    int moving = 0;  ///< flows crossing the link past their latency phase
+  };
+  std::vector<LinkLoad> loads_;                           // by link
   std::vector<std::set<GroupIndex>> link_moving_groups_;  // groups with moving flows, per link
   std::vector<LinkId> changed_links_;                     // moving counts changed since the last re-share
-  std::set<std::pair<TimePoint, GroupIndex>> finishes_;   // each moving group's next finish
-  std::vector<GroupIndex> activated_now_;                 // groups that gained a moving flow since the last re-share
-  std::vector<GroupIndex> due_groups_;                    // scratch of complete_due()
-  std::vector<GroupIndex> affected_;                      // scratch of reshare()
-  std::vector<double> rates_;                             // scratch of reshare()
+  // Each moving group's next finish, earliest on top. A key is replaced, not
+  // erased: an entry is live while its group's finish_key still equals it,
+  // and stale ones are dropped when they reach the top or when they outnumber
+  // the live ones (an ordered set's inserts and erases were 28% of a run of
+  // 100,000 peers, profiled).
+  using FinishEntry = std::pair<TimePoint, GroupIndex>;
+  std::vector<FinishEntry> finishes_;  // a min-heap (std::greater)
+  std::size_t live_finishes_ = 0;      // groups with a finish key
+  /// Drops stale entries from the top of finishes_.
+  void drop_stale_finishes();
+  /// Rebuilds finishes_ from the live keys when stale entries dominate.
+  void compact_finishes();
+  [[nodiscard]] bool live(const FinishEntry& entry) const { return groups_[entry.second].finish_key == entry.first; }
+  std::vector<GroupIndex> activated_now_;  // groups that gained a moving flow since the last re-share
+  std::vector<GroupIndex> due_groups_;     // scratch of complete_due()
+  std::vector<GroupIndex> affected_;       // scratch of reshare()
+  std::vector<double> rates_;              // scratch of reshare()
   TimePoint next_event_ = kNever;
 };
 

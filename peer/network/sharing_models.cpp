@@ -35,7 +35,7 @@ class EqualShare final : public SharingModel {
     for (const GroupIndex group : groups) {
       double rate = kUnbounded;
       for (const LinkId id : network.group_route(group)) {
-        rate = std::min(rate, network.link(id).bytes_per_second / network.moving_on(id));
+        rate = std::min(rate, network.capacity(id) / network.moving_on(id));
       }
       rates.push_back(rate);
     }
@@ -44,7 +44,7 @@ class EqualShare final : public SharingModel {
   [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, const Route& route) const override {
     double rate = kUnbounded;
     for (const LinkId id : route) {
-      rate = std::min(rate, network.link(id).bytes_per_second / (network.flows_on(id) + 1));
+      rate = std::min(rate, network.capacity(id) / (network.flows_on(id) + 1));
     }
     return rate;
   }
@@ -90,7 +90,7 @@ class ComponentSharing : public SharingModel {
   }
 
   void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups, std::vector<double>& rates) final {
-    for (const LinkId link : component_links_) capacity_[link] = network.link(link).bytes_per_second;
+    for (const LinkId link : component_links_) capacity_[link] = network.capacity(link);
     rates.assign(groups.size(), 0.0);
     fill(network, groups, rates);
     // What the component's links carry, for a new flow's rate.
@@ -106,7 +106,7 @@ class ComponentSharing : public SharingModel {
     // decisions (ADT), optimistic under first-come, where a new flow queues.
     double rate = kUnbounded;
     for (const LinkId id : route) {
-      const double capacity = network.link(id).bytes_per_second;
+      const double capacity = network.capacity(id);
       const double share = capacity / (network.flows_on(id) + 1);
       const double used = id < used_.size() ? used_[id] : 0.0;
       rate = std::min(rate, std::max(share, capacity - used));

@@ -1,6 +1,7 @@
 // Flow network cases with answers worked out by hand.
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <vector>
 
 #include "peer/io/topology/network_graph.hpp"
 #include "peer/io/topology/topology.hpp"
@@ -77,6 +78,33 @@ BOOST_AUTO_TEST_CASE(a_late_flow_slows_an_early_one) {
   const auto done = run_all(net);
   BOOST_TEST(done.at(b) == 2.0);
   BOOST_TEST(done.at(a) == 2.5);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_flow_re_timed_by_many_short_ones_ends_on_time) {
+  // L (1 MB/s) carries a long flow (1,000 MB, over L and X) and, every 10 s,
+  // a short one (1 MB, over L and Y); X and Y are wide. While a short flow
+  // runs both get 0.5 MB/s: it ends 2 s after it began, and the long one
+  // moves 1 + 8 = 9 MB per 10 s. After 111 rounds (1,110 s) 999 MB have
+  // moved; the 112th short flow shares its last MB: both end at 1,112 s.
+  // Later short flows run alone: 1 s each. Every short flow re-times the
+  // long one twice, so most finish keys in the network go stale and are
+  // dropped on the way.
+  FlowNetwork net(Sharing::equal_share);
+  const LinkId l = net.add_link({"l", 1 * kMB, Duration{}});
+  const LinkId x = net.add_link({"x", 1000 * kMB, Duration{}});
+  const LinkId y = net.add_link({"y", 1000 * kMB, Duration{}});
+  const FlowId long_flow = net.start_flow({l, x}, 1000 * kMB, TimePoint{});
+  std::map<FlowId, double> done;
+  std::vector<FlowId> shorts;
+  for (int i = 0; i < 150; ++i) {
+    shorts.push_back(net.start_flow({l, y}, 1 * kMB, at_seconds(10 * i)));
+    for (const auto& [id, at] : net.take_completed()) done[id] = to_seconds(at);
+  }
+  for (const auto& [id, at] : run_all(net)) done[id] = at;
+  BOOST_TEST(done.at(long_flow) == 1112.0);
+  for (int i = 0; i < 150; ++i) BOOST_TEST(done.at(shorts[i]) == 10.0 * i + (i <= 111 ? 2.0 : 1.0));
+  BOOST_TEST(net.active_flows() == 0U);
+  BOOST_TEST(net.next_event() == kNever);
 }
 
 BOOST_AUTO_TEST_CASE(equal_share_leaves_capacity_unused_where_max_min_hands_it_on) {
