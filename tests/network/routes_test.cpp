@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "peer/network/flow_network.hpp"
@@ -17,6 +18,31 @@ using namespace gridpeer::network;
 namespace {
 
 constexpr double kMB = 1e6;
+
+/// Nodes P and Q (hosts 0 and 1), each behind its bus when `buses` gives
+/// their widths, joined directly by links of these widths (100 us each),
+/// added and connected in the order given.
+struct ParallelLinks {
+  NetworkGraph graph;
+  std::optional<LinkId> bus_p, bus_q;
+  std::vector<LinkId> direct;
+  NodeId p{}, q{};
+  explicit ParallelLinks(const std::vector<double>& widths,
+                         std::optional<std::pair<double, double>> buses = std::nullopt) {
+    if (buses) {
+      bus_p = graph.add_link({"bus-p", buses->first, microseconds(10)});
+      bus_q = graph.add_link({"bus-q", buses->second, microseconds(10)});
+    }
+    p = graph.add_node("P", bus_p);
+    q = graph.add_node("Q", bus_q);
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      direct.push_back(graph.add_link({"direct-" + std::to_string(i), widths[i], microseconds(100)}));
+      graph.connect(p, q, direct.back());
+    }
+    graph.place_host(0, p);
+    graph.place_host(1, q);
+  }
+};
 
 /// A diamond with a slow shortcut:
 ///   A -(1 MB/s, 50 ms)- D           one edge
@@ -70,48 +96,27 @@ BOOST_AUTO_TEST_CASE(parallel_direct_links_give_the_widest_then_the_first) {
   // Nodes P and Q joined by three links of 5, 20 and 20 MB/s (added in that
   // order), and through R by two of 100: one hop wins; of the direct links
   // the widest, and of equal widths the first added.
-  NetworkGraph graph;
-  const LinkId slow = graph.add_link({"slow", 5 * kMB, microseconds(100)});
-  const LinkId first20 = graph.add_link({"first20", 20 * kMB, microseconds(100)});
-  const LinkId second20 = graph.add_link({"second20", 20 * kMB, microseconds(100)});
-  const LinkId pr = graph.add_link({"pr", 100 * kMB, microseconds(100)});
-  const LinkId rq = graph.add_link({"rq", 100 * kMB, microseconds(100)});
-  const NodeId p = graph.add_node("P");
-  const NodeId q = graph.add_node("Q");
-  const NodeId r = graph.add_node("R");
-  graph.connect(p, r, pr);
-  graph.connect(r, q, rq);
-  graph.connect(p, q, slow);
-  graph.connect(p, q, first20);
-  graph.connect(p, q, second20);
-  graph.place_host(0, p);
-  graph.place_host(1, q);
-  const RouteTable table(graph);
-  BOOST_TEST(table.route(0, 1) == (Route{first20}), boost::test_tools::per_element());
-  BOOST_TEST(table.route(1, 0) == (Route{first20}), boost::test_tools::per_element());
+  ParallelLinks pq({5 * kMB, 20 * kMB, 20 * kMB});
+  const LinkId pr = pq.graph.add_link({"pr", 100 * kMB, microseconds(100)});
+  const LinkId rq = pq.graph.add_link({"rq", 100 * kMB, microseconds(100)});
+  const NodeId r = pq.graph.add_node("R");
+  pq.graph.connect(pq.p, r, pr);
+  pq.graph.connect(r, pq.q, rq);
+  const RouteTable table(pq.graph);
+  BOOST_TEST(table.route(0, 1) == (Route{pq.direct[1]}), boost::test_tools::per_element());
+  BOOST_TEST(table.route(1, 0) == (Route{pq.direct[1]}), boost::test_tools::per_element());
   BOOST_TEST(table.bottleneck(table.route(0, 1)) == 20 * kMB);
 }
 
 BOOST_AUTO_TEST_CASE(a_narrow_bus_makes_parallel_links_tie_and_the_first_wins) {
-  // Q's bus (2 MB/s) is narrower than every direct link: all three direct
-  // routes are 2 MB/s wide, so the first link added (the 5 MB/s one) is kept,
-  // with both buses crossed.
-  NetworkGraph graph;
-  const LinkId bus_p = graph.add_link({"bus-p", 100 * kMB, microseconds(10)});
-  const LinkId bus_q = graph.add_link({"bus-q", 2 * kMB, microseconds(10)});
-  const LinkId slow = graph.add_link({"slow", 5 * kMB, microseconds(100)});
-  const LinkId fast = graph.add_link({"fast", 50 * kMB, microseconds(100)});
-  const LinkId faster = graph.add_link({"faster", 80 * kMB, microseconds(100)});
-  const NodeId p = graph.add_node("P", bus_p);
-  const NodeId q = graph.add_node("Q", bus_q);
-  graph.connect(p, q, slow);
-  graph.connect(p, q, fast);
-  graph.connect(p, q, faster);
-  graph.place_host(0, p);
-  graph.place_host(1, q);
-  const RouteTable table(graph);
-  BOOST_TEST(table.route(0, 1) == (Route{bus_p, slow, bus_q}), boost::test_tools::per_element());
-  BOOST_TEST(table.route(1, 0) == (Route{bus_q, slow, bus_p}), boost::test_tools::per_element());
+  // Q's bus (2 MB/s) is narrower than every direct link (5, 50, 80 MB/s):
+  // all three direct routes are 2 MB/s wide, so the first link added (the
+  // 5 MB/s one) is kept, with both buses crossed.
+  ParallelLinks pq({5 * kMB, 50 * kMB, 80 * kMB}, {{100 * kMB, 2 * kMB}});
+  const RouteTable table(pq.graph);
+  const LinkId slow = pq.direct[0];
+  BOOST_TEST(table.route(0, 1) == (Route{*pq.bus_p, slow, *pq.bus_q}), boost::test_tools::per_element());
+  BOOST_TEST(table.route(1, 0) == (Route{*pq.bus_q, slow, *pq.bus_p}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(equal_paths_go_to_the_first_found_not_the_first_joined_at_the_end) {
