@@ -19,22 +19,24 @@ struct JobRecord {
   ServerIndex origin = 0;
   ServerIndex executed_on = 0;
   int cpus = 1;
+  /// Times its origin took it up again from its journal after a crash (a
+  /// job that was running at home then ran again from the start). Beside
+  /// cpus, not last: the record packs into 72 bytes, not 80 (a study keeps
+  /// millions of them).
+  std::uint32_t recoveries = 0;
   TimePoint submit{};
   TimePoint start{};   ///< execution start
   TimePoint finish{};  ///< execution end
   TimePoint end{};     ///< output back at the origin (== finish for local jobs)
   std::uint64_t input_bytes = 0;
   std::uint64_t output_bytes = 0;
-  /// Times its origin took it up again from its journal after a crash (a
-  /// job that was running at home then ran again from the start).
-  std::uint32_t recoveries = 0;
 
   /// The one way to make a record: the job as submitted, where it ran, when
   /// it started and finished there, and when it ended at its origin.
   [[nodiscard]] static JobRecord of(const Job& job, ServerIndex executed_on, TimePoint start, TimePoint finish,
                                     TimePoint end) {
-    return {job.id, job.origin, executed_on, job.cpus,        job.submit,
-            start,  finish,     end,         job.input_bytes, job.output_bytes};
+    return {job.id, job.origin, executed_on,     job.cpus,        0, job.submit, start,
+            finish, end,        job.input_bytes, job.output_bytes};
   }
 
   bool operator==(const JobRecord&) const = default;
@@ -44,5 +46,6 @@ struct JobRecord {
   [[nodiscard]] Duration response() const { return end - submit; }
   [[nodiscard]] Duration run() const { return finish - start; }
 };
+static_assert(sizeof(JobRecord) <= 72, "a study keeps millions of records: keep them packed");
 
 }  // namespace gridpeer

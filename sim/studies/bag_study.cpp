@@ -23,8 +23,8 @@ Job job_of(JobId id, ServerIndex origin, const ServerSpec& server, const Groupin
   const auto run = microseconds(std::max<std::int64_t>(1, std::llround(drawn.mi / server.mhz * 1e6)));
   return Job{id,
              origin,
-             TimePoint{},
              1,
+             TimePoint{},
              run,
              run,
              static_cast<std::uint64_t>(std::llround(drawn.input_bytes)),

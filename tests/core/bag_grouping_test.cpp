@@ -45,7 +45,7 @@ TimePoint at_ms(std::int64_t ms) {
 /// Eight members of bag 7, 1 s each at the origin's 100 MIPS (100 MI),
 /// 1 kB in and 2 kB out: ids 1..8.
 Job member(JobId id) {
-  Job j{id, 0, TimePoint{}, 1, seconds(1), seconds(1), 1000, 2000};
+  Job j{id, 0, 1, TimePoint{}, seconds(1), seconds(1), 1000, 2000};
   j.bag = 7;
   return j;
 }

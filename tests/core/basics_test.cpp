@@ -133,8 +133,8 @@ BOOST_AUTO_TEST_CASE(metrics_by_hand) {
   //        1 MB in + 5 MB out.
   const std::vector<ServerSpec> servers{{"A", 10, 1, 100, 0}, {"B", 10, 1, 300, 1}};
   std::vector<JobRecord> records(2);
-  records[0] = {1, 0, 0, 5, at_seconds(0), at_seconds(10), at_seconds(30), at_seconds(30), 0, 0};
-  records[1] = {2, 0, 1, 2, at_seconds(0), at_seconds(20), at_seconds(25), at_seconds(40), 1'000'000, 5'000'000};
+  records[0] = {1, 0, 0, 5, 0, at_seconds(0), at_seconds(10), at_seconds(30), at_seconds(30), 0, 0};
+  records[1] = {2, 0, 1, 2, 0, at_seconds(0), at_seconds(20), at_seconds(25), at_seconds(40), 1'000'000, 5'000'000};
   const MetricsSummary m = summarize(records, servers);
   BOOST_TEST(m.jobs == 2U);
   BOOST_TEST(m.avg_wait_s == 15.0);      // (10 + 20) / 2
@@ -168,8 +168,8 @@ BOOST_AUTO_TEST_CASE(utilization_over_the_arrival_window_is_not_diluted_by_the_d
   // / (1000 x 10) = 57.5%.
   const std::vector<ServerSpec> servers{{"A", 10, 1, 100, 0}};
   std::vector<JobRecord> records(2);
-  records[0] = {1, 0, 0, 10, at_seconds(0), at_seconds(0), at_seconds(100), at_seconds(100), 0, 0};
-  records[1] = {2, 0, 0, 5, at_seconds(50), at_seconds(50), at_seconds(1000), at_seconds(1000), 0, 0};
+  records[0] = {1, 0, 0, 10, 0, at_seconds(0), at_seconds(0), at_seconds(100), at_seconds(100), 0, 0};
+  records[1] = {2, 0, 0, 5, 0, at_seconds(50), at_seconds(50), at_seconds(1000), at_seconds(1000), 0, 0};
   const MetricsSummary m = summarize(records, servers);
   BOOST_TEST(m.arrival_window_s == 50.0);
   BOOST_TEST(m.weighted_utilization_arrivals == 1.0);

@@ -32,7 +32,7 @@ GridConfig split_config(PeerSplit split, double link_mbps) {
 }
 
 Job wide_job(JobId id, int cpus = 12, std::int64_t run_s = 100) {
-  return Job{id, 0, TimePoint{}, cpus, seconds(run_s), seconds(run_s), 0, 0};
+  return Job{id, 0, cpus, TimePoint{}, seconds(run_s), seconds(run_s), 0, 0};
 }
 
 using Drop = std::function<bool(ServerIndex from, ServerIndex to, const protocol::Message&)>;
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(one_refusal_aborts_every_part) {
   grid.drop = [&](ServerIndex, ServerIndex to, const protocol::Message& m) {
     if (to == 1 && std::holds_alternative<protocol::PartPrepare>(m) && !prepared_b) {
       prepared_b = true;
-      grid.b.submit(Job{(JobId{1} << 40) + 1, 1, TimePoint{}, 8, seconds(1000), seconds(1000), 0, 0}, TimePoint{});
+      grid.b.submit(Job{(JobId{1} << 40) + 1, 1, 8, TimePoint{}, seconds(1000), seconds(1000), 0, 0}, TimePoint{});
       grid.b.take_outputs();
       grid.b.on_message(0, m, TimePoint{});
       return true;

@@ -27,7 +27,7 @@ GridConfig sender_config() {
 }
 
 Job job(JobId id, ServerIndex origin, int cpus, std::int64_t run_s, std::uint64_t input = 0) {
-  return Job{id, origin, TimePoint{}, cpus, seconds(run_s), seconds(run_s), input, 0};
+  return Job{id, origin, cpus, TimePoint{}, seconds(run_s), seconds(run_s), input, 0};
 }
 
 TimePoint at(std::int64_t s) {

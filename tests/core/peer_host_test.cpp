@@ -22,7 +22,7 @@ TimePoint at(std::int64_t s) {
 }
 
 Job job(int cpus, std::int64_t run_s) {
-  return Job{999, 7, at(123), cpus, seconds(run_s), seconds(run_s), 0, 0};
+  return Job{999, 7, cpus, at(123), seconds(run_s), seconds(run_s), 0, 0};
 }
 
 /// Writes down each call as the words of peer_outputs.hpp ("persist:N" for

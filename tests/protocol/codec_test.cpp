@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
   {
     ResultsReply reply;
     reply.total = 2;
-    reply.records.push_back({JobRecord{job.id, 3, 5, 64, TimePoint{seconds(1)}, TimePoint{seconds(2)},
+    reply.records.push_back({JobRecord{job.id, 3, 5, 64, 0, TimePoint{seconds(1)}, TimePoint{seconds(2)},
                                        TimePoint{seconds(3)}, TimePoint{seconds(4)}, 10, 20},
                              ResultRecord::Outcome::lost, "peer S6 went away"});
     const auto back = std::get<ResultsReply>(round_trip(reply));
@@ -175,7 +175,7 @@ BOOST_AUTO_TEST_CASE(every_message_survives_a_round_trip) {
     // A split job's record lists its parts; parts that do not add up to its CPUs are refused.
     ResultsReply reply;
     reply.total = 1;
-    reply.records.push_back({JobRecord{job.id, 3, 5, 12, TimePoint{seconds(1)}, TimePoint{seconds(2)},
+    reply.records.push_back({JobRecord{job.id, 3, 5, 12, 0, TimePoint{seconds(1)}, TimePoint{seconds(2)},
                                        TimePoint{seconds(3)}, TimePoint{seconds(4)}, 0, 0},
                              ResultRecord::Outcome::completed,
                              "",

@@ -46,7 +46,7 @@ site = 1
 
 Job job(JobId id, ServerIndex origin, std::int64_t submit_s, int cpus, std::int64_t run_s, std::uint64_t input = 0,
         std::uint64_t output = 0) {
-  return Job{id, origin, at_seconds(submit_s), cpus, seconds(run_s), seconds(run_s), input, output};
+  return Job{id, origin, cpus, at_seconds(submit_s), seconds(run_s), seconds(run_s), input, output};
 }
 
 GridConfig config(GridAlgorithm algorithm, bool blind = false) {

@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(replay_reproduces_the_hand_computed_easy_schedule) {
   std::vector<Job> jobs;
   const int cpus[] = {2, 3, 4, 1, 1};
   const int run[] = {10, 10, 10, 25, 5};
-  for (JobId i = 0; i < 5; ++i) jobs.push_back({i, 0, TimePoint{}, cpus[i], seconds(run[i]), seconds(run[i]), 0, 0});
+  for (JobId i = 0; i < 5; ++i) jobs.push_back({i, 0, cpus[i], TimePoint{}, seconds(run[i]), seconds(run[i]), 0, 0});
   const auto result = replay_local(server, {LocalPolicy::easy, 0}, jobs);
   std::map<JobId, double> starts;
   for (const JobRecord& r : result.records) starts[r.id] = to_seconds(r.start);

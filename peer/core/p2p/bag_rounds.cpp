@@ -15,7 +15,7 @@ namespace {
 /// One group as a job: 1 CPU, the members' run times, estimates and data summed.
 Job group_job(std::span<const Job> bag, const JobGroup& group) {
   const Job& first = bag[group.jobs.front()];
-  Job job{first.id, first.origin, first.submit, 1, Duration::zero(), Duration::zero(), 0, 0};
+  Job job{first.id, first.origin, 1, first.submit, Duration::zero(), Duration::zero(), 0, 0};
   for (std::size_t member : group.jobs) {
     const Job& m = bag[member];
     job.submit = std::min(job.submit, m.submit);

@@ -28,7 +28,7 @@ void GridPeer::collect_bag(const Job& job, TimePoint now) {
 void GridPeer::conclude_bag(const Query& query, TimePoint now) {
   // Candidates: this server first (its data stays: infinite bandwidth), then
   // the repliers by server index, with the path bandwidth this peer sees.
-  const SiteCandidate self = estimate_here(requirements(Job{query.job, id_, now, 1}), now);
+  const SiteCandidate self = estimate_here(requirements(Job{query.job, id_, 1, now}), now);
   // Ready: a group would start there soon (Shan et al.'s phi, read for the group).
   const auto ready = [&](const SiteCandidate& c) { return c.free_cpus > 0 || c.awt < config_.parameters.phi; };
   std::vector<BagCandidate> candidates{
