@@ -23,8 +23,8 @@ FlowNetwork::FlowNetwork(std::unique_ptr<SharingModel> sharing) : sharing_(std::
 
 LinkId FlowNetwork::add_link(Link link) {
   assert(link.bytes_per_second > 0 && link.latency >= Duration::zero());
-  links_.push_back(std::move(link));
   loads_.push_back({link.bytes_per_second, link.latency, 0, 0});
+  links_.push_back(std::move(link));
   link_bytes_completed_.push_back(0);
   link_moving_groups_.emplace_back();
   return static_cast<LinkId>(links_.size() - 1);

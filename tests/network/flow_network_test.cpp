@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(a_long_flow_re_timed_by_many_short_ones_ends_on_time) {
   std::map<FlowId, double> done;
   std::vector<FlowId> shorts;
   for (int i = 0; i < 150; ++i) {
-    shorts.push_back(net.start_flow({l, y}, 1 * kMB, at_seconds(10 * i)));
+    shorts.push_back(net.start_flow({l, y}, 1 * kMB, at_seconds(10LL * i)));
     for (const auto& [id, at] : net.take_completed()) done[id] = to_seconds(at);
   }
   for (const auto& [id, at] : run_all(net)) done[id] = at;
