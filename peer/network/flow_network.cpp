@@ -232,8 +232,9 @@ void FlowNetwork::set_finish_key(GroupIndex index) {
   RouteGroup& group = groups_[index];
   const TimePoint key = group_next_finish(group);
   if (key == group.finish_key) return;
-  live_finishes_ += static_cast<std::size_t>(key != kNever) - static_cast<std::size_t>(group.finish_key != kNever);
-  group.finish_key = key;  // the old entry, if any, goes stale
+  if (group.finish_key == kNever) ++live_finishes_;  // a key where there was none
+  if (key == kNever) --live_finishes_;               // none where there was a key
+  group.finish_key = key;                            // the old entry, if any, goes stale
   if (key == kNever) return;
   finishes_.emplace_back(key, index);
   std::push_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
