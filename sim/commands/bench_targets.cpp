@@ -176,7 +176,7 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 | local FCFS (grid peers) | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
 | local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it; past EASY's reservation a pass only looks for starts, passing over staged jobs and jobs wider than the free nodes, and stops when none is free or no ready job is left | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
 | AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs; a pass's backfill asks a min-tree for the next ready job that fits the free nodes, O(log queue) per job tried, and a pass after arrivals alone tries only the jobs that arrived | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |
-| event queue | binary heap, O(log pending) per event | pending events: messages in flight plus one wake-up per peer |
+| event queue | four-way heap of 16-byte keys (time, sequence and the event's slot), O(log pending) per event; the events wait in a pool of reused slots | pending events: messages in flight plus one wake-up per peer; at most 2^28 at once |
 | R-I / Sy-I volunteering | a Volunteer to a peer with nothing waiting is parked, not queued, and handed over before that peer's next input | parked per receiver, at most one period's worth per partner; messages are still sent and counted |
 | routes | found on first use per pair of nodes (breadth first), then cached; dense index up to 1,024 nodes | memory: routes actually used, not N^2 |
 | equal-share network | a flow start or end re-shares only the routes crossing a link whose flow count changed | max-min re-shares globally |
@@ -209,9 +209,15 @@ These are the mechanisms; the figures are in the tables above.
   speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
   0.62 s an hour later; so builds are compared side by side, never against an older bench.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
-  peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. The event
-  heap's sift is a tenth of such a run (its compares miss the cache: up to 83,000 pending events of 40
-  bytes), and one event in five is a peer's wake-up superseded by a later one, popped and dropped.
+  peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On this
+  machine a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
+  about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1.1 us, so
+  each event pays some five or six such misses: the peer's host, its local scheduler, the rows of its
+  job maps (node-based trees), the route between two random sites and its links' loads. Meeting 3x
+  means two or three misses an event, which needs each peer's hot state packed together (flat maps in
+  place of trees, one arena per peer), not a faster algorithm. The event queue's sift was a tenth of
+  such a run; the queue now keeps 16-byte keys in a four-way heap whose children share a cache line,
+  with the events themselves in a pool (the same order, so the same results), and costs about 4%.
   Costs that grew faster than that are gone: the route search for each new pair of sites walked a WAN
   router's edge to every site (now it ends from the destination's side and keeps its arrays); each
   peer's random partner draw counted every member (now only as far as its choice reads); the flow

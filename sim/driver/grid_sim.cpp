@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -18,6 +17,7 @@
 #include "peer/model/rng.hpp"
 #include "peer/network/network_model.hpp"
 #include "peer/network/static_view.hpp"
+#include "sim/driver/event_queue.hpp"
 #include "sim/driver/job_index.hpp"
 #include "sim/driver/parked_volunteers.hpp"
 #include "sim/driver/wire_sizes.hpp"
@@ -25,8 +25,8 @@
 namespace gridpeer::sim {
 namespace {
 
-// Events stay small (the heap moves them at every push and pop; profiled):
-// a message's body waits in a slot of its own.
+// A message's body waits in a slot of its own: an event is read once, when
+// it is popped (the queue orders it by its time and sequence alone).
 struct Event {
   enum class Kind : std::uint8_t { submit, message, wake, network_wake, crash, restart, leave, rejoin };
   TimePoint at;
@@ -37,10 +37,6 @@ struct Event {
   std::uint32_t scheduler = 0;  ///< wake: the scheduler (a peer's server index, or 0: the meta-scheduler)
   std::size_t item =
       0;  ///< submit: index into jobs; message: its slot; crash, restart: into crashes; leave, rejoin: into leaves
-};
-
-struct Later {
-  bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.sequence > b.sequence; }
 };
 
 /// Two id spaces meet here: a trace's job is `index` into the run's jobs;
@@ -207,8 +203,7 @@ class GridDriver {
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
     while (!queue_.empty() && ended_ < jobs_.size()) {
-      Event event = queue_.top();
-      queue_.pop();
+      const Event event = queue_.pop().payload;
       if (event.at > horizon) break;
       now_ = event.at;
       sequence_now_ = event.sequence;
@@ -325,13 +320,14 @@ class GridDriver {
 
   void push(Event event) {  // Event is trivially copyable: by value is as cheap as a move
     event.sequence = sequence_++;
-    queue_.push(event);
+    queue_.push(event.at, event.sequence, event);
   }
 
   void push_next_submission() {
     if (submitted_ == jobs_.size()) return;
     const std::size_t job = submission(submitted_);
-    queue_.push({jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, 0, job});
+    const Event event{jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, 0, job};
+    queue_.push(event.at, event.sequence, event);
   }
 
   // Messages are trivially copyable (plain fields, no strings).
@@ -792,8 +788,9 @@ class GridDriver {
   /// go back into the queue at their own places.
   void requeue_parked(ServerIndex peer) {
     parked_.take_all(peer, [&](const ParkedVolunteer& v) {
-      queue_.push(
-          {v.at, v.sequence, Event::Kind::message, peer, v.from, 0, store_message(protocol::Volunteer{v.utilization})});
+      const Event event{
+          v.at, v.sequence, Event::Kind::message, peer, v.from, 0, store_message(protocol::Volunteer{v.utilization})};
+      queue_.push(event.at, event.sequence, event);
     });
   }
 
@@ -829,7 +826,7 @@ class GridDriver {
   std::vector<SchedulerSlot> schedulers_;      // by scheduler
   std::vector<JobState> job_state_;            // by index into jobs_
   JobIndex index_of_{1};                       // id as its origin numbered it -> index
-  std::priority_queue<Event, std::vector<Event>, Later> queue_;
+  EventQueue<Event> queue_;
   std::uint64_t sequence_ = 0;
   std::uint64_t sequence_now_ = 0;  // the event being handled
   ParkedVolunteers parked_;

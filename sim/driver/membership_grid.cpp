@@ -124,13 +124,13 @@ bool MembershipGrid::connected(Index a, Index b) const {
 
 void MembershipGrid::schedule(Event event) {
   event.seq = next_seq_++;
-  events_.push_back(std::move(event));
-  std::push_heap(events_.begin(), events_.end(), Later{});
+  const TimePoint at = event.at;
+  const std::uint64_t seq = event.seq;
+  events_.push(at, seq, std::move(event));
 }
 
 void MembershipGrid::schedule_action(TimePoint at, std::function<void()> action) {
-  actions_.emplace(next_seq_, std::move(action));
-  schedule(Event{at, 0, Event::Kind::action, 0, 0, nullptr});
+  schedule(Event{at, 0, Event::Kind::action, 0, 0, nullptr, std::move(action)});
 }
 
 void MembershipGrid::settle(Index member) {
@@ -169,20 +169,14 @@ void MembershipGrid::settle(Index member) {
 
 void MembershipGrid::run_until(TimePoint until, std::uint64_t max_events) {
   std::uint64_t handled = 0;
-  while (!events_.empty() && events_.front().at <= until) {
+  while (!events_.empty() && events_.next_time() <= until) {
     if (++handled > max_events) throw std::runtime_error("membership grid: more than the bound of events");
-    std::pop_heap(events_.begin(), events_.end(), Later{});
-    Event event = std::move(events_.back());
-    events_.pop_back();
+    Event event = events_.pop().payload;
     now_ = event.at;
     switch (event.kind) {
-      case Event::Kind::action: {
-        const auto action = actions_.find(event.seq);
-        const std::function<void()> run = std::move(action->second);
-        actions_.erase(action);
-        run();
+      case Event::Kind::action:
+        event.action();
         break;
-      }
       case Event::Kind::wake: {
         Node& woken = nodes_[event.to];
         if (!woken.running || woken.wake != event.at) break;  // superseded

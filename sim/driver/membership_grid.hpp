@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -17,6 +16,7 @@
 #include "peer/core/membership/membership.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/model/time.hpp"
+#include "sim/driver/event_queue.hpp"
 
 namespace gridpeer::sim {
 
@@ -92,10 +92,7 @@ class MembershipGrid {
     Index to = 0;
     Index from = 0;
     std::shared_ptr<const protocol::MembershipMessage> message;  ///< deliver
-  };
-  /// For a min-heap: the earliest first, then the first scheduled.
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
+    std::function<void()> action;                                ///< action
   };
 
   Node& start(const std::string& name, TimePoint at);
@@ -110,10 +107,9 @@ class MembershipGrid {
 
   MembershipGridOptions options_;
   Rng rng_;
-  membership::Roster roster_;                               ///< every member's card, shared by their views
-  std::vector<Node> nodes_;                                 ///< by roster index
-  std::vector<Event> events_;                               ///< a heap by Later
-  std::map<std::uint64_t, std::function<void()>> actions_;  ///< by their event's seq
+  membership::Roster roster_;  ///< every member's card, shared by their views
+  std::vector<Node> nodes_;    ///< by roster index
+  EventQueue<Event> events_;   ///< earliest first, then the first scheduled
   std::uint64_t next_seq_ = 0;
   TimePoint now_{};
   std::vector<std::set<std::string>> groups_;
