@@ -211,8 +211,8 @@ These are the mechanisms; the figures are in the tables above.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On this
   machine a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
-  about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1.1 us, so
-  each event pays some five or six such misses: the peer's host, its local scheduler, the rows of its
+  about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1 us, so
+  each event pays some five such misses: the peer's host, its local scheduler, the rows of its
   job maps (node-based trees), the route between two random sites and its links' loads. Meeting 3x
   means two or three misses an event, which needs each peer's hot state packed together (flat maps in
   place of trees, one arena per peer), not a faster algorithm. The event queue's sift was a tenth of
