@@ -30,7 +30,7 @@ LinkId FlowNetwork::add_link(Link link) {
   return static_cast<LinkId>(links_.size() - 1);
 }
 
-Duration FlowNetwork::latency(const Route& route) const {
+Duration FlowNetwork::latency(RouteView route) const {
   Duration total{};
   for (LinkId id : route) {
     assert(id < loads_.size());
@@ -39,7 +39,7 @@ Duration FlowNetwork::latency(const Route& route) const {
   return total;
 }
 
-FlowNetwork::RouteFacts FlowNetwork::route_facts(const Route& route) const {
+FlowNetwork::RouteFacts FlowNetwork::route_facts(RouteView route) const {
   RouteFacts facts;
   for (LinkId id : route) {
     assert(id < loads_.size());
@@ -51,18 +51,18 @@ FlowNetwork::RouteFacts FlowNetwork::route_facts(const Route& route) const {
   return facts;
 }
 
-GroupIndex FlowNetwork::group_for(const Route& route) {
+GroupIndex FlowNetwork::group_for(RouteView route) {
   const auto found = group_of_route_.find(route);
   if (found != group_of_route_.end()) return found->second;
   const auto index = static_cast<GroupIndex>(groups_.size());
   groups_.emplace_back();
-  groups_.back().route = route;
+  groups_.back().route.assign(route.begin(), route.end());
   groups_.back().base_time = now_;
-  group_of_route_.emplace(route, index);
+  group_of_route_.emplace(groups_.back().route, index);
   return index;
 }
 
-FlowId FlowNetwork::start_flow(const Route& route, double bytes, TimePoint now) {
+FlowId FlowNetwork::start_flow(RouteView route, double bytes, TimePoint now) {
   advance(now);
   const FlowId id = next_id_++;
   if (route.empty()) {  // same host: nothing crosses a link

@@ -3,6 +3,7 @@
 // routes of links. A flow first waits out its route's latency, then moves its
 // bytes at the rate the sharing model (sharing_model.hpp) gives it; rates are
 // re-shared whenever a flow starts moving or finishes.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,7 +32,7 @@ class FlowNetwork {
   [[nodiscard]] std::size_t link_count() const { return links_.size(); }
 
   /// Starts moving `bytes` over `route` (an empty route is instantaneous).
-  FlowId start_flow(const Route& route, double bytes, TimePoint now);
+  FlowId start_flow(RouteView route, double bytes, TimePoint now);
   /// Moves time to `now`, completing flows (in completion order) on the way.
   void advance(TimePoint now);
   /// When the next flow completes or leaves its latency phase; kNever if none.
@@ -41,16 +42,16 @@ class FlowNetwork {
 
   [[nodiscard]] double rate(FlowId id) const;
   /// The rate a new flow over `route` would get now (ADT estimates).
-  [[nodiscard]] double rate_for_new_flow(const Route& route) const { return sharing_->rate_for_new_flow(*this, route); }
+  [[nodiscard]] double rate_for_new_flow(RouteView route) const { return sharing_->rate_for_new_flow(*this, route); }
   /// Latency of a route: the sum of its links'.
-  [[nodiscard]] Duration latency(const Route& route) const;
+  [[nodiscard]] Duration latency(RouteView route) const;
   /// What a message's delay reads of its route, in one pass over its links.
   struct RouteFacts {
     Duration latency{};                                           ///< the sum of the links'
     double bottleneck = std::numeric_limits<double>::infinity();  ///< the narrowest link's bytes/s
     bool busy = false;                                            ///< some flow crosses one of its links
   };
-  [[nodiscard]] RouteFacts route_facts(const Route& route) const;
+  [[nodiscard]] RouteFacts route_facts(RouteView route) const;
   /// Flows not yet complete (in their latency phase or moving).
   [[nodiscard]] std::size_t active_flows() const { return flows_.size(); }
   /// Bytes moved so far, by completed flows and partly by moving ones.
@@ -108,7 +109,7 @@ class FlowNetwork {
     bool active = false;
   };
 
-  GroupIndex group_for(const Route& route);
+  GroupIndex group_for(RouteView route);
   void activate_due();
   void complete_due();
   /// Re-shares the groups the sharing model says the changed links touch;
@@ -123,8 +124,10 @@ class FlowNetwork {
   std::vector<Link> links_;
   std::vector<RouteGroup> groups_;  // creation order
   // A route's links, mixed (FNV-1a over the ids): the same on every run.
+  // Both take a view, so a route is looked up where it is kept, not copied.
   struct RouteHash {
-    std::size_t operator()(const Route& route) const {
+    using is_transparent = void;
+    std::size_t operator()(RouteView route) const {
       std::uint64_t h = 14695981039346656037ULL;
       for (const LinkId link : route) h = (h ^ link) * 1099511628211ULL;
       return static_cast<std::size_t>(h);
@@ -133,7 +136,11 @@ class FlowNetwork {
   // Looked up, never iterated (a group's index is its creation order): with
   // thousands of peers, an ordered map's comparisons of whole routes were 6%
   // of a run (profiled at 10,000 peers).
-  std::unordered_map<Route, GroupIndex, RouteHash> group_of_route_;
+  struct SameRoute {
+    using is_transparent = void;
+    bool operator()(RouteView a, RouteView b) const { return std::ranges::equal(a, b); }
+  };
+  std::unordered_map<Route, GroupIndex, RouteHash, SameRoute> group_of_route_;
   std::map<FlowId, Flow> flows_;
   std::set<std::pair<TimePoint, FlowId>> latent_;  // by end of the latency phase, then start order
   FlowId next_id_ = 0;

@@ -3,6 +3,7 @@
 // routes cross (a point-to-point line, or a shared medium such as 002's site
 // network). Routes are lists of links.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@ namespace gridpeer::network {
 using LinkId = std::uint32_t;
 /// The links a transfer crosses, in order; empty between a host and itself.
 using Route = std::vector<LinkId>;
+/// A route read where it is kept (a route table's entry, a flow group's route).
+using RouteView = std::span<const LinkId>;
 
 struct Link {
   std::string name;

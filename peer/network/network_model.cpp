@@ -30,7 +30,7 @@ NetworkModel::NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule, 
 }
 
 Duration NetworkModel::transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
-  const Route& path = route(from, to);
+  const RouteView path = route(from, to);
   if (path.empty()) return Duration::zero();
   const Duration latency = flows_.latency(path);
   if (bytes == 0) return latency;
@@ -39,7 +39,7 @@ Duration NetworkModel::transfer_estimate(std::uint64_t bytes, ServerIndex from, 
 
 Duration NetworkModel::message_delay(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
   if (control_ == ControlTraffic::shared) return transfer_estimate(bytes, from, to);
-  const Route& path = route(from, to);
+  const RouteView path = route(from, to);
   if (path.empty()) return Duration::zero();
   // One pass over the route's links (three were a tenth of a 10,000-peer run).
   const FlowNetwork::RouteFacts facts = flows_.route_facts(path);

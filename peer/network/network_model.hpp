@@ -21,7 +21,7 @@ class NetworkModel final : public NetworkView {
   NetworkModel(const NetworkModel&) = delete;
   NetworkModel& operator=(const NetworkModel&) = delete;
 
-  [[nodiscard]] const Route& route(ServerIndex from, ServerIndex to) const { return routes_.route(from, to); }
+  [[nodiscard]] RouteView route(ServerIndex from, ServerIndex to) const { return routes_.route(from, to); }
   /// The route's latency plus `bytes` at the rate a new flow would get now.
   [[nodiscard]] Duration transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override;
   [[nodiscard]] double bottleneck_bandwidth(ServerIndex from, ServerIndex to) const override;

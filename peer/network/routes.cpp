@@ -20,36 +20,54 @@ constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 RouteTable::RouteTable(const NetworkGraph& graph, RouteRule rule) : graph_(graph), rule_(rule) {
   graph_.check_hosts_placed();
   const std::size_t nodes = graph_.nodes().size();
-  if (nodes <= kDenseNodes) dense_.assign(nodes * nodes, nullptr);
+  if (nodes <= kDenseNodes) dense_.assign(nodes * nodes, Kept{});
 }
 
-const Route& RouteTable::route(ServerIndex from, ServerIndex to) const {
-  if (from == to) return empty_;
+RouteView RouteTable::route(ServerIndex from, ServerIndex to) const {
+  if (from == to) return {};
   const NodeId a = graph_.host_node(from);
   const NodeId b = graph_.host_node(to);
-  const std::size_t dense = dense_.empty() ? 0 : std::size_t{a} * graph_.nodes().size() + b;
-  if (!dense_.empty() && dense_[dense] != nullptr) return *dense_[dense];
-  const std::uint64_t key = (std::uint64_t{a} << 32) | b;
-  const auto found = cache_.find(key);
-  if (found != cache_.end()) return found->second;
+  Kept* kept = nullptr;
+  if (!dense_.empty()) {
+    kept = &dense_[std::size_t{a} * graph_.nodes().size() + b];
+  } else {
+    kept = &cache_[(std::uint64_t{a} << 32) | b];
+  }
+  if (kept->size != Kept::kUnknown) return view(*kept);
   Route route;
   if (a == b) {
     if (const auto bus = graph_.node(a).bus) route.push_back(*bus);
   } else {
-    route = between_nodes(a, b);
+    route = between_nodes(a, b);  // throws when none: the entry stays unknown
   }
-  const Route& kept = cache_.emplace(key, std::move(route)).first->second;
-  if (!dense_.empty()) dense_[dense] = &kept;
+  *kept = keep(route);
+  return view(*kept);
+}
+
+RouteTable::Kept RouteTable::keep(const Route& route) const {
+  Kept kept;
+  if (route.size() <= Kept::kInPlace) {
+    std::copy(route.begin(), route.end(), kept.links.begin());
+  } else {
+    kept.links[0] = static_cast<LinkId>(long_routes_.size());
+    long_routes_.push_back(route);
+  }
+  kept.size = static_cast<std::uint32_t>(route.size());
   return kept;
 }
 
-Duration RouteTable::latency(const Route& route) const {
+RouteView RouteTable::view(const Kept& kept) const {
+  if (kept.size <= Kept::kInPlace) return {kept.links.data(), kept.size};
+  return long_routes_[kept.links[0]];
+}
+
+Duration RouteTable::latency(RouteView route) const {
   Duration total{};
   for (const LinkId id : route) total += graph_.link(id).latency;
   return total;
 }
 
-double RouteTable::bottleneck(const Route& route) const {
+double RouteTable::bottleneck(RouteView route) const {
   double smallest = kUnbounded;
   for (const LinkId id : route) smallest = std::min(smallest, graph_.link(id).bytes_per_second);
   return smallest;

@@ -48,7 +48,7 @@ class SharingModel {
   virtual void assign_rates(const FlowNetwork& network, std::span<const GroupIndex> groups,
                             std::vector<double>& rates) = 0;
   /// What a new flow over `route` would get now (ADT estimates, messages).
-  [[nodiscard]] virtual double rate_for_new_flow(const FlowNetwork& network, const Route& route) const = 0;
+  [[nodiscard]] virtual double rate_for_new_flow(const FlowNetwork& network, RouteView route) const = 0;
 };
 
 std::unique_ptr<SharingModel> make_sharing_model(Sharing sharing);

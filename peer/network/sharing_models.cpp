@@ -41,7 +41,7 @@ class EqualShare final : public SharingModel {
     }
   }
 
-  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, const Route& route) const override {
+  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, RouteView route) const override {
     double rate = kUnbounded;
     for (const LinkId id : route) {
       rate = std::min(rate, network.capacity(id) / (network.flows_on(id) + 1));
@@ -101,7 +101,7 @@ class ComponentSharing : public SharingModel {
     }
   }
 
-  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, const Route& route) const final {
+  [[nodiscard]] double rate_for_new_flow(const FlowNetwork& network, RouteView route) const final {
     // At least an equal share, or what is left unused: an estimate for
     // decisions (ADT), optimistic under first-come, where a new flow queues.
     double rate = kUnbounded;

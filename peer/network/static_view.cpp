@@ -3,7 +3,7 @@
 namespace gridpeer::network {
 
 Duration StaticNetworkView::transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const {
-  const Route& route = net_->routes.route(from, to);
+  const RouteView route = net_->routes.route(from, to);
   if (route.empty()) return Duration::zero();
   return net_->routes.latency(route) + seconds_ceil(static_cast<double>(bytes) / net_->routes.bottleneck(route));
 }

@@ -64,7 +64,7 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
     if (site.pes < 1 || !(site.mips_per_pe > 0)) {
       throw std::invalid_argument("a grouping resource needs a PE or more, of MIPS above 0");
     }
-    const network::Route& route = network.route(spec.user, site.host);
+    const network::RouteView route = network.route(spec.user, site.host);
     const double bandwidth =
         spec.current_share ? network.flows().rate_for_new_flow(route) : network.routes().bottleneck(route);
     result.bandwidths.push_back(bandwidth);
@@ -124,7 +124,7 @@ GroupingRunResult run_grouping(network::NetworkModel& network, const std::vector
     const ServerIndex to = sites[units[u].site].host;
     flights[network.start_transfer(units[u].from, to, units[u].in, now)] = {u, true};
     if (!spec.serial_uplink) return;
-    const network::Route& route = network.route(units[u].from, to);
+    const network::RouteView route = network.route(units[u].from, to);
     const Duration on_port =
         route.empty() ? Duration{} : seconds_ceil(units[u].in / network.graph().link(route.front()).bytes_per_second);
     port_free.emplace(now + on_port, s);

@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_SUITE(flow_network)
 BOOST_AUTO_TEST_CASE(one_flow_takes_bytes_over_bandwidth_plus_latency) {
   FlowNetwork net(Sharing::equal_share);
   const LinkId link = net.add_link({"l", 10 * kMB, microseconds(500'000)});
-  const FlowId flow = net.start_flow({link}, 10 * kMB, TimePoint{});
+  const FlowId flow = net.start_flow(Route{link}, 10 * kMB, TimePoint{});
   const auto done = run_all(net);
   BOOST_TEST(done.at(flow) == 1.5);  // 0.5 s latency + 10 MB at 10 MB/s
   BOOST_TEST(net.bytes_delivered() == 10 * kMB);
@@ -43,8 +43,8 @@ BOOST_AUTO_TEST_CASE(links_count_the_bytes_they_carry) {
   FlowNetwork net(Sharing::max_min);
   const LinkId l0 = net.add_link({"l0", 10 * kMB, Duration{}});
   const LinkId l1 = net.add_link({"l1", 5 * kMB, Duration{}});
-  net.start_flow({l0}, 20 * kMB, TimePoint{});
-  net.start_flow({l0, l1}, 10 * kMB, TimePoint{});
+  net.start_flow(Route{l0}, 20 * kMB, TimePoint{});
+  net.start_flow(Route{l0, l1}, 10 * kMB, TimePoint{});
   net.advance(TimePoint{seconds_ceil(1.0)});
   BOOST_TEST(net.link_bytes(l0) == 10 * kMB, boost::test_tools::tolerance(1e-9));
   BOOST_TEST(net.link_bytes(l1) == 5 * kMB, boost::test_tools::tolerance(1e-9));
@@ -59,8 +59,8 @@ BOOST_AUTO_TEST_CASE(flows_share_a_link_and_speed_up_when_one_ends) {
   for (const Sharing model : {Sharing::equal_share, Sharing::max_min}) {
     FlowNetwork net(model);
     const LinkId link = net.add_link({"l", 10 * kMB, Duration{}});
-    const FlowId a = net.start_flow({link}, 5 * kMB, TimePoint{});
-    const FlowId b = net.start_flow({link}, 10 * kMB, TimePoint{});
+    const FlowId a = net.start_flow(Route{link}, 5 * kMB, TimePoint{});
+    const FlowId b = net.start_flow(Route{link}, 10 * kMB, TimePoint{});
     BOOST_TEST(net.rate(a) == 5 * kMB);
     const auto done = run_all(net);
     BOOST_TEST(done.at(a) == 1.0);
@@ -73,8 +73,8 @@ BOOST_AUTO_TEST_CASE(a_late_flow_slows_an_early_one) {
   // 5 MB/s each; B ends at 2 s, A has 5 MB left, alone again: ends at 2.5 s.
   FlowNetwork net(Sharing::equal_share);
   const LinkId link = net.add_link({"l", 10 * kMB, Duration{}});
-  const FlowId a = net.start_flow({link}, 20 * kMB, TimePoint{});
-  const FlowId b = net.start_flow({link}, 5 * kMB, at_seconds(1));
+  const FlowId a = net.start_flow(Route{link}, 20 * kMB, TimePoint{});
+  const FlowId b = net.start_flow(Route{link}, 5 * kMB, at_seconds(1));
   const auto done = run_all(net);
   BOOST_TEST(done.at(b) == 2.0);
   BOOST_TEST(done.at(a) == 2.5);
@@ -93,11 +93,11 @@ BOOST_AUTO_TEST_CASE(a_long_flow_re_timed_by_many_short_ones_ends_on_time) {
   const LinkId l = net.add_link({"l", 1 * kMB, Duration{}});
   const LinkId x = net.add_link({"x", 1000 * kMB, Duration{}});
   const LinkId y = net.add_link({"y", 1000 * kMB, Duration{}});
-  const FlowId long_flow = net.start_flow({l, x}, 1000 * kMB, TimePoint{});
+  const FlowId long_flow = net.start_flow(Route{l, x}, 1000 * kMB, TimePoint{});
   std::map<FlowId, double> done;
   std::vector<FlowId> shorts;
   for (int i = 0; i < 150; ++i) {
-    shorts.push_back(net.start_flow({l, y}, 1 * kMB, at_seconds(10LL * i)));
+    shorts.push_back(net.start_flow(Route{l, y}, 1 * kMB, at_seconds(10LL * i)));
     for (const auto& [id, at] : net.take_completed()) done[id] = to_seconds(at);
   }
   for (const auto& [id, at] : run_all(net)) done[id] = at;
@@ -115,13 +115,13 @@ BOOST_AUTO_TEST_CASE(equal_share_leaves_capacity_unused_where_max_min_hands_it_o
     FlowNetwork net(model);
     const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
     const LinkId l2 = net.add_link({"l2", 4 * kMB, Duration{}});
-    const FlowId x = net.start_flow({l1}, 100 * kMB, TimePoint{});
-    const FlowId y = net.start_flow({l1, l2}, 100 * kMB, TimePoint{});
+    const FlowId x = net.start_flow(Route{l1}, 100 * kMB, TimePoint{});
+    const FlowId y = net.start_flow(Route{l1, l2}, 100 * kMB, TimePoint{});
     BOOST_TEST(net.rate(y) == 4 * kMB);
     BOOST_TEST(net.rate(x) == (model == Sharing::equal_share ? 5 : 6) * kMB);
     // A third flow over L1 would get an equal third (3.33) under equal share,
     // and under max-min at least that (nothing is left unused).
-    BOOST_TEST(std::fabs(net.rate_for_new_flow({l1}) - 10 * kMB / 3) < 1e-6);
+    BOOST_TEST(std::fabs(net.rate_for_new_flow(Route{l1}) - 10 * kMB / 3) < 1e-6);
   }
 }
 
@@ -131,9 +131,9 @@ BOOST_AUTO_TEST_CASE(max_min_on_a_three_link_chain) {
   FlowNetwork net(Sharing::max_min);
   const LinkId a = net.add_link({"a", 1 * kMB, Duration{}});
   const LinkId b = net.add_link({"b", 1 * kMB, Duration{}});
-  const FlowId f0 = net.start_flow({a, b}, kMB, TimePoint{});
-  const FlowId f1 = net.start_flow({a}, kMB, TimePoint{});
-  const FlowId f2 = net.start_flow({b}, 3 * kMB, TimePoint{});
+  const FlowId f0 = net.start_flow(Route{a, b}, kMB, TimePoint{});
+  const FlowId f1 = net.start_flow(Route{a}, kMB, TimePoint{});
+  const FlowId f2 = net.start_flow(Route{b}, 3 * kMB, TimePoint{});
   BOOST_TEST(net.rate(f0) == 0.5 * kMB);
   BOOST_TEST(net.rate(f1) == 0.5 * kMB);
   BOOST_TEST(net.rate(f2) == 0.5 * kMB);
@@ -156,8 +156,8 @@ BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
     const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
     const LinkId l0 = net.add_link({"l0", 100 * kMB, Duration{}});
     const LinkId l2 = net.add_link({"l2", 100 * kMB, Duration{}});
-    const FlowId a = net.start_flow({l0, l1}, 20 * kMB, TimePoint{});
-    const FlowId b = net.start_flow({l2, l1}, 10 * kMB, at_seconds(1));
+    const FlowId a = net.start_flow(Route{l0, l1}, 20 * kMB, TimePoint{});
+    const FlowId b = net.start_flow(Route{l2, l1}, 10 * kMB, at_seconds(1));
     net.advance(at_seconds(1));
     BOOST_TEST(net.rate(a) == 10 * kMB);
     BOOST_TEST(net.rate(b) == 0.0);
@@ -173,8 +173,8 @@ BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
     FlowNetwork net(Sharing::first_come);
     const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
     const LinkId l2 = net.add_link({"l2", 4 * kMB, Duration{}});
-    const FlowId y = net.start_flow({l1, l2}, 8 * kMB, TimePoint{});
-    const FlowId x = net.start_flow({l1}, 30 * kMB, at_seconds(1));
+    const FlowId y = net.start_flow(Route{l1, l2}, 8 * kMB, TimePoint{});
+    const FlowId x = net.start_flow(Route{l1}, 30 * kMB, at_seconds(1));
     net.advance(at_seconds(1));
     BOOST_TEST(net.rate(y) == 4 * kMB);
     BOOST_TEST(net.rate(x) == 6 * kMB);
@@ -188,9 +188,9 @@ BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
     FlowNetwork net(Sharing::first_come);
     const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
     const LinkId l3 = net.add_link({"l3", 100 * kMB, Duration{}});
-    const FlowId c = net.start_flow({l1}, 10 * kMB, TimePoint{});
-    const FlowId d = net.start_flow({l1}, 10 * kMB, TimePoint{});
-    const FlowId e = net.start_flow({l3, l1}, 5 * kMB, TimePoint{microseconds(500'000)});
+    const FlowId c = net.start_flow(Route{l1}, 10 * kMB, TimePoint{});
+    const FlowId d = net.start_flow(Route{l1}, 10 * kMB, TimePoint{});
+    const FlowId e = net.start_flow(Route{l3, l1}, 5 * kMB, TimePoint{microseconds(500'000)});
     const auto done = run_all(net);
     BOOST_TEST(done.at(c) == 2.0);
     BOOST_TEST(done.at(d) == 2.0);
@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
 
 BOOST_AUTO_TEST_CASE(same_host_transfers_are_instant) {
   FlowNetwork net(Sharing::equal_share);
-  const FlowId flow = net.start_flow({}, 1e9, at_seconds(3));
+  const FlowId flow = net.start_flow(Route{}, 1e9, at_seconds(3));
   const auto done = net.take_completed();
   BOOST_REQUIRE(done.size() == 1U);
   BOOST_TEST(done.front().first == flow);

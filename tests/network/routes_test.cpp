@@ -224,6 +224,36 @@ BOOST_AUTO_TEST_CASE(an_unjoined_pair_is_an_error_naming_the_nodes) {
   BOOST_CHECK_THROW(RouteTable{gap}, std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(routes_read_in_place_stay_valid_as_the_table_grows) {
+  // A line of 1,100 nodes (above the dense index's 1,024: routes go in the
+  // hash map), link i joining nodes i and i + 1, host i at node i, and one
+  // island that no link reaches.
+  constexpr std::uint32_t kNodes = 1100;
+  NetworkGraph graph;
+  for (std::uint32_t i = 0; i + 1 < kNodes; ++i) graph.add_link({"l" + std::to_string(i), kMB, microseconds(10)});
+  for (std::uint32_t i = 0; i < kNodes; ++i) graph.add_node("n" + std::to_string(i));
+  for (std::uint32_t i = 0; i + 1 < kNodes; ++i) graph.connect(i, i + 1, i);
+  for (std::uint32_t i = 0; i < kNodes; ++i) graph.place_host(i, i);
+  graph.place_host(kNodes, graph.add_node("island"));
+  const RouteTable table(graph);
+  const RouteView short_route = table.route(0, 3);          // three links: kept in place
+  const RouteView long_route = table.route(0, kNodes - 1);  // 1,099 links: kept apart
+  const RouteView back = table.route(5, 2);
+  // Every route two steps long, from every host: the map grows and rehashes.
+  for (std::uint32_t i = 0; i + 2 < kNodes; ++i) BOOST_REQUIRE(table.route(i, i + 2).size() == 2U);
+  BOOST_TEST(short_route == (Route{0, 1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(back == (Route{4, 3, 2}), boost::test_tools::per_element());
+  BOOST_REQUIRE(long_route.size() == kNodes - 1);
+  for (std::uint32_t i = 0; i + 1 < kNodes; ++i) BOOST_REQUIRE(long_route[i] == i);
+  BOOST_TEST(table.latency(long_route).count() == 10 * (kNodes - 1));
+  // The same view again, from where it is kept.
+  BOOST_TEST(table.route(0, kNodes - 1).data() == long_route.data());
+  BOOST_TEST(table.route(0, 3).data() == short_route.data());
+  // No path: an error each time it is asked.
+  BOOST_CHECK_THROW(static_cast<void>(table.route(0, kNodes)), std::invalid_argument);
+  BOOST_CHECK_THROW(static_cast<void>(table.route(0, kNodes)), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(site_wan_graph_is_002s_network) {
   // Three sites; hosts 0, 1 in site 0, host 2 in site 2. 80 Mb/s sites, 4 Mb/s WAN.
   const int sites[] = {0, 0, 2};
@@ -241,7 +271,7 @@ BOOST_AUTO_TEST_CASE(site_wan_graph_is_002s_network) {
 BOOST_AUTO_TEST_CASE(the_wan_read_three_ways) {
   // Four sites, one host each, 80 Mb/s sites, 4 Mb/s WAN, 10 ms across.
   const int sites[] = {0, 1, 2, 3};
-  const auto shared = [](const Route& a, const Route& b) {
+  const auto shared = [](RouteView a, RouteView b) {
     for (const LinkId link : a) {
       if (std::find(b.begin(), b.end(), link) != b.end()) return true;
     }
@@ -278,15 +308,15 @@ BOOST_AUTO_TEST_CASE(max_min_reshares_only_the_part_a_change_touches) {
   const LinkId l1 = net.add_link({"l1", 10 * kMB, Duration{}});
   const LinkId l2 = net.add_link({"l2", 4 * kMB, Duration{}});
   const LinkId l3 = net.add_link({"l3", 3 * kMB, Duration{}});
-  const FlowId x = net.start_flow({l1}, 200 * kMB, TimePoint{});
-  const FlowId y = net.start_flow({l1, l2}, 100 * kMB, TimePoint{});
-  const FlowId z = net.start_flow({l3}, 100 * kMB, TimePoint{});
+  const FlowId x = net.start_flow(Route{l1}, 200 * kMB, TimePoint{});
+  const FlowId y = net.start_flow(Route{l1, l2}, 100 * kMB, TimePoint{});
+  const FlowId z = net.start_flow(Route{l3}, 100 * kMB, TimePoint{});
   BOOST_TEST(net.rate(x) == 6 * kMB);
   BOOST_TEST(net.rate(y) == 4 * kMB);
   BOOST_TEST(net.rate(z) == 3 * kMB);
   // Unused capacity of L1 is 0, so a new flow over L1 gets an equal third.
-  BOOST_TEST(std::fabs(net.rate_for_new_flow({l1}) - 10 * kMB / 3) < 1e-6);
-  const FlowId w = net.start_flow({l3}, 100 * kMB, at_seconds(1));
+  BOOST_TEST(std::fabs(net.rate_for_new_flow(Route{l1}) - 10 * kMB / 3) < 1e-6);
+  const FlowId w = net.start_flow(Route{l3}, 100 * kMB, at_seconds(1));
   BOOST_TEST(net.rate(z) == 1.5 * kMB);
   BOOST_TEST(net.rate(w) == 1.5 * kMB);
   BOOST_TEST(net.rate(x) == 6 * kMB);
