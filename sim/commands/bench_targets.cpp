@@ -201,7 +201,7 @@ These are the mechanisms; the figures are in the tables above.
   this machine they are met without them. The three studies moved the same way: shan2004 561 s there,
   408 s here; jones2004 785 s there, 536 s here; shih2010 50 s there, 39 s here. So jones2004's ten
   minutes hold with a margin here, and did not there. (Those pairs are the same code; this bench, with
-  the flow-network and memory changes since, gives 395, 546 and 40 s.)
+  the flow-network, memory, event-queue and route changes since, gives 370, 530 and 38 s.)
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
