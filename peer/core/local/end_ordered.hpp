@@ -31,6 +31,9 @@ class EndOrdered {
   [[nodiscard]] iterator end() { return entries_.rend(); }
   [[nodiscard]] const_iterator begin() const { return entries_.rbegin(); }
   [[nodiscard]] const_iterator end() const { return entries_.rend(); }
+  /// When the first entry ends (kNever when empty), from this object alone:
+  /// a scheduler asks at every step, and its entries are a miss in memory.
+  [[nodiscard]] TimePoint first_end() const { return first_end_; }
   /// The entry that ends last.
   [[nodiscard]] const Entry& last() const {
     assert(!entries_.empty());
@@ -43,22 +46,34 @@ class EndOrdered {
                                      [](const Entry& e, const Key& k) { return k < e.first; });
     assert(at == entries_.end() || at->first != key);
     entries_.insert(at, Entry{key, value});
+    noted();
   }
-  void erase(iterator it) { entries_.erase(std::next(it).base()); }
-  void erase(const_iterator it) { entries_.erase(std::next(it).base()); }
+  void erase(iterator it) {
+    entries_.erase(std::next(it).base());
+    noted();
+  }
+  void erase(const_iterator it) {
+    entries_.erase(std::next(it).base());
+    noted();
+  }
   /// Drops every entry `drop` says, keeping the others' order.
   template <typename Predicate>
   void erase_if(Predicate drop) {
     std::erase_if(entries_, drop);
+    noted();
   }
   /// Takes the entry that ends first.
   void pop_first() {
     assert(!entries_.empty());
     entries_.pop_back();
+    noted();
   }
 
  private:
-  std::vector<Entry> entries_;  // sorted by key, latest first
+  void noted() { first_end_ = entries_.empty() ? kNever : entries_.back().first.first; }
+
+  TimePoint first_end_ = kNever;  // first: read at every step
+  std::vector<Entry> entries_;    // sorted by key, latest first
 };
 
 }  // namespace gridpeer

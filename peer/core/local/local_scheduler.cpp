@@ -21,9 +21,9 @@ constexpr std::size_t kForecastQueueLimit = 1024;
 }  // namespace
 
 LocalScheduler::LocalScheduler(ServerSpec server, LocalPolicyConfig policy, TimePoint start)
-    : server_(std::move(server)),
+    : now_(start),
+      server_(std::move(server)),
       planner_(policy),
-      now_(start),
       profile_(server_.nodes, start),
       cursor_(planner_.start_cursor(start)) {
   validate(server_);
@@ -219,7 +219,7 @@ TimePoint LocalScheduler::next_deadline() const {
   // after its actual end; but one may begin where a job still waiting for its
   // input was planned to end (its input came late, so it never ran there):
   // that start is a wake-up of its own.
-  const TimePoint finish = running_.empty() ? kNever : running_.begin()->first.first;
+  const TimePoint finish = running_.first_end();
   const TimePoint fixed = pinned_.empty() ? finish : std::min(finish, pinned_.front().start);
   return std::min(fixed, next_reserved_start_);
 }
@@ -236,7 +236,7 @@ std::vector<LocalEvent> LocalScheduler::take_events() {
 }
 
 void LocalScheduler::finish_due(TimePoint t, AvailabilityProfile* plan) {
-  while (!running_.empty() && running_.begin()->first.first <= t) {
+  while (!running_.empty() && running_.first_end() <= t) {
     const Running& job = running_.begin()->second;
     if (plan != nullptr) plan->release(t, job.planned_end, job.nodes);
     events_.push_back({LocalEvent::Kind::finished, job.id, job.actual_end, job.start, job.planned_end, job.nodes});

@@ -232,12 +232,21 @@ class LocalScheduler {
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
   [[nodiscard]] PlannedJob plan_for(int cpus, Duration planned) const;
 
+  // What every step reads comes first: at 10,000 peers in one simulation,
+  // each line of a scheduler a step touches is a miss in memory.
+  TimePoint now_;
+  TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
+  // With nothing queued or pinned the plan is the running jobs alone, and is
+  // made only when read: a co-allocating meta-scheduler's sites hold running
+  // parts only, whose ends move at every start and end of another split job
+  // (rebuilding the plan for each was most of such a run).
+  mutable bool plan_deferred_ = true;  // nothing is queued or pinned yet
+  EndOrdered<Running> running_;        // by (actual end, start order)
+  std::vector<Pinned> pinned_;         // by start, then arrival
+  std::vector<LocalEvent> events_;
   ServerSpec server_;
   QueuePlanner planner_;
-  TimePoint now_;
-  std::deque<Queued> queue_;     // arrival order; FCFS starts jobs off its front
-  std::vector<Pinned> pinned_;   // by start, then arrival
-  EndOrdered<Running> running_;  // by (actual end, start order)
+  std::deque<Queued> queue_;  // arrival order; FCFS starts jobs off its front
   std::uint64_t start_sequence_ = 0;
   int busy_nodes_ = 0;
   // The current plan is derived from the running jobs and the queue; FCFS
@@ -250,14 +259,7 @@ class LocalScheduler {
   // always tight: a job taken out of the queue leaves it as it was), so the
   // passes need not read a long queue's tail for them.
   mutable std::size_t held_end_ = 0;
-  bool plan_is_whole_ = false;  // the last pass saw nothing pinned and no input awaited
-  // With nothing queued or pinned the plan is the running jobs alone, and is
-  // made only when read: a co-allocating meta-scheduler's sites hold running
-  // parts only, whose ends move at every start and end of another split job
-  // (rebuilding the plan for each was most of such a run).
-  mutable bool plan_deferred_ = true;       // nothing is queued or pinned yet
-  TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
-  std::vector<LocalEvent> events_;
+  bool plan_is_whole_ = false;                     // the last pass saw nothing pinned and no input awaited
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
   mutable bool easy_forecast_valid_ = false;
   mutable EasyForecaster forecaster_;  // keeps its buffers between forecasts

@@ -275,6 +275,11 @@ class GridPeer final : public Scheduler,
   }
 
   ServerIndex id_;
+  // Read at every input: first, as at 10,000 peers in one simulation each
+  // line of a peer an input touches is a miss in memory.
+  PeerTimers timers_;
+  std::vector<protocol::Message> to_self_;  // messages to itself, delivered after the input that made them
+  std::vector<SchedulerOutput> outputs_;
   GridConfig config_;
   std::unique_ptr<MigrationPolicy> policy_;  // where own jobs go: one object per algorithm
   std::unique_ptr<SiteSelection> site_selection_;
@@ -287,7 +292,6 @@ class GridPeer final : public Scheduler,
   std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
   BagRounds bags_;                   // own bags waiting for their round, and their groups until they end
   std::map<protocol::QueryId, Query> queries_;
-  PeerTimers timers_;
   TimerSlot tick_;
   std::map<JobId, Hosted> hosted_;             // jobs in the local scheduler
   std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
@@ -296,7 +300,6 @@ class GridPeer final : public Scheduler,
   std::unique_ptr<SplitRule> split_rule_;      // co-allocation: how own jobs are split (null: never)
   SplitJobs splits_;                           // own jobs placed as parts on several servers
   HeldParts parts_;                            // parts of split jobs held or running here (own included)
-  std::vector<protocol::Message> to_self_;     // messages to itself, delivered after the input that made them
   bool draining_ = false;
   // Who volunteered, last time: a sorted vector, written once per Volunteer
   // received (a tree node per partner was 15% of an R-I run at 1,000 peers).
@@ -304,7 +307,6 @@ class GridPeer final : public Scheduler,
   protocol::QueryId next_query_ = 0;
   bool periodic_ = false;
   bool idle_stop_ = false;  // quiesce was called: tick only while jobs wait
-  std::vector<SchedulerOutput> outputs_;
   SchedulerCounters counters_;
 };
 
