@@ -25,12 +25,11 @@
 namespace gridpeer::sim {
 namespace {
 
-// A message's body waits in a slot of its own: an event is read once, when
-// it is popped (the queue orders it by its time and sequence alone).
+// What happens at a time: the queue keeps the time and sequence number in
+// its keys, so an event is what happens and to whom (24 bytes). A message's
+// body waits in a slot of its own: an event is read once, when it is popped.
 struct Event {
   enum class Kind : std::uint8_t { submit, message, wake, network_wake, crash, restart, leave, rejoin };
-  TimePoint at;
-  std::uint64_t sequence;
   Kind kind;
   ServerIndex server = 0;       ///< submit: the origin; message: the receiver; crash, restart: the server
   ServerIndex from = 0;         ///< message: the sender
@@ -45,25 +44,28 @@ struct Event {
 /// are kept once, in the JobIndex; a job's state here is one byte.
 enum class JobState : std::uint8_t { waiting, submitted, ended };
 
-/// Everything the driver keeps of one server.
-struct ServerSlot {
-  std::unique_ptr<PeerHost> peer;            ///< P2P: the host of its peer; null under the meta-scheduler
-  PeerClock clock;                           ///< its reading of the true time
-  std::vector<ServerIndex> partners;         ///< P2P: whom its peer asks (again after a restart)
-  std::map<DurableKey, DurableJob> journal;  ///< what its journal holds: kept through a durable crash
-  std::uint64_t incarnation = 1;             ///< its peer's starts so far
-  bool down = false;                         ///< crashed, not yet restarted, or away from the grid
-  bool leaving = false;                      ///< asked to leave: draining until it holds nothing
-  bool away = false;                         ///< left the grid, not joined again yet (or never in it yet)
-  bool joined = true;                        ///< has been in the grid (false: outside since the start)
-  std::size_t transfers = 0;                 ///< transfers from or to it on the network
-};
-
 /// Each scheduler's wake-up and pending outputs: one per server (P2P), or
 /// the one meta-scheduler.
 struct SchedulerSlot {
   TimePoint wake = kNever;  ///< the wake-up in the queue (a superseded one is skipped)
   bool touched = false;     ///< has outputs to carry out
+};
+
+/// Everything the driver keeps of one server. What every event reads comes
+/// first, and a slot starts a cache line: one line per event at 10,000 peers,
+/// where each is a miss in memory.
+struct alignas(64) ServerSlot {
+  std::unique_ptr<PeerHost> peer;            ///< P2P: the host of its peer; null under the meta-scheduler
+  PeerClock clock;                           ///< its reading of the true time
+  std::size_t transfers = 0;                 ///< transfers from or to it on the network
+  bool down = false;                         ///< crashed, not yet restarted, or away from the grid
+  bool leaving = false;                      ///< asked to leave: draining until it holds nothing
+  bool away = false;                         ///< left the grid, not joined again yet (or never in it yet)
+  bool joined = true;                        ///< has been in the grid (false: outside since the start)
+  std::uint64_t incarnation = 1;             ///< its peer's starts so far
+  SchedulerSlot scheduler;                   ///< P2P: its peer's wake-up (the meta-scheduler has its own)
+  std::vector<ServerIndex> partners;         ///< P2P: whom its peer asks (again after a restart)
+  std::map<DurableKey, DurableJob> journal;  ///< what its journal holds: kept through a durable crash
 };
 
 class GridDriver {
@@ -132,7 +134,6 @@ class GridDriver {
       std::vector<ServerSpec> specs;
       for (const auto& server : grid.servers) specs.push_back(server.spec);
       meta_scheduler_ = make_central_reference(std::move(specs), options.config, network_);
-      schedulers_.resize(1);
       // One scheduler for the grid keeps the trace's ids: added in id order, one list.
       std::vector<std::size_t> by_id(jobs.size());
       for (std::size_t i = 0; i < jobs.size(); ++i) by_id[i] = i;
@@ -159,7 +160,6 @@ class GridDriver {
         }
         slot.peer = make_peer(i, phase);
       }
-      schedulers_.resize(n);
       index_of_ = JobIndex(n);
       std::vector<std::size_t> per_origin(n, 0);
       for (const Job& job : jobs) {
@@ -191,22 +191,22 @@ class GridDriver {
     sequence_ = jobs_.size();
     push_next_submission();
     submissions_left_ = jobs_.size();
-    for (std::size_t s = 0; s < schedulers_.size(); ++s) reschedule(s);
+    for (std::size_t s = 0; s < scheduler_count(); ++s) reschedule(s);
     for (std::size_t c = 0; c < crashes_.size(); ++c) {
-      push({crashes_[c].at, 0, Event::Kind::crash, crashes_[c].peer, 0, 0, c});
+      push(crashes_[c].at, {Event::Kind::crash, crashes_[c].peer, 0, 0, c});
     }
     for (std::size_t l = 0; l < leaves_.size(); ++l) {
-      push({leaves_[l].at, 0, Event::Kind::leave, leaves_[l].peer, 0, 0, l});
+      push(leaves_[l].at, {Event::Kind::leave, leaves_[l].peer, 0, 0, l});
     }
-    for (const PeerJoin& join : joins_) push({join.at, 0, Event::Kind::rejoin, join.peer, 0, 0, 0});
+    for (const PeerJoin& join : joins_) push(join.at, {Event::Kind::rejoin, join.peer, 0, 0, 0});
     enter_outside();
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
     while (!queue_.empty() && ended_ < jobs_.size()) {
-      const Event event = queue_.pop().payload;
-      if (event.at > horizon) break;
-      now_ = event.at;
-      sequence_now_ = event.sequence;
+      const auto [at, sequence, event] = queue_.pop();
+      if (at > horizon) break;
+      now_ = at;
+      sequence_now_ = sequence;
       ++result_.events;
       if (event.kind == Event::Kind::submit) {
         --submissions_left_;
@@ -279,6 +279,8 @@ class GridDriver {
 
   /// The scheduler that schedules `server`.
   [[nodiscard]] std::size_t scheduler_of(ServerIndex server) const { return meta_ ? 0 : server; }
+  [[nodiscard]] std::size_t scheduler_count() const { return meta_ ? 1 : servers_.size(); }
+  SchedulerSlot& scheduler_slot(std::size_t scheduler) { return meta_ ? meta_slot_ : servers_[scheduler].scheduler; }
 
   void describe_unfinished() {
     std::string where;
@@ -308,7 +310,7 @@ class GridDriver {
       }
     }
     quiesced_ = true;
-    for (std::size_t s = 0; s < schedulers_.size(); ++s) {
+    for (std::size_t s = 0; s < scheduler_count(); ++s) {
       if (meta_) {
         meta_scheduler_->quiesce(now_);
       } else {
@@ -318,16 +320,13 @@ class GridDriver {
     }
   }
 
-  void push(Event event) {  // Event is trivially copyable: by value is as cheap as a move
-    event.sequence = sequence_++;
-    queue_.push(event.at, event.sequence, event);
-  }
+  /// Queues `event` at `at`, after every event queued before it at that time.
+  void push(TimePoint at, const Event& event) { queue_.push(at, sequence_++, event); }
 
   void push_next_submission() {
     if (submitted_ == jobs_.size()) return;
     const std::size_t job = submission(submitted_);
-    const Event event{jobs_[job].submit, submitted_++, Event::Kind::submit, jobs_[job].origin, 0, 0, job};
-    queue_.push(event.at, event.sequence, event);
+    queue_.push(jobs_[job].submit, submitted_++, {Event::Kind::submit, jobs_[job].origin, 0, 0, job});
   }
 
   // Messages are trivially copyable (plain fields, no strings).
@@ -343,8 +342,8 @@ class GridDriver {
   }
 
   void touch(std::size_t scheduler) {
-    if (!schedulers_[scheduler].touched) {
-      schedulers_[scheduler].touched = true;
+    if (!scheduler_slot(scheduler).touched) {
+      scheduler_slot(scheduler).touched = true;
       touched_.push_back(scheduler);
     }
   }
@@ -386,8 +385,8 @@ class GridDriver {
         restart(event.server, false);  // a new start, empty: the others count it as reachable
         break;
       case Event::Kind::wake: {
-        SchedulerSlot& slot = schedulers_[event.scheduler];
-        if (slot.wake != event.at) return;  // superseded
+        SchedulerSlot& slot = scheduler_slot(event.scheduler);
+        if (slot.wake != now_) return;  // superseded
         if (meta_) {
           slot.wake = kNever;
           meta_scheduler_->advance(now_);
@@ -402,7 +401,7 @@ class GridDriver {
         break;
       }
       case Event::Kind::network_wake:
-        if (network_wake_ != event.at) return;  // superseded
+        if (network_wake_ != now_) return;  // superseded
         network_wake_ = kNever;
         network_.flows().advance(now_);
         break;
@@ -450,7 +449,7 @@ class GridDriver {
       std::vector<std::size_t> batch;
       batch.swap(touched_);
       touched_.swap(touched_spare_);
-      for (std::size_t s : batch) schedulers_[s].touched = false;
+      for (std::size_t s : batch) scheduler_slot(s).touched = false;
       for (std::size_t s : batch) {
         if (meta_) {
           for (SchedulerOutput& output : meta_scheduler_->take_outputs()) carry_out_meta(output);
@@ -470,7 +469,7 @@ class GridDriver {
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
-      push({next, 0, Event::Kind::network_wake, 0, 0, 0, 0});
+      push(next, {Event::Kind::network_wake, 0, 0, 0, 0});
     }
   }
 
@@ -539,11 +538,11 @@ class GridDriver {
     if (faults_) {
       const auto copies = faults_->copies(grid_.servers[from].spec.site, grid_.servers[to].spec.site, now_);
       for (const Duration extra : copies) {
-        push({now_ + delay + extra, 0, Event::Kind::message, to, from, 0, store_message(message)});
+        push(now_ + delay + extra, {Event::Kind::message, to, from, 0, store_message(message)});
       }
       return;
     }
-    push({now_ + delay, 0, Event::Kind::message, to, from, 0, store_message(message)});
+    push(now_ + delay, {Event::Kind::message, to, from, 0, store_message(message)});
   }
 
   void end(const JobEnded& ended) {
@@ -613,9 +612,9 @@ class GridDriver {
       });
     }
     slot.down = true;
-    schedulers_[peer].wake = kNever;
+    scheduler_slot(peer).wake = kNever;
     tell_others(peer, crash.durable ? PeerState::unreachable : PeerState::restarted, name + " crashed");
-    push({now_ + crash.down, 0, Event::Kind::restart, peer, 0, 0, which});
+    push(now_ + crash.down, {Event::Kind::restart, peer, 0, 0, which});
   }
 
   /// A graceful leave: the peer takes no new work from now on and goes once
@@ -654,7 +653,7 @@ class GridDriver {
       slot.leaving = false;
       slot.away = true;
       slot.down = true;
-      schedulers_[peer].wake = kNever;
+      scheduler_slot(peer).wake = kNever;
       tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " left the grid");
       const PeerLeave* asked = nullptr;
       for (const PeerLeave& l : leaves_) {
@@ -662,7 +661,7 @@ class GridDriver {
       }
       if (asked == nullptr || asked->away != kAwayForGood) {
         const TimePoint back = std::max(now_ + seconds(1), asked != nullptr ? asked->at + asked->away : now_);
-        push({back, 0, Event::Kind::rejoin, peer, 0, 0, 0});
+        push(back, {Event::Kind::rejoin, peer, 0, 0, 0});
       }
       follow_membership();
       settle();  // what the others do about it, before the next event
@@ -697,7 +696,7 @@ class GridDriver {
   void enter_outside() {
     for (ServerIndex peer = 0; peer < servers_.size(); ++peer) {
       if (servers_[peer].joined) continue;
-      schedulers_[peer].wake = kNever;
+      scheduler_slot(peer).wake = kNever;
       tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " is not in the grid yet");
     }
     if (result_.outside_at_start > 0) follow_membership();
@@ -788,9 +787,8 @@ class GridDriver {
   /// go back into the queue at their own places.
   void requeue_parked(ServerIndex peer) {
     parked_.take_all(peer, [&](const ParkedVolunteer& v) {
-      const Event event{
-          v.at, v.sequence, Event::Kind::message, peer, v.from, 0, store_message(protocol::Volunteer{v.utilization})};
-      queue_.push(event.at, event.sequence, event);
+      queue_.push(v.at, v.sequence,
+                  {Event::Kind::message, peer, v.from, 0, store_message(protocol::Volunteer{v.utilization})});
     });
   }
 
@@ -804,11 +802,11 @@ class GridDriver {
     } else {
       next = servers_[scheduler].clock.true_time(servers_[scheduler].peer->next_deadline());
     }
-    SchedulerSlot& slot = schedulers_[scheduler];
+    SchedulerSlot& slot = scheduler_slot(scheduler);
     if (next == slot.wake) return;
     slot.wake = next;
     if (next != kNever) {
-      push({next, 0, Event::Kind::wake, 0, 0, static_cast<std::uint32_t>(scheduler), 0});
+      push(next, {Event::Kind::wake, 0, 0, static_cast<std::uint32_t>(scheduler), 0});
     }
   }
 
@@ -823,7 +821,7 @@ class GridDriver {
   std::unique_ptr<Scheduler> meta_scheduler_;  // the meta-scheduler, when meta_
   GridConfig peer_config_;                     // the peers' (journaled when a crash is durable)
   std::vector<ServerSlot> servers_;            // by server
-  std::vector<SchedulerSlot> schedulers_;      // by scheduler
+  SchedulerSlot meta_slot_;                    // the meta-scheduler's (P2P: each server's, in its slot)
   std::vector<JobState> job_state_;            // by index into jobs_
   JobIndex index_of_{1};                       // id as its origin numbered it -> index
   EventQueue<Event> queue_;

@@ -26,13 +26,19 @@ class ParkedVolunteers {
  public:
   explicit ParkedVolunteers(std::size_t peers) : by_receiver_(peers) {}
 
-  void park(ServerIndex to, const ParkedVolunteer& volunteer) { by_receiver_[to].push_back(volunteer); }
-  [[nodiscard]] bool empty(ServerIndex to) const { return by_receiver_[to].empty(); }
+  void park(ServerIndex to, const ParkedVolunteer& volunteer) {
+    by_receiver_[to].push_back(volunteer);
+    ++count_;
+  }
+  // With none parked anywhere (every algorithm but R-I and Sy-I), the answer
+  // needs no peer's list: each is a miss in memory at 10,000 peers.
+  [[nodiscard]] bool empty(ServerIndex to) const { return count_ == 0 || by_receiver_[to].empty(); }
 
   /// Removes those of `to` that arrive before the event (at, sequence) and
   /// calls deliver on each in arrival order.
   template <class Deliver>
   void take_before(ServerIndex to, TimePoint at, std::uint64_t sequence, Deliver&& deliver) {
+    if (count_ == 0) return;
     auto& parked = by_receiver_[to];
     if (parked.empty()) return;
     const auto due = std::stable_partition(parked.begin(), parked.end(), [&](const ParkedVolunteer& v) {
@@ -40,6 +46,7 @@ class ParkedVolunteers {
     });
     taken_.assign(parked.begin(), due);
     parked.erase(parked.begin(), due);
+    count_ -= taken_.size();
     std::sort(taken_.begin(), taken_.end(), [](const ParkedVolunteer& a, const ParkedVolunteer& b) {
       return a.at != b.at ? a.at < b.at : a.sequence < b.sequence;
     });
@@ -52,6 +59,7 @@ class ParkedVolunteers {
     auto& parked = by_receiver_[to];
     taken_.swap(parked);
     parked.clear();
+    count_ -= taken_.size();
     for (const ParkedVolunteer& v : taken_) requeue(v);
     taken_.clear();
   }
@@ -59,6 +67,7 @@ class ParkedVolunteers {
  private:
   std::vector<std::vector<ParkedVolunteer>> by_receiver_;
   std::vector<ParkedVolunteer> taken_;  // reused: no allocation per delivery
+  std::size_t count_ = 0;               // parked, over every receiver
 };
 
 }  // namespace gridpeer::sim
