@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "sim/commands/commands.hpp"
+#include "sim/commands/huge_pages.hpp"
 #include "sim/studies/run_identity.hpp"
 
 namespace {
@@ -44,12 +45,16 @@ void print_usage(std::ostream& out) {
          "              the network model, growth to 100,000 peers, co-allocation and\n"
          "              the shan2004 sweep\n\n"
          "Every run prints its seed; pass --seed to reproduce it exactly.\n"
+         "gridsim starts itself again with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, huge\n"
+         "pages for its heap (a tenth faster at 10,000 peers), unless GLIBC_TUNABLES\n"
+         "names glibc.malloc.hugetlb already: set it to 0 to keep 4 KiB pages (valgrind).\n"
          "gridsim --version prints the version that every result file records.\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  gridpeer::sim::restart_with_huge_pages(argv);
   if (argc < 2) {
     print_usage(std::cerr);
     return 2;
