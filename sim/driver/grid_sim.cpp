@@ -254,6 +254,7 @@ class GridDriver {
     void send(ServerIndex to, const protocol::Message& message) override { driver_.send_message(server_, to, message); }
     void stage(const DataTransfer& transfer) override { driver_.start_transfer(transfer); }
     void ended(const JobEnded& ended) override { driver_.end(ended); }
+    std::vector<SchedulerOutput>* batch_buffer() override { return &driver_.batch_buffer_; }
     void part_ran(const PartRan& ran) override {
       if (!driver_.options_.audit) return;
       driver_.result_.part_runs.push_back(ran);
@@ -821,6 +822,7 @@ class GridDriver {
   std::unique_ptr<Scheduler> meta_scheduler_;  // the meta-scheduler, when meta_
   GridConfig peer_config_;                     // the peers' (journaled when a crash is durable)
   std::vector<ServerSlot> servers_;            // by server
+  std::vector<SchedulerOutput> batch_buffer_;  // every peer's settle builds its batch here
   SchedulerSlot meta_slot_;                    // the meta-scheduler's (P2P: each server's, in its slot)
   std::vector<JobState> job_state_;            // by index into jobs_
   JobIndex index_of_{1};                       // id as its origin numbered it -> index

@@ -115,17 +115,19 @@ void PeerHost::quiesce(TimePoint now) {
 
 void PeerHost::settle(PeerEnvironment& environment) {
   // The batch is built in the buffer of earlier settles (a settle per message
-  // allocated two vectors each time: a tenth of a volunteering-heavy run). An
-  // environment that settles this host again from inside finds it taken and
-  // allocates its own.
+  // allocated two vectors each time: a tenth of a volunteering-heavy run), the
+  // environment's when it gives one. A settle from inside another finds the
+  // buffer taken and allocates its own; the larger is kept.
+  std::vector<SchedulerOutput>* given = environment.batch_buffer();
+  std::vector<SchedulerOutput>& spare = given != nullptr ? *given : settle_buffer_;
   std::vector<SchedulerOutput> outputs;
-  outputs.swap(settle_buffer_);
+  outputs.swap(spare);
   std::move(answered_.begin(), answered_.end(), std::back_inserter(outputs));
   answered_.clear();
   peer_.take_outputs_into(outputs);
   const auto give_back = [&] {
     outputs.clear();
-    if (outputs.capacity() > settle_buffer_.capacity()) settle_buffer_.swap(outputs);
+    if (outputs.capacity() > spare.capacity()) spare.swap(outputs);
   };
   if (outputs.empty()) {
     give_back();

@@ -50,6 +50,11 @@ class PeerEnvironment {
   /// A part of a split job stopped running here. Only a driver that audits
   /// its runs (gridsim fuzz) keeps it; others need do nothing.
   virtual void part_ran(const PartRan& /*ran*/) {}
+  /// Where the host builds each batch, kept between settles; null: the host
+  /// keeps a buffer of its own. A driver of thousands of peers gives one for
+  /// all of them, so that a batch is built in memory the last settle used:
+  /// a buffer per peer was a miss in memory at every settle.
+  virtual std::vector<SchedulerOutput>* batch_buffer() { return nullptr; }
 };
 
 /// How a partner's link came up (PeerHost::link_up), for the driver's log.
@@ -145,14 +150,15 @@ class PeerHost {
   /// Partners away longer than peer_lost_after are given up.
   void expire_links(TimePoint now);
 
+  // First, beside the start of the peer's own hot fields: read at every settle.
+  std::vector<SchedulerOutput> answered_;  // what the host answered itself, carried out first
   GridPeer peer_;
   std::uint64_t incarnation_;
   std::uint64_t next_counter_ = 1;
   Duration peer_lost_after_;
   bool draining_ = false;
   std::vector<Link> links_;                     // by server index, grown as partners appear
-  std::vector<SchedulerOutput> answered_;       // what the host answered itself, carried out first
-  std::vector<SchedulerOutput> settle_buffer_;  // empty; kept for its capacity
+  std::vector<SchedulerOutput> settle_buffer_;  // empty; kept for its capacity (no batch_buffer given)
 };
 
 }  // namespace gridpeer
