@@ -198,7 +198,7 @@ These are the mechanisms; the figures are in the tables above.
   scheduling and 2.05x `zcat | awk` to parse, and missed those targets: a replay of SDSC-SP2 touches 24 MB
   once (6,139 faults), which was most of its whole process there. glibc's huge pages for malloc
   (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from 0.097 s to 0.061 s (2,429 faults). On
-  this machine they are met without them. The three studies moved the same way: shan2004 561 s there,
+  this machine they were met without them; gridsim now asks for them itself (growth in peers, below). The three studies moved the same way: shan2004 561 s there,
   408 s here; jones2004 785 s there, 536 s here; shih2010 50 s there, 39 s here. So jones2004's ten
   minutes hold with a margin here, and did not there. (Those pairs are the same code; this bench, with
   the flow-network, memory, event-queue and route changes since, gives 370, 530 and 38 s.)
@@ -211,17 +211,28 @@ These are the mechanisms; the figures are in the tables above.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On this
   machine a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
-  about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1 us, so
-  each event pays some five such misses: the peer's host, its local scheduler, the rows of its
-  job maps (node-based trees), the route between two random sites and its links' loads. Meeting 3x
-  means two or three misses an event, which needs each peer's hot state packed together (flat maps in
-  place of trees, one arena per peer), not a faster algorithm. Two such packings are done, each with
-  the same results: the event queue's sift was a tenth of such a run, and the queue now keeps 16-byte
-  keys in a four-way heap whose children share a cache line, the events waiting in a pool (about 4%
-  of the run now); and a message's route was a pointer in the dense index to a vector in a hash map,
-  three misses, where a route of up to three links (every route of Shan et al.'s site network) is now
-  read from its 16-byte entry in the index. Together they took about an eighth off the 10,000-peer
-  run: 16.2 s against 14.1 s, four runs of each build, alternating on one machine.
+  about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1 us, the
+  time of some five such misses. cachegrind, given only 1 MiB of last-level cache, counts about 25
+  misses an event there (`valgrind --tool=cachegrind --LL=1048576,16,64`, with
+  `GLIBC_TUNABLES=glibc.malloc.hugetlb=0` so that valgrind follows the run); the real 32 MB cache holds
+  some of them. Their largest sources: first reads of lines of a peer's own object (2.5 KB, about 40
+  lines, of which one input reads a dozen or more), tree walks in its job maps (is an offered id known
+  here, which hosted job just ended), the route table's hash map and the flow network's rows. Meeting
+  3x needs each peer's hot state packed together (flat maps in place of trees, one arena per peer),
+  not a faster algorithm. Done so far, each with the same results: the event queue keeps 16-byte keys
+  in a four-way heap whose children share a cache line, its 24-byte events wait in a pool and the next
+  one is prefetched as one is popped; a route of up to three links (every route of Shan et al.'s site
+  network) is read from its 16-byte entry in the index; a server's slot in the driver is one cache line
+  of what every event reads; the timer table, the running jobs and the tombstones keep their earliest
+  due time in the object, so that a step with nothing due reads none of their entries; a settle
+  builds its batch in one buffer for all peers, not in a buffer per peer (a cold one at every
+  settle). And gridsim asks glibc for huge pages (it starts itself again with
+  `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` unless that tunable is named already): reads scattered over
+  450 MB still miss the caches but no longer the TLB. Measured with builds side by side, runs
+  alternating: the queue and routes took the 10,000-peer run from 16.2 s to 14.1 s; the steps after
+  them from 13.8 s to 12.2 s (three runs of each; the machine was faster that hour), the huge pages
+  alone about a tenth of the run; 100,000 peers x 100 jobs from 520 s to 434 s, its peak memory 3,642 to 3,654 MB. One
+  bench's single 10,000-peer run swings by as much between hours (13.8 s in the table above).
   Costs that grew faster than that are gone: the route search for each new pair of sites walked a WAN
   router's edge to every site (now it ends from the destination's side and keeps its arrays); each
   peer's random partner draw counted every member (now only as far as its choice reads); the flow
