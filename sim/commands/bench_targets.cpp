@@ -231,8 +231,12 @@ These are the mechanisms; the figures are in the tables above.
   450 MB still miss the caches but no longer the TLB. Measured with builds side by side, runs
   alternating: the queue and routes took the 10,000-peer run from 16.2 s to 14.1 s; the steps after
   them from 13.8 s to 12.2 s (three runs of each; the machine was faster that hour), the huge pages
-  alone about a tenth of the run; 100,000 peers x 100 jobs from 520 s to 434 s, its peak memory 3,642 to 3,654 MB. One
-  bench's single 10,000-peer run swings by as much between hours (13.8 s in the table above).
+  alone about a tenth of the run; 100,000 peers x 100 jobs from 520 s to 434 s before the shared
+  batch buffer, and 3,532 MB at its peak with it (3,642 MB before). A bench's single 10,000-peer run
+  swings by more than that between hours, and more than the 12-peer one does (likely neighbours on
+  the shared host using memory bandwidth, which a run held in its own caches does not need): the table above, on the faster code, took 14.4 s where
+  the bench before took 13.8 s, so the ratio there moved from 5.29x to 5.67x while each build, side by
+  side with the other, is faster.
   Costs that grew faster than that are gone: the route search for each new pair of sites walked a WAN
   router's edge to every site (now it ends from the destination's side and keeps its arrays); each
   peer's random partner draw counted every member (now only as far as its choice reads); the flow
