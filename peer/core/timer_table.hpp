@@ -39,7 +39,7 @@ class TimerTable {
   void cancel(const Handle& handle) {
     [[maybe_unused]] const std::size_t erased = timers_.erase(handle.key_);
     assert(erased == 1 && "cancelling a timer that fired or was cancelled");
-    noted();
+    note_first_deadline();
   }
   /// Cancels the timer `slot` holds, if any, and empties the slot.
   void disarm(std::optional<Handle>& slot) {
@@ -57,7 +57,7 @@ class TimerTable {
     const auto first = timers_.begin();
     std::pair<TimePoint, Payload> due{first->first.first, std::move(first->second)};
     timers_.erase(first);
-    noted();
+    note_first_deadline();
     return due;
   }
   [[nodiscard]] std::size_t size() const { return timers_.size(); }
@@ -68,7 +68,7 @@ class TimerTable {
     std::map<std::pair<TimePoint, std::uint64_t>, Payload> later;
     for (auto& [key, payload] : timers_) later.emplace(std::pair{key.first + by, key.second}, std::move(payload));
     timers_ = std::move(later);
-    noted();
+    note_first_deadline();
   }
   [[nodiscard]] static Handle delayed(const Handle& handle, Duration by) {
     return Handle{{handle.key_.first + by, handle.key_.second}};
@@ -80,7 +80,7 @@ class TimerTable {
   }
 
  private:
-  void noted() { first_ = timers_.empty() ? kNever : timers_.begin()->first.first; }
+  void note_first_deadline() { first_ = timers_.empty() ? kNever : timers_.begin()->first.first; }
 
   TimePoint first_ = kNever;  // the earliest timer's deadline (kNever: none); first, read at every step
   std::map<std::pair<TimePoint, std::uint64_t>, Payload> timers_;

@@ -343,8 +343,9 @@ class GridDriver {
   }
 
   void touch(std::size_t scheduler) {
-    if (!scheduler_slot(scheduler).touched) {
-      scheduler_slot(scheduler).touched = true;
+    SchedulerSlot& slot = scheduler_slot(scheduler);
+    if (!slot.touched) {
+      slot.touched = true;
       touched_.push_back(scheduler);
     }
   }

@@ -46,31 +46,31 @@ class EndOrdered {
                                      [](const Entry& e, const Key& k) { return k < e.first; });
     assert(at == entries_.end() || at->first != key);
     entries_.insert(at, Entry{key, value});
-    noted();
+    note_first_end();
   }
   void erase(iterator it) {
     entries_.erase(std::next(it).base());
-    noted();
+    note_first_end();
   }
   void erase(const_iterator it) {
     entries_.erase(std::next(it).base());
-    noted();
+    note_first_end();
   }
   /// Drops every entry `drop` says, keeping the others' order.
   template <typename Predicate>
   void erase_if(Predicate drop) {
     std::erase_if(entries_, drop);
-    noted();
+    note_first_end();
   }
   /// Takes the entry that ends first.
   void pop_first() {
     assert(!entries_.empty());
     entries_.pop_back();
-    noted();
+    note_first_end();
   }
 
  private:
-  void noted() { first_end_ = entries_.empty() ? kNever : entries_.back().first.first; }
+  void note_first_end() { first_end_ = entries_.empty() ? kNever : entries_.back().first.first; }
 
   TimePoint first_end_ = kNever;  // first: read at every step
   std::vector<Entry> entries_;    // sorted by key, latest first
