@@ -61,6 +61,12 @@ class EventQueue {
     return TimePoint{Duration{heap_.front().at}};
   }
 
+  /// The earliest event's sequence number; the queue must not be empty.
+  [[nodiscard]] std::uint64_t next_sequence() const {
+    assert(!empty());
+    return heap_.front().tag >> kSlotBits;
+  }
+
   /// Takes the earliest event out; the queue must not be empty.
   Popped pop() {
     assert(!empty());

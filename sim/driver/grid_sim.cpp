@@ -20,6 +20,7 @@
 #include "sim/driver/event_queue.hpp"
 #include "sim/driver/job_index.hpp"
 #include "sim/driver/parked_volunteers.hpp"
+#include "sim/driver/wake_queue.hpp"
 #include "sim/driver/wire_sizes.hpp"
 
 namespace gridpeer::sim {
@@ -47,7 +48,7 @@ enum class JobState : std::uint8_t { waiting, submitted, ended };
 /// Each scheduler's wake-up and pending outputs: one per server (P2P), or
 /// the one meta-scheduler.
 struct SchedulerSlot {
-  TimePoint wake = kNever;  ///< the wake-up in the queue (a superseded one is skipped)
+  TimePoint wake = kNever;  ///< its wake-up in the driver's WakeQueue (kNever: none)
   bool touched = false;     ///< has outputs to carry out
 };
 
@@ -80,6 +81,7 @@ class GridDriver {
         job_state_(jobs.size(), JobState::waiting),
         parked_(grid.servers.size()) {
     const std::size_t n = grid.servers.size();
+    wakes_ = WakeQueue(scheduler_count() + 1);  // the last: the network's
     if (options.faults) faults_.emplace(*options.faults, options.fault_seed, std::max(grid.site_count, 1));
     crashes_ = options.crashes;
     if (!options.clocks.empty() && options.clocks.size() != n) {
@@ -202,8 +204,10 @@ class GridDriver {
     enter_outside();
     const TimePoint horizon = (jobs_.empty() ? TimePoint{} : jobs_.back().submit) + seconds(10LL * 365 * 86400);
     std::size_t reported = 0;
-    while (!queue_.empty() && ended_ < jobs_.size()) {
-      const auto [at, sequence, event] = queue_.pop();
+    while (ended_ < jobs_.size()) {
+      const std::optional<Next> next = pop_next();
+      if (!next) break;
+      const auto& [at, sequence, event] = *next;
       if (at > horizon) break;
       now_ = at;
       sequence_now_ = sequence;
@@ -324,6 +328,53 @@ class GridDriver {
   /// Queues `event` at `at`, after every event queued before it at that time.
   void push(TimePoint at, const Event& event) { queue_.push(at, sequence_++, event); }
 
+  /// The earliest of the queued events and the wake-ups (the schedulers' and
+  /// the network's), by (time, sequence): one order, as when all were in one queue.
+  struct Next {
+    TimePoint at;
+    std::uint64_t sequence;
+    Event event;
+  };
+  std::optional<Next> pop_next() {
+    enum class From : std::uint8_t { none, queue, wakes };
+    From from = From::none;
+    TimePoint at = kNever;
+    std::uint64_t sequence = 0;
+    const auto consider = [&](From source, TimePoint t, std::uint64_t s) {
+      if (from == From::none || t < at || (t == at && s < sequence)) {
+        from = source;
+        at = t;
+        sequence = s;
+      }
+    };
+    if (!queue_.empty()) consider(From::queue, queue_.next_time(), queue_.next_sequence());
+    if (!wakes_.empty()) consider(From::wakes, wakes_.top().at, wakes_.top().sequence);
+    switch (from) {
+      case From::none:
+        return std::nullopt;
+      case From::queue: {
+        auto [t, s, event] = queue_.pop();
+        return Next{t, s, event};
+      }
+      case From::wakes: {
+        const WakeQueue::Wake wake = wakes_.pop();
+        if (wake.scheduler == network_wakes())
+          return Next{wake.at, wake.sequence, {Event::Kind::network_wake, 0, 0, 0, 0}};
+        return Next{wake.at, wake.sequence, {Event::Kind::wake, 0, 0, wake.scheduler, 0}};
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// The network's place in wakes_, after the schedulers'.
+  [[nodiscard]] std::uint32_t network_wakes() const { return static_cast<std::uint32_t>(scheduler_count()); }
+
+  /// The scheduler has no wake-up (down, gone, or not in the grid yet).
+  void cancel_wake(std::size_t scheduler) {
+    scheduler_slot(scheduler).wake = kNever;
+    wakes_.cancel(static_cast<std::uint32_t>(scheduler));
+  }
+
   void push_next_submission() {
     if (submitted_ == jobs_.size()) return;
     const std::size_t job = submission(submitted_);
@@ -388,7 +439,7 @@ class GridDriver {
         break;
       case Event::Kind::wake: {
         SchedulerSlot& slot = scheduler_slot(event.scheduler);
-        if (slot.wake != now_) return;  // superseded
+        assert(slot.wake == now_ && "a wake-up moved or cancelled leaves the WakeQueue");
         if (meta_) {
           slot.wake = kNever;
           meta_scheduler_->advance(now_);
@@ -403,7 +454,7 @@ class GridDriver {
         break;
       }
       case Event::Kind::network_wake:
-        if (network_wake_ != now_) return;  // superseded
+        assert(network_wake_ == now_);
         network_wake_ = kNever;
         network_.flows().advance(now_);
         break;
@@ -471,7 +522,7 @@ class GridDriver {
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
-      push(next, {Event::Kind::network_wake, 0, 0, 0, 0});
+      wakes_.set(network_wakes(), next, sequence_++, {now_, sequence_now_});
     }
   }
 
@@ -614,7 +665,7 @@ class GridDriver {
       });
     }
     slot.down = true;
-    scheduler_slot(peer).wake = kNever;
+    cancel_wake(peer);
     tell_others(peer, crash.durable ? PeerState::unreachable : PeerState::restarted, name + " crashed");
     push(now_ + crash.down, {Event::Kind::restart, peer, 0, 0, which});
   }
@@ -655,7 +706,7 @@ class GridDriver {
       slot.leaving = false;
       slot.away = true;
       slot.down = true;
-      scheduler_slot(peer).wake = kNever;
+      cancel_wake(peer);
       tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " left the grid");
       const PeerLeave* asked = nullptr;
       for (const PeerLeave& l : leaves_) {
@@ -698,7 +749,7 @@ class GridDriver {
   void enter_outside() {
     for (ServerIndex peer = 0; peer < servers_.size(); ++peer) {
       if (servers_[peer].joined) continue;
-      scheduler_slot(peer).wake = kNever;
+      cancel_wake(peer);
       tell_others(peer, PeerState::gone, grid_.servers[peer].spec.name + " is not in the grid yet");
     }
     if (result_.outside_at_start > 0) follow_membership();
@@ -808,7 +859,9 @@ class GridDriver {
     if (next == slot.wake) return;
     slot.wake = next;
     if (next != kNever) {
-      push(next, {Event::Kind::wake, 0, 0, static_cast<std::uint32_t>(scheduler), 0});
+      wakes_.set(static_cast<std::uint32_t>(scheduler), next, sequence_++, {now_, sequence_now_});
+    } else {
+      wakes_.cancel(static_cast<std::uint32_t>(scheduler));
     }
   }
 
@@ -828,6 +881,7 @@ class GridDriver {
   std::vector<JobState> job_state_;            // by index into jobs_
   JobIndex index_of_{1};                       // id as its origin numbered it -> index
   EventQueue<Event> queue_;
+  WakeQueue wakes_{0};  // each scheduler's wake-up, out of queue_ (sized in the constructor)
   std::uint64_t sequence_ = 0;
   std::uint64_t sequence_now_ = 0;  // the event being handled
   ParkedVolunteers parked_;
