@@ -1,5 +1,6 @@
 #include "peer/network/graph.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gridpeer::network {
@@ -15,6 +16,7 @@ NodeId NetworkGraph::add_node(std::string name, std::optional<LinkId> bus) {
   if (bus && *bus >= links_.size()) throw std::invalid_argument("node '" + name + "': no such bus link");
   nodes_.push_back({std::move(name), bus});
   adjacency_.emplace_back();
+  by_other_.emplace_back();
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
@@ -25,8 +27,26 @@ void NetworkGraph::connect(NodeId a, NodeId b, LinkId link) {
   }
   const auto index = static_cast<std::uint32_t>(edges_.size());
   edges_.push_back({a, b, link});
-  adjacency_[a].push_back(index);
-  adjacency_[b].push_back(index);
+  adjacency_[a].push_back({index, b, link});
+  adjacency_[b].push_back({index, a, link});
+  // After the edges to the same node (their indices are smaller): a graph
+  // built in node order appends.
+  const auto file = [](std::vector<Adjacent>& list, Adjacent entry) {
+    const auto at = std::upper_bound(list.begin(), list.end(), entry.other,
+                                     [](NodeId other, const Adjacent& e) { return other < e.other; });
+    list.insert(at, entry);
+  };
+  file(by_other_[a], {index, b, link});
+  file(by_other_[b], {index, a, link});
+}
+
+std::span<const NetworkGraph::Adjacent> NetworkGraph::edges_between(NodeId a, NodeId b) const {
+  const std::vector<Adjacent>& list = by_other_.at(a);
+  const auto lower =
+      std::lower_bound(list.begin(), list.end(), b, [](const Adjacent& e, NodeId other) { return e.other < other; });
+  const auto upper =
+      std::upper_bound(lower, list.end(), b, [](NodeId other, const Adjacent& e) { return other < e.other; });
+  return {lower, upper};
 }
 
 void NetworkGraph::place_host(ServerIndex host, NodeId node) {

@@ -31,6 +31,14 @@ class NetworkGraph {
     LinkId link = 0;
     [[nodiscard]] NodeId other(NodeId end) const { return end == a ? b : a; }
   };
+  /// An edge as seen from one of its nodes: a search reads the node at its
+  /// other end without reading the edge (at 10,000 peers a site's 833 WAN
+  /// edges, read one by one from the edge list, were a search's misses).
+  struct Adjacent {
+    std::uint32_t edge = 0;  ///< index into edges()
+    NodeId other = 0;
+    LinkId link = 0;
+  };
 
   LinkId add_link(Link link);
   NodeId add_node(std::string name, std::optional<LinkId> bus = std::nullopt);
@@ -45,7 +53,10 @@ class NetworkGraph {
   [[nodiscard]] const Node& node(NodeId id) const { return nodes_.at(id); }
   [[nodiscard]] std::span<const Edge> edges() const { return edges_; }
   /// Edges at a node, in the order they were added.
-  [[nodiscard]] std::span<const std::uint32_t> edges_at(NodeId id) const { return adjacency_.at(id); }
+  [[nodiscard]] std::span<const Adjacent> edges_at(NodeId id) const { return adjacency_.at(id); }
+  /// The edges joining `a` to `b`, in the order they were added: found by
+  /// halving, where a site of a pairwise WAN has an edge to every other site.
+  [[nodiscard]] std::span<const Adjacent> edges_between(NodeId a, NodeId b) const;
   [[nodiscard]] std::size_t host_count() const { return host_nodes_.size(); }
   [[nodiscard]] NodeId host_node(ServerIndex host) const { return host_nodes_.at(host); }
   /// Throws std::invalid_argument when a host was left unplaced.
@@ -62,7 +73,8 @@ class NetworkGraph {
   std::vector<Link> links_;
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
-  std::vector<std::vector<std::uint32_t>> adjacency_;  // edge indices per node
+  std::vector<std::vector<Adjacent>> adjacency_;  // per node
+  std::vector<std::vector<Adjacent>> by_other_;   // per node, the same sorted by (other, edge)
   std::vector<NodeId> host_nodes_;
   std::map<std::pair<NodeId, NodeId>, Route> pinned_;
 };

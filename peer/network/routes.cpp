@@ -120,15 +120,14 @@ Route RouteTable::widest_shortest(NodeId from, NodeId to) const {
     // only the edges into `to` decide: they are found from `to`'s side, so a
     // hub on the way (a WAN router joining every site) is not walked. Of the
     // widest, the first in level order wins; parallel edges from one node
-    // keep their order on both ends.
+    // keep their order on both ends. At depth 0 only `from` is in the
+    // level: its edges to `to` are looked up, not found among all of to's.
     std::uint32_t into = kNone;
     double into_width = 0.0;
     std::uint32_t into_place = 0;
-    for (const std::uint32_t e : graph_.edges_at(to)) {
-      const auto& edge = graph_.edges()[e];
-      const NodeId node = edge.other(to);
+    for (const auto& [e, node, link] : depth == 0 ? graph_.edges_between(to, from) : graph_.edges_at(to)) {
       if (at.hops[node] != depth) continue;
-      const double w = std::min({at.width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(to)});
+      const double w = std::min({at.width[node], graph_.link(link).bytes_per_second, bus_capacity(to)});
       if (into == kNone || w > into_width || (w == into_width && at.place[node] < into_place)) {
         into = e;
         into_width = w;
@@ -141,11 +140,9 @@ Route RouteTable::widest_shortest(NodeId from, NodeId to) const {
     }
     next.clear();
     for (const NodeId node : level) {
-      for (const std::uint32_t e : graph_.edges_at(node)) {
-        const auto& edge = graph_.edges()[e];
-        const NodeId other = edge.other(node);
+      for (const auto& [e, other, link] : graph_.edges_at(node)) {
         if (at.hops[other] >= 0 && at.hops[other] <= depth) continue;
-        const double w = std::min({at.width[node], graph_.link(edge.link).bytes_per_second, bus_capacity(other)});
+        const double w = std::min({at.width[node], graph_.link(link).bytes_per_second, bus_capacity(other)});
         if (at.hops[other] < 0) {
           reach(other, depth + 1, w, e, next.size());
           next.push_back(other);
@@ -186,11 +183,9 @@ Route RouteTable::shortest_latency(NodeId from, NodeId to) const {
     if (settled[node]) continue;
     settled[node] = true;
     if (node == to) break;
-    for (const std::uint32_t e : graph_.edges_at(node)) {
-      const auto& edge = graph_.edges()[e];
-      const NodeId other = edge.other(node);
+    for (const auto& [e, other, link] : graph_.edges_at(node)) {
       if (settled[other]) continue;
-      const Key candidate{latency + graph_.link(edge.link).latency.count() + bus_latency(other), hops + 1, other};
+      const Key candidate{latency + graph_.link(link).latency.count() + bus_latency(other), hops + 1, other};
       if (candidate < best[other]) {
         best[other] = candidate;
         edge_into[other] = e;

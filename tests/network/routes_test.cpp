@@ -1,7 +1,9 @@
 // Routes over graphs and the static view, with answers worked out by hand.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -75,6 +77,32 @@ struct Diamond {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(routes)
+
+BOOST_AUTO_TEST_CASE(edges_between_two_nodes_come_in_the_order_added) {
+  // C-A, A-B, B-A (parallel), A-C, C-B: A's edges to B are edges 1 and 2,
+  // to C edges 0 and 3; B's to A 1 and 2; none from B to B.
+  NetworkGraph graph;
+  const LinkId link = graph.add_link({"l", 1e6, microseconds(1)});
+  const NodeId a = graph.add_node("A");
+  const NodeId b = graph.add_node("B");
+  const NodeId c = graph.add_node("C");
+  graph.connect(c, a, link);
+  graph.connect(a, b, link);
+  graph.connect(b, a, link);
+  graph.connect(a, c, link);
+  graph.connect(c, b, link);
+  const auto edges = [](std::span<const NetworkGraph::Adjacent> found) {
+    std::vector<std::uint32_t> out;
+    for (const auto& e : found) out.push_back(e.edge);
+    return out;
+  };
+  BOOST_TEST((edges(graph.edges_between(a, b)) == std::vector<std::uint32_t>{1, 2}));
+  BOOST_TEST((edges(graph.edges_between(a, c)) == std::vector<std::uint32_t>{0, 3}));
+  BOOST_TEST((edges(graph.edges_between(b, a)) == std::vector<std::uint32_t>{1, 2}));
+  BOOST_TEST((edges(graph.edges_between(c, b)) == std::vector<std::uint32_t>{4}));
+  BOOST_TEST(graph.edges_between(b, b).empty());
+  for (const auto& e : graph.edges_between(c, a)) BOOST_TEST(e.other == a);
+}
 
 BOOST_AUTO_TEST_CASE(widest_shortest_takes_fewest_hops_then_the_widest) {
   Diamond d;
