@@ -237,7 +237,8 @@ These are the mechanisms; the figures are in the tables above.
   swings by more than that between hours, and more than the 12-peer one does (likely neighbours on
   the shared host using memory bandwidth, which a run held in its own caches does not need): between
   two benches the ratio once moved from 5.29x to 5.67x while each build, side by side with the other,
-  was faster. Then the wake-ups superseded before they fired, a fifth of the events, left the queue
+  was faster, and on 2026-11-30 one build read 11.2 s, 13.9 s and 15.2 s within fifteen minutes (4.99x
+  to 6.50x against 12 peers). Then the wake-ups superseded before they fired, a fifth of the events, left the queue
   (one wake-up per peer in a heap indexed by peer), and route searches read only the edges they take:
   16.0 s to 15.1 s and 13.2 s to 13.0 s side by side, the same schedules. With this machine's 32 MiB
   last-level cache cachegrind counts about 4.4 misses an event at 10,000 peers. Prefetching the next
