@@ -1,7 +1,7 @@
 #pragma once
 // Each scheduler's one pending wake-up, earliest first. A scheduler's
-// deadline moves at most inputs; kept as events in the run's queue, every
-// move left the old wake-up behind, to be popped and skipped: one event in
+// deadline moves at most of its inputs. Kept as events in the run's queue,
+// every move left the old wake-up behind, to be popped and skipped: one event in
 // five of a 10,000-peer run, each a read of its scheduler's slot (a miss in
 // memory). Here a move takes the entry to its new place in a heap indexed by
 // scheduler, and nothing stale is ever popped.
