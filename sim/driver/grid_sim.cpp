@@ -336,34 +336,15 @@ class GridDriver {
     Event event;
   };
   std::optional<Next> pop_next() {
-    enum class From : std::uint8_t { none, queue, wakes };
-    From from = From::none;
-    TimePoint at = kNever;
-    std::uint64_t sequence = 0;
-    const auto consider = [&](From source, TimePoint t, std::uint64_t s) {
-      if (from == From::none || t < at || (t == at && s < sequence)) {
-        from = source;
-        at = t;
-        sequence = s;
-      }
-    };
-    if (!queue_.empty()) consider(From::queue, queue_.next_time(), queue_.next_sequence());
-    if (!wakes_.empty()) consider(From::wakes, wakes_.top().at, wakes_.top().sequence);
-    switch (from) {
-      case From::none:
-        return std::nullopt;
-      case From::queue: {
-        auto [t, s, event] = queue_.pop();
-        return Next{t, s, event};
-      }
-      case From::wakes: {
-        const WakeQueue::Wake wake = wakes_.pop();
-        if (wake.scheduler == network_wakes())
-          return Next{wake.at, wake.sequence, {Event::Kind::network_wake, 0, 0, 0, 0}};
-        return Next{wake.at, wake.sequence, {Event::Kind::wake, 0, 0, wake.scheduler, 0}};
-      }
+    if (wake_comes_first(wakes_, queue_)) {
+      const WakeQueue::Wake wake = wakes_.pop();
+      if (wake.scheduler == network_wakes())
+        return Next{wake.at, wake.sequence, {Event::Kind::network_wake, 0, 0, 0, 0}};
+      return Next{wake.at, wake.sequence, {Event::Kind::wake, 0, 0, wake.scheduler, 0}};
     }
-    return std::nullopt;
+    if (queue_.empty()) return std::nullopt;
+    auto [at, sequence, event] = queue_.pop();
+    return Next{at, sequence, event};
   }
 
   /// The network's place in wakes_, after the schedulers'.

@@ -1,6 +1,7 @@
 #include "sim/driver/membership_grid.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <stdexcept>
 #include <utility>
 #include <variant>
@@ -30,7 +31,10 @@ membership::MemberCard MembershipGrid::card_of(const std::string& name) const {
 MembershipGrid::Node& MembershipGrid::start(const std::string& name, TimePoint at) {
   const auto index = roster_.add(card_of(name));
   if (!index) throw std::invalid_argument("membership grid: the roster is full");
-  if (*index >= nodes_.size()) nodes_.resize(*index + 1);
+  if (*index >= nodes_.size()) {
+    nodes_.resize(*index + 1);
+    wakes_.grow_to(nodes_.size());
+  }
   Node& node = nodes_[*index];
   if (node.membership) throw std::invalid_argument("membership grid: member " + name + " exists");
   node.membership =
@@ -84,7 +88,7 @@ void MembershipGrid::join(const std::string& name, const std::vector<std::string
 }
 
 void MembershipGrid::stop(const std::string& name, TimePoint at) {
-  schedule_action(at, [this, name] { nodes_[index_of(name)].running = false; });
+  schedule_action(at, [this, name] { halt(index_of(name)); });
 }
 
 void MembershipGrid::leave(const std::string& name, TimePoint at) {
@@ -160,31 +164,51 @@ void MembershipGrid::settle(Index member) {
         },
         output);
   }
-  const TimePoint wake = settled.running ? settled.membership->next_deadline() : kNever;
-  if (wake != kNever && wake != settled.wake) {
-    settled.wake = wake;
-    schedule(Event{wake, 0, Event::Kind::wake, member, 0, nullptr});
+  if (!settled.running) {
+    halt(member);
+    return;
   }
+  const TimePoint wake = settled.membership->next_deadline();
+  if (wake == settled.wake) return;
+  settled.wake = wake;
+  if (wake == kNever) {
+    wakes_.cancel(member);
+  } else {
+    wakes_.set(member, wake, next_seq_++, handling_);
+  }
+}
+
+void MembershipGrid::halt(Index member) {
+  nodes_[member].running = false;
+  nodes_[member].wake = kNever;
+  wakes_.cancel(member);
 }
 
 void MembershipGrid::run_until(TimePoint until, std::uint64_t max_events) {
   std::uint64_t handled = 0;
-  while (!events_.empty() && events_.next_time() <= until) {
+  for (;;) {
+    const bool wake_first = wake_comes_first(wakes_, events_);
+    if (!wake_first && events_.empty()) break;
+    if ((wake_first ? wakes_.top().at : events_.next_time()) > until) break;
     if (++handled > max_events) throw std::runtime_error("membership grid: more than the bound of events");
-    Event event = events_.pop().payload;
-    now_ = event.at;
+    if (wake_first) {
+      const WakeQueue::Wake wake = wakes_.pop();
+      now_ = wake.at;
+      handling_ = {wake.at, wake.sequence};
+      Node& woken = nodes_[wake.scheduler];
+      assert(woken.running && woken.wake == wake.at);
+      woken.wake = kNever;
+      woken.membership->advance(now_);
+      settle(wake.scheduler);
+      continue;
+    }
+    auto [at, sequence, event] = events_.pop();
+    now_ = at;
+    handling_ = {at, sequence};
     switch (event.kind) {
       case Event::Kind::action:
         event.action();
         break;
-      case Event::Kind::wake: {
-        Node& woken = nodes_[event.to];
-        if (!woken.running || woken.wake != event.at) break;  // superseded
-        woken.wake = kNever;
-        woken.membership->advance(now_);
-        settle(event.to);
-        break;
-      }
       case Event::Kind::deliver: {
         if (event.to >= nodes_.size() || !nodes_[event.to].running) {
           ++lost_;

@@ -17,6 +17,7 @@
 #include "peer/model/rng.hpp"
 #include "peer/model/time.hpp"
 #include "sim/driver/event_queue.hpp"
+#include "sim/driver/wake_queue.hpp"
 
 namespace gridpeer::sim {
 
@@ -83,12 +84,12 @@ class MembershipGrid {
   struct Node {
     std::unique_ptr<membership::Membership> membership;  ///< none: in the roster, never started
     bool running = false;
-    TimePoint wake = kNever;  ///< the wake event queued for it
+    TimePoint wake = kNever;  ///< its wake-up in wakes_ (kNever: none)
   };
   struct Event {
     TimePoint at;
     std::uint64_t seq = 0;
-    enum class Kind : std::uint8_t { deliver, wake, action } kind = Kind::wake;
+    enum class Kind : std::uint8_t { deliver, action } kind = Kind::action;
     Index to = 0;
     Index from = 0;
     std::shared_ptr<const protocol::MembershipMessage> message;  ///< deliver
@@ -97,6 +98,8 @@ class MembershipGrid {
 
   Node& start(const std::string& name, TimePoint at);
   void settle(Index member);
+  /// The member is stopped or gone: no more wake-ups.
+  void halt(Index member);
   void schedule(Event event);
   void schedule_action(TimePoint at, std::function<void()> action);
   [[nodiscard]] bool connected(Index a, Index b) const;
@@ -110,7 +113,10 @@ class MembershipGrid {
   membership::Roster roster_;  ///< every member's card, shared by their views
   std::vector<Node> nodes_;    ///< by roster index
   EventQueue<Event> events_;   ///< earliest first, then the first scheduled
+  WakeQueue wakes_{0};         ///< each member's one wake-up, by roster index
   std::uint64_t next_seq_ = 0;
+  /// The event or wake-up being handled, (time, sequence): nothing yet.
+  WakeQueue::Handling handling_{TimePoint::min(), 0};
   TimePoint now_{};
   std::vector<std::set<std::string>> groups_;
   std::set<std::pair<std::string, std::string>> cuts_;  ///< (lesser, greater) name

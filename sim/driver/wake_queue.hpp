@@ -39,6 +39,15 @@ class WakeQueue {
 
   explicit WakeQueue(std::size_t schedulers) : schedulers_(schedulers), more_settings_(schedulers) {}
 
+  /// Room for `schedulers` in all (a grid whose members join as it runs);
+  /// never shrinks.
+  void grow_to(std::size_t schedulers) {
+    if (schedulers <= schedulers_.size()) return;
+    schedulers_.resize(schedulers);
+    more_settings_.resize(schedulers);
+  }
+  [[nodiscard]] std::size_t schedulers() const { return schedulers_.size(); }
+
   /// The scheduler's wake-up is `at` from now on, replacing any it had;
   /// `sequence` is this setting's (unique, rising). It wakes by the sequence
   /// of its first setting to `at` not yet reached by `handling`.
@@ -189,5 +198,17 @@ class WakeQueue {
   std::vector<Scheduler> schedulers_;
   std::vector<std::vector<Setting>> more_settings_;  // by scheduler: those past kInline
 };
+
+/// Whether the wake-ups' earliest comes before the queued events' earliest,
+/// by (time, sequence), so that a loop drawing on both pops them in one order,
+/// as if they were in one queue. False when there is no wake-up.
+template <class EventQueueType>
+[[nodiscard]] bool wake_comes_first(const WakeQueue& wakes, const EventQueueType& queue) {
+  if (wakes.empty()) return false;
+  if (queue.empty()) return true;
+  const WakeQueue::Wake& wake = wakes.top();
+  const TimePoint at = queue.next_time();
+  return wake.at != at ? wake.at < at : wake.sequence < queue.next_sequence();
+}
 
 }  // namespace gridpeer::sim

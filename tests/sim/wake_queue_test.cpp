@@ -10,6 +10,7 @@
 
 #include "peer/model/rng.hpp"
 #include "peer/model/time.hpp"
+#include "sim/driver/event_queue.hpp"
 #include "sim/driver/wake_queue.hpp"
 
 using namespace gridpeer;
@@ -149,6 +150,30 @@ BOOST_AUTO_TEST_CASE(pops_in_the_order_of_a_queue_that_skips_superseded_wakes) {
         std::count_if(set_to.begin(), set_to.end(), [](std::int64_t t) { return t != kNone; }));
     BOOST_TEST(wakes.size() == live);
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_grown_queue_takes_new_schedulers_and_merges_with_the_event_queue) {
+  // A member joining a running grid gets room of its own; the loop takes the
+  // earlier of the wake-ups and the queued events by (time, sequence).
+  const WakeQueue::Handling start{at_second(0), 0};
+  WakeQueue wakes(1);
+  EventQueue<int> events;
+  BOOST_TEST(!wake_comes_first(wakes, events));  // both empty
+  events.push(at_second(10), 2, 100);
+  BOOST_TEST(!wake_comes_first(wakes, events));  // no wake-up
+  wakes.set(0, at_second(10), 3, start);
+  BOOST_TEST(!wake_comes_first(wakes, events));  // same time, the event's sequence 2 < 3
+  wakes.grow_to(3);
+  BOOST_TEST(wakes.schedulers() == 3U);
+  wakes.grow_to(2);  // never shrinks
+  BOOST_TEST(wakes.schedulers() == 3U);
+  wakes.set(2, at_second(10), 1, start);
+  BOOST_TEST(wake_comes_first(wakes, events));  // sequence 1 < 2
+  BOOST_TEST(wakes.pop().scheduler == 2U);
+  BOOST_TEST(!wake_comes_first(wakes, events));
+  BOOST_TEST(events.pop().payload == 100);
+  BOOST_TEST(wake_comes_first(wakes, events));  // the queue is empty
+  BOOST_TEST(wakes.pop().scheduler == 0U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
