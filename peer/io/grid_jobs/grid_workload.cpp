@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "peer/io/grid_jobs/workload_source.hpp"
 #include "peer/io/traces/trace_file.hpp"
@@ -130,22 +131,29 @@ GridWorkload load_grid_workload(const topology::Topology& grid, const GridWorklo
     result.description = path.filename().string() + ", " + std::to_string(jobs.size()) + " jobs split by " +
                          (request.split == SplitRule::queue ? std::string("queue") : std::string("round-robin"));
   }
-  // All servers' jobs in submit order (stable: server by server at a tie),
-  // each source moving with its job.
-  std::vector<std::pair<std::size_t, std::size_t>> order;  // (server, position)
+  // All servers' jobs in submit order (server by server at a tie, then in
+  // each server's order), each source moving with its job. The keys carry the
+  // submit time: a comparison that read it from the jobs missed the cache at
+  // every step with a million jobs over 10,000 servers.
+  struct Place {
+    TimePoint submit;
+    std::size_t server;
+    std::size_t position;
+  };
+  std::vector<Place> order;
   for (std::size_t i = 0; i < n; ++i) {
     result.jobs_per_server.push_back(per_server[i].size());
-    for (std::size_t k = 0; k < per_server[i].size(); ++k) order.emplace_back(i, k);
+    for (std::size_t k = 0; k < per_server[i].size(); ++k) order.push_back({per_server[i][k].submit, i, k});
   }
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return per_server[a.first][a.second].submit < per_server[b.first][b.second].submit;
+  std::sort(order.begin(), order.end(), [](const Place& a, const Place& b) {
+    return std::tie(a.submit, a.server, a.position) < std::tie(b.submit, b.server, b.position);
   });
   result.jobs.reserve(order.size());
   result.sources.reserve(order.size());
-  for (const auto& [server, position] : order) {
-    result.jobs.push_back(per_server[server][position]);
+  for (const Place& place : order) {
+    result.jobs.push_back(per_server[place.server][place.position]);
     result.jobs.back().id = static_cast<JobId>(result.jobs.size() - 1);
-    result.sources.push_back(std::move(per_server_sources[server][position]));
+    result.sources.push_back(std::move(per_server_sources[place.server][place.position]));
   }
   // One time axis for the whole grid: gaps from the grid's first arrival.
   workload::scale_load(result.jobs, request.load_factor);
