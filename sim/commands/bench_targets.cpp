@@ -177,7 +177,7 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 | local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it; past EASY's reservation a pass only looks for starts, passing over staged jobs and jobs wider than the free nodes, and stops when none is free or no ready job is left | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
 | AWT while inputs are staged (EASY) | the forecast is rebuilt after a state change, O(queue), and played one pass at a time only as far as the query needs; a pass's backfill asks a min-tree for the next ready job that fits the free nodes, O(log queue) per job tried, and a pass after arrivals alone tries only the jobs that arrived | at most 1,024 queued jobs are forecast (`kForecastQueueLimit`) |
 | event queue | four-way heap of 16-byte keys (time, sequence and the event's slot), O(log pending) per event; the events wait in a pool of reused slots | pending events: messages in flight, submissions one at a time; at most 2^28 at once |
-| wake-ups | one per peer (and one for the network) in a heap indexed by peer: a moved deadline moves its entry, O(log peers), so no stale wake-up is ever popped; the next event is the earlier of the two heaps' tops | one entry per peer; the settings a wake-up's place at its instant depends on, three in the peer's line |
+| wake-ups | one per peer (and one for the network) in the same four-way heap of 16-byte keys, each key's place followed in an array of 4 bytes a peer: a moved deadline moves its entry, O(log peers), so no stale wake-up is ever popped; the next event is the earlier of the two heaps' tops | one entry per peer; the settings a wake-up's place at its instant depends on, three in a line of the peer's own |
 | R-I / Sy-I volunteering | a Volunteer to a peer with nothing waiting is parked, not queued, and handed over before that peer's next input | parked per receiver, at most one period's worth per partner; messages are still sent and counted |
 | routes | found on first use per pair of nodes (breadth first), then kept: a route of up to three links in its 16-byte entry, a longer one apart; dense index up to 1,024 nodes, a hash map above | memory: routes actually used, not N^2 (the dense index: 16 bytes per pair of nodes) |
 | equal-share network | a flow start or end re-shares only the routes crossing a link whose flow count changed | max-min re-shares globally |
@@ -240,7 +240,9 @@ These are the mechanisms; the figures are in the tables above.
   was faster, and on 2026-11-30 one build read 11.2 s, 13.9 s and 15.2 s within fifteen minutes (4.99x
   to 6.50x against 12 peers). Then the wake-ups superseded before they fired, a fifth of the events, left the queue
   (one wake-up per peer in a heap indexed by peer), and route searches read only the edges they take:
-  16.0 s to 15.1 s and 13.2 s to 13.0 s side by side, the same schedules. With this machine's 32 MiB
+  16.0 s to 15.1 s and 13.2 s to 13.0 s side by side, the same schedules. The wake-ups then moved into
+  the event queue's four-way heap, their places in an array of their own (a sift wrote a place at each
+  level, each in a different peer's line): 12.3 s to 11.5 s. With this machine's 32 MiB
   last-level cache cachegrind counts about 4.4 misses an event at 10,000 peers. Prefetching the next
   event's peer did not help: the misses left are pointer walks (job maps, the route table, link
   loads) spread over the loop, the network and the peer, none more than a few percent of them.

@@ -17,9 +17,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "peer/model/time.hpp"
+#include "sim/driver/key_heap.hpp"
 
 namespace gridpeer::sim {
 
@@ -37,82 +39,92 @@ class WakeQueue {
     std::uint64_t sequence;
   };
 
-  explicit WakeQueue(std::size_t schedulers) : schedulers_(schedulers), more_settings_(schedulers) {}
+  explicit WakeQueue(std::size_t schedulers) { grow_to(schedulers); }
 
   /// Room for `schedulers` in all (a grid whose members join as it runs);
   /// never shrinks.
   void grow_to(std::size_t schedulers) {
-    if (schedulers <= schedulers_.size()) return;
-    schedulers_.resize(schedulers);
+    if (schedulers <= places_.size()) return;
+    if (schedulers > kSchedulerLimit) throw std::length_error("more than 2^28 schedulers in one simulation");
+    places_.resize(schedulers, kAbsent);
+    settings_.resize(schedulers);
     more_settings_.resize(schedulers);
   }
-  [[nodiscard]] std::size_t schedulers() const { return schedulers_.size(); }
+  [[nodiscard]] std::size_t schedulers() const { return places_.size(); }
 
   /// The scheduler's wake-up is `at` from now on, replacing any it had;
-  /// `sequence` is this setting's (unique, rising). It wakes by the sequence
-  /// of its first setting to `at` not yet reached by `handling`.
+  /// `sequence` is this setting's (unique, rising, below 2^36, as in
+  /// EventQueue). It wakes by the sequence of its first setting to `at` not
+  /// yet reached by `handling`.
   void set(std::uint32_t scheduler, TimePoint at, std::uint64_t sequence, Handling handling) {
-    assert(scheduler < schedulers_.size());
-    const Wake wake{at, remember(scheduler, {at, sequence}, handling), scheduler};
-    std::size_t i = schedulers_[scheduler].place;
-    if (i == kAbsent) {
-      i = heap_.size();
-      heap_.push_back(wake);
-      schedulers_[scheduler].place = static_cast<std::uint32_t>(i);
-      sift_up(i);
-      return;
-    }
-    const bool earlier = before(wake, heap_[i]);
-    heap_[i] = wake;
-    if (earlier) {
-      sift_up(i);
+    assert(scheduler < places_.size());
+    assert(sequence < kSequenceLimit);
+    const std::uint64_t first = remember(scheduler, {at, sequence}, handling);
+    const HeapKey key{at.time_since_epoch().count(), (first << kSchedulerBits) | scheduler};
+    const std::uint32_t place = places_[scheduler];
+    if (place == kAbsent) {
+      heap_.push(key, placed());
     } else {
-      sift_down(i);
+      heap_.replace(place, key, placed());
     }
   }
 
   /// The scheduler has no wake-up any more (none is fine).
   void cancel(std::uint32_t scheduler) {
-    assert(scheduler < schedulers_.size());
-    const std::size_t i = schedulers_[scheduler].place;
-    if (i == kAbsent) return;
-    remove_at(i);
+    assert(scheduler < places_.size());
+    const std::uint32_t place = places_[scheduler];
+    if (place == kAbsent) return;
+    places_[scheduler] = kAbsent;
+    heap_.remove(place, placed());
   }
 
   [[nodiscard]] bool empty() const { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const { return heap_.size(); }
   /// The earliest; the queue must not be empty.
-  [[nodiscard]] const Wake& top() const {
-    assert(!empty());
-    return heap_.front();
-  }
+  [[nodiscard]] Wake top() const { return wake_of(heap_.front()); }
   /// Takes the earliest out; the queue must not be empty.
   Wake pop() {
     const Wake first = top();
-    remove_at(0);
+    places_[first.scheduler] = kAbsent;
+    heap_.pop(placed());
     return first;
   }
 
  private:
+  // A key's tag is (sequence, scheduler): comparing tags compares sequences,
+  // unique among the wake-ups, and the scheduler never decides.
+  static constexpr unsigned kSchedulerBits = 28;
+  static constexpr std::uint64_t kSchedulerLimit = std::uint64_t{1} << kSchedulerBits;
+  static constexpr std::uint64_t kSequenceLimit = std::uint64_t{1} << (64 - kSchedulerBits);
   static constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
 
-  static bool before(const Wake& a, const Wake& b) { return a.at != b.at ? a.at < b.at : a.sequence < b.sequence; }
+  static Wake wake_of(const HeapKey& key) {
+    return {TimePoint{Duration{key.at}}, key.tag >> kSchedulerBits,
+            static_cast<std::uint32_t>(key.tag & (kSchedulerLimit - 1))};
+  }
+  /// Follows each key's moves in the heap, in places_ (4 bytes a scheduler:
+  /// a sift writes a place at each level, and at 10,000 peers a place kept
+  /// in each scheduler's own cache line was a miss at each).
+  struct Placer {
+    std::vector<std::uint32_t>* places;
+    void operator()(const HeapKey& key, std::size_t position) const {
+      (*places)[key.tag & (kSchedulerLimit - 1)] = static_cast<std::uint32_t>(position);
+    }
+  };
+  Placer placed() { return Placer{&places_}; }
 
   struct Setting {
     TimePoint at;
     std::uint64_t sequence;
   };
 
-  // A scheduler's place in the heap and its settings not reached yet, in one
-  // cache line: a setting per input, and at 10,000 peers a list of their own
-  // was one more miss in memory each time. More settings than fit wait in
-  // more_settings_ (few schedulers, rarely).
+  // A scheduler's settings not reached yet, in one cache line: a setting per
+  // input. More than fit wait in more_settings_ (few schedulers, rarely).
   static constexpr std::size_t kInline = 3;
-  struct alignas(64) Scheduler {
-    std::uint32_t place = kAbsent;  // its index in heap_, or kAbsent
-    std::uint32_t count = 0;        // settings in `settings`
-    std::uint32_t more = 0;         // settings in more_settings_
-    std::array<Setting, kInline> settings{};
+  struct alignas(64) Settings {
+    std::uint32_t count = 0;  // settings in `inline_settings`
+    std::uint32_t more = 0;   // settings in more_settings_
+    std::array<Setting, kInline> inline_settings{};
   };
 
   /// Forgets the scheduler's settings `handling` has reached, keeps `made`,
@@ -123,13 +135,13 @@ class WakeQueue {
       return s.at < handling.at || (s.at == handling.at && s.sequence <= handling.sequence);
     };
     std::uint64_t first = made.sequence;
-    Scheduler& own = schedulers_[scheduler];
+    Settings& own = settings_[scheduler];
     for (std::uint32_t k = 0; k < own.count;) {
-      if (reached(own.settings[k])) {
-        own.settings[k] = own.settings[--own.count];
+      if (reached(own.inline_settings[k])) {
+        own.inline_settings[k] = own.inline_settings[--own.count];
         continue;
       }
-      if (own.settings[k].at == made.at) first = std::min(first, own.settings[k].sequence);
+      if (own.inline_settings[k].at == made.at) first = std::min(first, own.inline_settings[k].sequence);
       ++k;
     }
     if (own.more > 0) {
@@ -141,7 +153,7 @@ class WakeQueue {
       own.more = static_cast<std::uint32_t>(more.size());
     }
     if (own.count < kInline) {
-      own.settings[own.count++] = made;
+      own.inline_settings[own.count++] = made;
     } else {
       more_settings_[scheduler].push_back(made);
       ++own.more;
@@ -149,53 +161,9 @@ class WakeQueue {
     return first;
   }
 
-  void remove_at(std::size_t i) {
-    schedulers_[heap_[i].scheduler].place = kAbsent;
-    const Wake last = heap_.back();
-    heap_.pop_back();
-    if (i == heap_.size()) return;
-    const bool earlier = before(last, heap_[i]);
-    heap_[i] = last;
-    schedulers_[last.scheduler].place = static_cast<std::uint32_t>(i);
-    if (earlier) {
-      sift_up(i);
-    } else {
-      sift_down(i);
-    }
-  }
-
-  void put(std::size_t i, const Wake& wake) {
-    heap_[i] = wake;
-    schedulers_[wake.scheduler].place = static_cast<std::uint32_t>(i);
-  }
-
-  void sift_up(std::size_t i) {
-    const Wake moving = heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!before(moving, heap_[parent])) break;
-      put(i, heap_[parent]);
-      i = parent;
-    }
-    put(i, moving);
-  }
-
-  void sift_down(std::size_t i) {
-    const Wake moving = heap_[i];
-    const std::size_t n = heap_.size();
-    for (;;) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-      if (!before(heap_[child], moving)) break;
-      put(i, heap_[child]);
-      i = child;
-    }
-    put(i, moving);
-  }
-
-  std::vector<Wake> heap_;
-  std::vector<Scheduler> schedulers_;
+  KeyHeap heap_;
+  std::vector<std::uint32_t> places_;                // by scheduler: its position in heap_, or kAbsent
+  std::vector<Settings> settings_;                   // by scheduler
   std::vector<std::vector<Setting>> more_settings_;  // by scheduler: those past kInline
 };
 
@@ -206,7 +174,7 @@ template <class EventQueueType>
 [[nodiscard]] bool wake_comes_first(const WakeQueue& wakes, const EventQueueType& queue) {
   if (wakes.empty()) return false;
   if (queue.empty()) return true;
-  const WakeQueue::Wake& wake = wakes.top();
+  const WakeQueue::Wake wake = wakes.top();
   const TimePoint at = queue.next_time();
   return wake.at != at ? wake.at < at : wake.sequence < queue.next_sequence();
 }
