@@ -1,5 +1,6 @@
 // What a peer remembers of things that are over, by hand: entries live their
 // lifetime from their last write, and forgetting them keeps later ones.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
@@ -66,6 +67,37 @@ BOOST_AUTO_TEST_CASE(a_long_run_forgets_in_write_order_and_keeps_the_rest) {
   for (std::size_t i = 0; i < forgotten.size(); ++i) BOOST_TEST(forgotten[i] == static_cast<int>(i));
   BOOST_TEST(stones.find(898) == nullptr);
   BOOST_TEST(value_of(stones, 899) == 899);
+}
+
+BOOST_AUTO_TEST_CASE(a_shared_watch_is_never_later_than_a_set_due) {
+  // Two sets of lifetime 10 s under one watch, pruned together when it is due.
+  // a gets 1 at 2 (due 12) and 4 at 6, b gets 2 at 5 (due 15): the watch says
+  // 12. A prune at 13 forgets 1, and a is due at 16 (4), b at 15: reset to 15.
+  // a gets 3 at 14: the watch stays 15. A prune at 17 forgets 4 and 2, b is
+  // empty: reset to a's 24 (3).
+  ExpiryWatch watch;
+  Tombstones<int, int> a(seconds(10), &watch);
+  Tombstones<int, int> b(seconds(10), &watch);
+  BOOST_TEST((watch.due() == kNever));
+  a.put(1, 0, at_s(2));
+  b.put(2, 0, at_s(5));
+  BOOST_TEST((watch.due() == at_s(12)));
+  a.put(4, 0, at_s(6));  // a's next expiry stays 12
+  BOOST_TEST((watch.due() == at_s(12)));
+  const auto prune_both = [&](TimePoint now) {
+    a.prune(now);
+    b.prune(now);
+    watch.reset(std::min(a.next_expiry(), b.next_expiry()));
+  };
+  prune_both(at_s(13));
+  BOOST_TEST(a.find(1) == nullptr);
+  BOOST_TEST((watch.due() == at_s(15)));  // b's 2; a's 4 is due at 16
+  a.put(3, 0, at_s(14));
+  BOOST_TEST((watch.due() == at_s(15)));
+  prune_both(at_s(17));
+  BOOST_TEST(b.size() == 0U);
+  BOOST_TEST(a.size() == 1U);
+  BOOST_TEST((watch.due() == at_s(24)));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

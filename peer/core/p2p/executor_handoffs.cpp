@@ -11,10 +11,10 @@
 
 namespace gridpeer {
 
-ExecutorHandoffs::ExecutorHandoffs(ExecutorPeer& peer)
+ExecutorHandoffs::ExecutorHandoffs(ExecutorPeer& peer, ExpiryWatch& expiries)
     : peer_(peer),
-      closed_(peer.config().parameters.handoff_memory),
-      ran_here_(peer.config().parameters.handoff_memory) {}
+      closed_(peer.config().parameters.handoff_memory, &expiries),
+      ran_here_(peer.config().parameters.handoff_memory, &expiries) {}
 
 void ExecutorHandoffs::close_attempt(JobId job, std::uint32_t attempt, TimePoint now) {
   const std::uint32_t* closed = closed_.find(job);

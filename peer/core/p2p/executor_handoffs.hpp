@@ -4,6 +4,7 @@
 // highest attempt of each offer refused or let lapse, and the outputs of
 // jobs run here -- so that a late or repeated message is answered, never
 // taken again: a job runs once (docs/fault-injection.md, second table).
+#include <algorithm>
 #include <cstdint>
 #include <map>
 
@@ -14,7 +15,8 @@ namespace gridpeer {
 
 class ExecutorHandoffs {
  public:
-  explicit ExecutorHandoffs(ExecutorPeer& peer);
+  /// Its memory of hand-offs over tells `expiries` when it is next due a prune.
+  ExecutorHandoffs(ExecutorPeer& peer, ExpiryWatch& expiries);
 
   void on_offer(ServerIndex from, const protocol::JobOffer& offer, TimePoint now);
   void on_commit(ServerIndex from, const protocol::JobCommit& commit, TimePoint now);
@@ -30,6 +32,8 @@ class ExecutorHandoffs {
   void ran(JobId job, const DataTransfer& output, TimePoint now) { ran_here_.put(job, output, now); }
   /// Forgets what is older than the hand-off memory.
   void prune(TimePoint now);
+  /// When prune next forgets something (kNever: nothing remembered).
+  [[nodiscard]] TimePoint next_expiry() const { return std::min(closed_.next_expiry(), ran_here_.next_expiry()); }
 
   [[nodiscard]] bool taken(JobId job) const { return accepted_.count(job) != 0U; }
   [[nodiscard]] std::size_t open() const { return accepted_.size(); }

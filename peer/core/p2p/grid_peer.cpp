@@ -21,10 +21,10 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::ve
       local_(std::move(server), effective_local_policy(config_), start),
       bags_(config_.bag_grouping),
       origin_(*this),
-      executor_(*this),
+      executor_(*this, expiries_),
       split_rule_(config_.coallocation.make_rule()),
       splits_(*this),
-      parts_(*this, config_.coallocation.link_mbps) {
+      parts_(*this, config_.coallocation.link_mbps, expiries_) {
   policy_ = make_migration_policy(config_, *this);
   if (config_.coallocation.enabled() &&
       !(config_.algorithm == GridAlgorithm::sender || config_.algorithm == GridAlgorithm::symmetric)) {
@@ -183,8 +183,11 @@ void GridPeer::advance(TimePoint now) {
   }
   local_.advance(now);
   pump_local();
-  executor_.prune(now);
-  parts_.prune(now);
+  if (now > expiries_.due()) {
+    executor_.prune(now);
+    parts_.prune(now);
+    expiries_.reset(std::min(executor_.next_expiry(), parts_.next_expiry()));
+  }
   deliver_to_self(now);
 }
 

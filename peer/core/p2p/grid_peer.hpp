@@ -278,6 +278,9 @@ class GridPeer final : public Scheduler,
   // Read at every input: first, as at 10,000 peers in one simulation each
   // line of a peer an input touches is a miss in memory.
   PeerTimers timers_;
+  // When executor_ or parts_ next forget a hand-off remembered: read at every
+  // step, beside the timers (see ExpiryWatch). Before them: they hold it.
+  ExpiryWatch expiries_;
   std::vector<protocol::Message> to_self_;  // messages to itself, delivered after the input that made them
   std::vector<SchedulerOutput> outputs_;
   GridConfig config_;

@@ -19,6 +19,8 @@ void require(bool condition, const char* what) {
 void GridPeer::check_invariants() const {
   local_.check_invariants();
   require(std::is_sorted(partners_.begin(), partners_.end()), "partners sorted");
+  require(expiries_.due() <= std::min(executor_.next_expiry(), parts_.next_expiry()),
+          "no hand-off memory due a prune before the peer's watch says");
   require(std::includes(partners_.begin(), partners_.end(), live_partners_.begin(), live_partners_.end()),
           "live partners are partners");
   require(std::is_sorted(out_of_reach_.begin(), out_of_reach_.end()), "peers out of reach sorted");

@@ -16,8 +16,8 @@ constexpr double kLinkSlack = 1e-9;
 
 }  // namespace
 
-HeldParts::HeldParts(PartsPeer& peer, double link_mbps)
-    : peer_(peer), link_mbps_(link_mbps), finished_(peer.config().parameters.handoff_memory) {}
+HeldParts::HeldParts(PartsPeer& peer, double link_mbps, ExpiryWatch& expiries)
+    : peer_(peer), link_mbps_(link_mbps), finished_(peer.config().parameters.handoff_memory, &expiries) {}
 
 double HeldParts::share() const {
   return demand_ > link_mbps_ ? link_mbps_ / demand_ : 1.0;

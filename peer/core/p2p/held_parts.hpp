@@ -33,7 +33,8 @@ class PartsPeer : public HandoffPeer {
 
 class HeldParts {
  public:
-  HeldParts(PartsPeer& peer, double link_mbps);
+  /// Its memory of finished parts tells `expiries` when it is next due a prune.
+  HeldParts(PartsPeer& peer, double link_mbps, ExpiryWatch& expiries);
 
   void on_prepare(ServerIndex from, const protocol::PartPrepare& prepare, TimePoint now);
   void on_decision(ServerIndex from, const protocol::PartDecision& decision, TimePoint now);
@@ -43,6 +44,8 @@ class HeldParts {
   /// `origin` restarted or went away: its parts here are let go at once.
   void forget_parts_of(ServerIndex origin, TimePoint now);
   void prune(TimePoint now) { finished_.prune(now); }
+  /// When prune next forgets something (kNever: nothing remembered).
+  [[nodiscard]] TimePoint next_expiry() const { return finished_.next_expiry(); }
 
   [[nodiscard]] bool owns(JobId job) const { return parts_.count(job) != 0U; }
   [[nodiscard]] std::size_t open() const { return parts_.size(); }
