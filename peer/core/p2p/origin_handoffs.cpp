@@ -130,14 +130,19 @@ void OriginHandoffs::on_timer(const PeerTimer& timer, TimePoint now) {
 }
 
 void OriginHandoffs::partner_changed(ServerIndex partner, PeerState state, std::string_view reason, TimePoint now) {
+  // The partner's offers in id order (offers_ is hashed): what is sent, ended
+  // and taken back comes out in one order on every run.
+  std::vector<JobId> ids;
+  for (const auto& [id, offer] : offers_) {
+    if (offer.to == partner) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
   std::vector<std::pair<Job, bool>> back;  // and whether it had been committed
-  for (auto it = offers_.begin(); it != offers_.end();) {
+  for (const JobId id : ids) {
+    const auto it = offers_.find(id);
+    if (it == offers_.end()) continue;  // ended by a job ended before it
     Offer& offer = it->second;
-    if (offer.to != partner || (offer.committed && state == PeerState::unreachable)) {
-      // Committed jobs stay the partner's own while it may come back with them.
-      ++it;
-      continue;
-    }
+    if (offer.committed && state == PeerState::unreachable) continue;  // stays the partner's own while it may come back
     if (offer.committed && state == PeerState::recovered) {
       // Back from its journal: it kept the job if it had said "hosting" (and
       // its output, if it ran), but what was in flight is gone. Ask again.
@@ -145,7 +150,6 @@ void OriginHandoffs::partner_changed(ServerIndex partner, PeerState state, std::
       offer.resend_input = true;
       offer.commit_sends = 0;
       send_commit(offer, now);
-      ++it;
       continue;
     }
     peer_.timers().disarm(offer.timer);
@@ -153,12 +157,12 @@ void OriginHandoffs::partner_changed(ServerIndex partner, PeerState state, std::
       const TimePoint at = std::max(now, offer.job.submit);
       const JobRecord record = JobRecord::of(offer.job, offer.to, at, at, at);
       ++peer_.tally().lost;
-      it = offers_.erase(it);
+      offers_.erase(it);
       peer_.end_own(record, JobOutcome::lost, "went away holding it (" + std::string(reason) + ")");
     } else {
       // Not committed (no partner keeps those), or the partner restarted empty: it never runs them.
       back.emplace_back(offer.job, offer.committed);
-      it = offers_.erase(it);
+      offers_.erase(it);
     }
   }
   for (const auto& [job, committed] : back) peer_.take_back(job, now, committed);
