@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -154,7 +155,7 @@ void PeerDaemon::start() {
   PeerHost::Setup setup;
   setup.id = config_.self;
   setup.server = config_.grid.servers.at(config_.self).spec;
-  setup.config = config_.grid_config;
+  setup.config = std::make_shared<const GridConfig>(config_.grid_config);
   setup.incarnation = incarnation_;
   setup.peer_lost_after = config_.peer_lost_after;
   host_ = std::make_unique<PeerHost>(std::move(setup), *network_, now());

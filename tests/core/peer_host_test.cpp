@@ -3,6 +3,7 @@
 // PeerState -- each by hand, through an environment that writes down what it
 // was asked to do, in order.
 #include <boost/test/unit_test.hpp>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,7 +69,7 @@ PeerHost::Setup setup(ServerIndex id, GridConfig c, std::uint64_t incarnation = 
   PeerHost::Setup s;
   s.id = id;
   s.server = ServerSpec{"A", 4, 1, 1000, 0};
-  s.config = c;
+  s.config = std::make_shared<const GridConfig>(c);
   s.partners = {1};
   s.incarnation = incarnation;
   s.peer_lost_after = seconds(30);

@@ -11,10 +11,12 @@
 
 namespace gridpeer {
 
-GridPeer::GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
-                   const network::NetworkView& network, TimePoint start, Duration period_phase)
+GridPeer::GridPeer(ServerIndex id, ServerSpec server, std::shared_ptr<const GridConfig> config,
+                   std::vector<ServerIndex> partners, const network::NetworkView& network, TimePoint start,
+                   Duration period_phase)
     : id_(id),
-      config_(config),
+      shared_config_((assert(config != nullptr), std::move(config))),
+      config_(*shared_config_),
       site_selection_(make_site_selection(config_.site_selection)),
       partners_(std::move(partners)),
       network_(network),

@@ -51,9 +51,16 @@ class GridPeer final : public Scheduler,
   /// started at different moments do. Throws std::invalid_argument for
   /// Centralized without a central peer (Shan et al.'s instant-knowledge reference is
   /// the meta-scheduler's, meta/central_placement.hpp).
-  GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
-           const network::NetworkView& network, TimePoint start = TimePoint{},
+  ///
+  /// Peers of one grid may share one configuration (a simulator's thousands
+  /// of peers read the same lines of it, not each a copy of its own).
+  GridPeer(ServerIndex id, ServerSpec server, std::shared_ptr<const GridConfig> config,
+           std::vector<ServerIndex> partners, const network::NetworkView& network, TimePoint start = TimePoint{},
            Duration period_phase = Duration::zero());
+  GridPeer(ServerIndex id, ServerSpec server, GridConfig config, std::vector<ServerIndex> partners,
+           const network::NetworkView& network, TimePoint start = TimePoint{}, Duration period_phase = Duration::zero())
+      : GridPeer(id, std::move(server), std::make_shared<const GridConfig>(std::move(config)), std::move(partners),
+                 network, start, period_phase) {}
 
   // ---- Scheduler ----------------------------------------------------------
   void submit(const Job& job, TimePoint now) override;
@@ -284,8 +291,9 @@ class GridPeer final : public Scheduler,
   ExpiryWatch expiries_;
   std::vector<protocol::Message> to_self_;  // messages to itself, delivered after the input that made them
   std::vector<SchedulerOutput> outputs_;
-  GridConfig config_;
-  std::unique_ptr<MigrationPolicy> policy_;  // where own jobs go: one object per algorithm
+  std::shared_ptr<const GridConfig> shared_config_;  // never null
+  const GridConfig& config_;                         // *shared_config_
+  std::unique_ptr<MigrationPolicy> policy_;          // where own jobs go: one object per algorithm
   std::unique_ptr<SiteSelection> site_selection_;
   std::vector<int> queued_cpus_;            // scratch: the grid queue's CPUs for rules that read it
   std::vector<ServerIndex> partners_;       // sorted

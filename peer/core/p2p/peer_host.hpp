@@ -69,7 +69,8 @@ class PeerHost {
   struct Setup {
     ServerIndex id = 0;
     ServerSpec server;
-    GridConfig config;
+    /// Shared by the peers of one grid that run with it (never null).
+    std::shared_ptr<const GridConfig> config;
     std::vector<ServerIndex> partners;
     /// This start's number (1 on a new journal, one more at every start):
     /// in every job id, and above every hand-off attempt of earlier starts.
