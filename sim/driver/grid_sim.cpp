@@ -129,10 +129,9 @@ class GridDriver {
           "faults, crashes and churn need peers: run Centralized over messages (a central peer)");
     }
     // A peer that may restart from its journal states what must be kept.
-    peer_config_ = options.config;
-    peer_config_.journaled =
-        std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
-    shared_peer_config_ = std::make_shared<const GridConfig>(peer_config_);
+    GridConfig peer_config = options.config;
+    peer_config.journaled = std::any_of(crashes_.begin(), crashes_.end(), [](const PeerCrash& c) { return c.durable; });
+    peer_config_ = std::make_shared<const GridConfig>(std::move(peer_config));
     if (meta_) {
       std::vector<ServerSpec> specs;
       for (const auto& server : grid.servers) specs.push_back(server.spec);
@@ -276,7 +275,7 @@ class GridDriver {
     PeerHost::Setup setup;
     setup.id = server;
     setup.server = grid_.servers[server].spec;
-    setup.config = shared_peer_config_;
+    setup.config = peer_config_;
     setup.partners = slot.partners;
     setup.incarnation = slot.incarnation;
     setup.period_phase = phase;
@@ -856,10 +855,10 @@ class GridDriver {
   WireSizes wire_sizes_;
   bool meta_;                                  // one meta-scheduler for every server; else one peer each
   std::unique_ptr<Scheduler> meta_scheduler_;  // the meta-scheduler, when meta_
-  GridConfig peer_config_;                     // the peers' (journaled when a crash is durable)
-  // The same, one copy read by every peer: a copy of its own in each was a
-  // few more lines of each peer to read at every input, cold at 10,000 peers.
-  std::shared_ptr<const GridConfig> shared_peer_config_;
+  // The peers' configuration (journaled when a crash is durable), one copy
+  // read by every peer: a copy of its own in each was a few more lines of
+  // each peer to read at every input, cold at 10,000 peers.
+  std::shared_ptr<const GridConfig> peer_config_;
   std::vector<ServerSlot> servers_;            // by server
   std::vector<SchedulerOutput> batch_buffer_;  // every peer's settle builds its batch here
   SchedulerSlot meta_slot_;                    // the meta-scheduler's (P2P: each server's, in its slot)

@@ -15,7 +15,8 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, std::shared_ptr<const Grid
                    std::vector<ServerIndex> partners, const network::NetworkView& network, TimePoint start,
                    Duration period_phase)
     : id_(id),
-      shared_config_((assert(config != nullptr), std::move(config))),
+      shared_config_(config != nullptr ? std::move(config)
+                                       : throw std::invalid_argument("a grid peer needs a configuration")),
       config_(*shared_config_),
       site_selection_(make_site_selection(config_.site_selection)),
       partners_(std::move(partners)),
