@@ -22,6 +22,8 @@ class NetworkModel final : public NetworkView {
   NetworkModel& operator=(const NetworkModel&) = delete;
 
   [[nodiscard]] RouteView route(ServerIndex from, ServerIndex to) const { return routes_.route(from, to); }
+  /// A hint: the route from `from` to `to` is likely asked for soon.
+  void prefetch_route(ServerIndex from, ServerIndex to) const { routes_.prefetch(from, to); }
   /// The route's latency plus `bytes` at the rate a new flow would get now.
   [[nodiscard]] Duration transfer_estimate(std::uint64_t bytes, ServerIndex from, ServerIndex to) const override;
   [[nodiscard]] double bottleneck_bandwidth(ServerIndex from, ServerIndex to) const override;

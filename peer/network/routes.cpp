@@ -44,6 +44,12 @@ RouteView RouteTable::route(ServerIndex from, ServerIndex to) const {
   return view(*kept);
 }
 
+void RouteTable::prefetch(ServerIndex from, ServerIndex to) const {
+  // Only the dense table: a hash lookup would read as much as it saves.
+  if (from == to || dense_.empty()) return;
+  __builtin_prefetch(&dense_[std::size_t{graph_.host_node(from)} * graph_.nodes().size() + graph_.host_node(to)]);
+}
+
 RouteTable::Kept RouteTable::keep(const Route& route) const {
   Kept kept;
   if (route.size() <= Kept::kInPlace) {

@@ -35,6 +35,9 @@ class RouteTable {
   /// node. Throws std::invalid_argument when no path joins them. The view
   /// stays valid as long as the table.
   [[nodiscard]] RouteView route(ServerIndex from, ServerIndex to) const;
+  /// Asks for the memory route(from, to) reads when it is known already: a
+  /// hint, for a driver that can tell which route comes next.
+  void prefetch(ServerIndex from, ServerIndex to) const;
   [[nodiscard]] Duration latency(RouteView route) const;
   /// Smallest capacity along the route (bytes/s); infinity for an empty one.
   [[nodiscard]] double bottleneck(RouteView route) const;

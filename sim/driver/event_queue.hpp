@@ -61,6 +61,12 @@ class EventQueue {
     return heap_.front().tag >> kSlotBits;
   }
 
+  /// The earliest event's payload; the queue must not be empty.
+  [[nodiscard]] const Payload& next_payload() const {
+    assert(!empty());
+    return payloads_[heap_.front().tag & kSlotMask];
+  }
+
   /// Takes the earliest event out; the queue must not be empty.
   Popped pop() {
     assert(!empty());

@@ -44,6 +44,13 @@ class JobIndex {
 
   [[nodiscard]] std::optional<std::size_t> find(JobId id) const {
     const auto& list = by_origin_[bucket_of(id)];
+    // An origin's ids are consecutive within one start of it, so an id is
+    // usually as far from the first as its entry is: two cache lines read,
+    // where the search read five (the driver looks up every job as it ends).
+    if (!list.empty() && id >= list.front().first) {
+      const JobId guess = id - list.front().first;
+      if (guess < list.size() && list[guess].first == id) return list[guess].second;
+    }
     const auto at = std::lower_bound(list.begin(), list.end(), Entry{id, 0},
                                      [](const Entry& a, const Entry& b) { return a.first < b.first; });
     if (at == list.end() || at->first != id) return std::nullopt;

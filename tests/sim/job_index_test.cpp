@@ -52,4 +52,20 @@ BOOST_AUTO_TEST_CASE(out_of_order_ids_are_kept_sorted_and_the_first_add_stands) 
   BOOST_TEST(index.find(job_id_of(5, 1)).value() == 4U);
 }
 
+BOOST_AUTO_TEST_CASE(ids_with_gaps_are_found_where_their_distance_from_the_first_misleads) {
+  // Consecutive ids sit as far from the first entry as they are from the
+  // first id; after a gap (a restart's new incarnation) that guess is wrong
+  // and the search finds them.
+  JobIndex index(1);
+  for (const JobId id : {3, 4, 5, 9, 10, 40}) index.add(id, static_cast<std::size_t>(id) * 2);
+  BOOST_TEST(index.find(3).value() == 6U);    // the first
+  BOOST_TEST(index.find(5).value() == 10U);   // guessed at its place
+  BOOST_TEST(index.find(9).value() == 18U);   // guessed at place 6: past the end
+  BOOST_TEST(index.find(10).value() == 20U);  // guessed at place 7: past the end
+  BOOST_TEST(index.find(40).value() == 80U);
+  BOOST_TEST(!index.find(2).has_value());  // below the first
+  BOOST_TEST(!index.find(6).has_value());  // guessed at place 3, which holds 9
+  BOOST_TEST(!index.find(41).has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

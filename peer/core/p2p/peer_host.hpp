@@ -28,6 +28,7 @@
 #include "peer/core/p2p/grid_peer.hpp"
 #include "peer/core/scheduler.hpp"
 #include "peer/model/job.hpp"
+#include "peer/model/prefetch.hpp"
 #include "peer/model/server.hpp"
 #include "peer/network/network_view.hpp"
 #include "protocol/messages.hpp"
@@ -116,6 +117,9 @@ class PeerHost {
 
   // ---- time and outputs -----------------------------------------------------
   void advance(TimePoint now);
+  /// Asks for the host's memory (its peer's included) ahead of its next
+  /// input: a driver of many peers calls it for the next event's peer.
+  void prefetch() const { prefetch_lines(*this); }
   [[nodiscard]] TimePoint next_deadline() const;
   void quiesce(TimePoint now);
   /// Carries out what the core asked for since the last call (persist first).
