@@ -30,6 +30,13 @@ LinkId FlowNetwork::add_link(Link link) {
   return static_cast<LinkId>(links_.size() - 1);
 }
 
+void FlowNetwork::reserve_links(std::size_t links) {
+  loads_.reserve(links);
+  links_.reserve(links);
+  link_bytes_completed_.reserve(links);
+  link_moving_groups_.reserve(links);
+}
+
 Duration FlowNetwork::latency(RouteView route) const {
   Duration total{};
   for (LinkId id : route) {

@@ -28,6 +28,8 @@ class FlowNetwork {
   explicit FlowNetwork(Sharing sharing) : FlowNetwork(make_sharing_model(sharing)) {}
 
   LinkId add_link(Link link);
+  /// Room for `links` links in all, so that adding them moves nothing.
+  void reserve_links(std::size_t links);
   [[nodiscard]] const Link& link(LinkId id) const { return links_[id]; }
   [[nodiscard]] std::size_t link_count() const { return links_.size(); }
 

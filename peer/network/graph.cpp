@@ -12,11 +12,20 @@ LinkId NetworkGraph::add_link(Link link) {
   return static_cast<LinkId>(links_.size() - 1);
 }
 
+void NetworkGraph::reserve(std::size_t links, std::size_t nodes, std::size_t edges, std::size_t degree) {
+  links_.reserve(links);
+  nodes_.reserve(nodes);
+  edges_.reserve(edges);
+  adjacency_.reserve(nodes);
+  by_other_.reserve(nodes);
+  degree_ = degree;
+}
+
 NodeId NetworkGraph::add_node(std::string name, std::optional<LinkId> bus) {
   if (bus && *bus >= links_.size()) throw std::invalid_argument("node '" + name + "': no such bus link");
   nodes_.push_back({std::move(name), bus});
-  adjacency_.emplace_back();
-  by_other_.emplace_back();
+  adjacency_.emplace_back().reserve(degree_);
+  by_other_.emplace_back().reserve(degree_);
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 

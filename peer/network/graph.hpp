@@ -44,6 +44,10 @@ class NetworkGraph {
   NodeId add_node(std::string name, std::optional<LinkId> bus = std::nullopt);
   /// Joins two nodes by a link (both directions; parallel edges allowed).
   void connect(NodeId a, NodeId b, LinkId link);
+  /// Room for this many links, nodes and edges in all, each node with room
+  /// for `degree` edges: a generated graph of many sites knows its size, and
+  /// vectors grown by doubling touched twice the memory.
+  void reserve(std::size_t links, std::size_t nodes, std::size_t edges, std::size_t degree);
   /// Puts host (server) `host` at `node`; hosts are numbered from 0 without gaps.
   void place_host(ServerIndex host, NodeId node);
 
@@ -76,6 +80,7 @@ class NetworkGraph {
   std::vector<std::vector<Adjacent>> adjacency_;  // per node
   std::vector<std::vector<Adjacent>> by_other_;   // per node, the same sorted by (other, edge)
   std::vector<NodeId> host_nodes_;
+  std::size_t degree_ = 0;  // room each new node's edge lists get (reserve())
   std::map<std::pair<NodeId, NodeId>, Route> pinned_;
 };
 

@@ -26,6 +26,7 @@ std::optional<ControlTraffic> parse_control_traffic(std::string_view text) {
 
 NetworkModel::NetworkModel(NetworkGraph graph, Sharing sharing, RouteRule rule, ControlTraffic control)
     : graph_(std::move(graph)), routes_(graph_, rule), flows_(sharing), control_(control) {
+  flows_.reserve_links(graph_.links().size());
   for (const Link& link : graph_.links()) flows_.add_link(link);  // the same ids
 }
 

@@ -2,6 +2,7 @@
 
 #include "peer/model/enum_names.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,17 @@ constexpr double kTapRate = 1e15;
 
 NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, const SiteWanSetting& setting) {
   NetworkGraph graph;
+  const auto sites = static_cast<std::size_t>(std::max(site_count, 0));
+  switch (setting.shape) {  // its size, known before it is built
+    case WanShape::per_pair:
+      graph.reserve(sites + sites * (sites - std::min<std::size_t>(sites, 1)) / 2, sites,
+                    sites * (sites - std::min<std::size_t>(sites, 1)) / 2, sites);
+      break;
+    case WanShape::per_site:
+    case WanShape::one:
+      graph.reserve(2 * sites + 1, sites + 1, sites, 1);
+      break;
+  }
   const double site_rate = megabits_to_bytes_per_second(setting.site_mbps);
   const double wan_rate = megabits_to_bytes_per_second(setting.wan_mbps);
   for (int site = 0; site < site_count; ++site) {
