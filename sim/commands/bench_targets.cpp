@@ -193,7 +193,7 @@ These are the mechanisms; the figures are in the tables above.
   and provenance), and schedules FCFS and EASY on the replay-only engine; the Python loop splits 5 fields
   per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
   `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
-- **Machines differ, with the same code.** These figures come from one machine on one day (2026-11-29).
+- **Machines differ, with the same code.** These figures come from one machine on two days (2026-11-29 and 30).
   On the machine of the figures before (a slower paravirtualised guest, where a page fault cost about
   10 us), the same code paths took 0.146 s for the FCFS replay's whole process, 0.46 us per job of
   scheduling and 2.05x `zcat | awk` to parse, and missed those targets: a replay of SDSC-SP2 touches 24 MB
@@ -251,9 +251,20 @@ These are the mechanisms; the figures are in the tables above.
   last-level cache cachegrind counts 70.6 M misses in memory for the 11.1 M events of the 10,000-peer
   process, loading included: about 70 a job, which at about 100 ns each is the whole of the 7 us a
   job that 10,000 peers cost over 1,000. An S-I job asks 8 random partners, and each answer reads a
-  cold peer (its timers, its local plan, its counters) and a cold route. Prefetching the next
-  event's peer did not help: the misses left are pointer walks (the route table, link loads, the
-  local plan) spread over the loop, the network and the peer, none more than 4% of them.
+  cold peer (its timers, its local plan, its counters) and a cold route. Those first reads are now
+  asked for ahead: while one event is handled, the driver asks for the next event's whole peer host
+  (2.4 KB, 38 lines), its slot, its wake-up entry, its message and the route of its likely answer,
+  the peer found in a packed array of pointers that stays in cache. An earlier try that asked for
+  less gained nothing; this one, side by side, 8% at 10,000 peers and 2-4% more with the packed
+  pointers, nothing at 1,000, and cost 6% at 100, where every peer stays cached: so only past 1,000
+  peers. Asking one level further as well (the local plan's vectors, the outputs) gained nothing
+  measurable. The driver also finds an ended job's entry by its distance from its origin's first
+  id (two lines where a binary search read five), and the site network is built at its final size
+  (12 MB less touched at 10,000 peers). What is left: pointer walks one level further (hash nodes,
+  the local plan's steps, a route's link loads), spread over the loop, the network and the peer,
+  none more than 4% of them; and the first touch of 450 MB, whose pages the kernel clears (perf
+  puts `clear_page_erms` at about a tenth of the 10,000-peer run), which the 12-peer runs, repeated
+  on the same memory, do not pay.
   Costs that grew faster than that are gone: the route search for each new pair of sites walked a WAN
   router's edge to every site (now it ends from the destination's side and keeps its arrays); each
   peer's random partner draw counted every member (now only as far as its choice reads); the flow
