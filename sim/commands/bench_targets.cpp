@@ -257,8 +257,9 @@ These are the mechanisms; the figures are in the tables above.
   the peer found in a packed array of pointers that stays in cache. An earlier try that asked for
   less gained nothing; this one, side by side, 8% at 10,000 peers and 2-4% more with the packed
   pointers, nothing at 1,000, and cost 6% at 100, where every peer stays cached: so only past 1,000
-  peers. Asking one level further as well (the local plan's vectors, the outputs) gained nothing
-  measurable. The driver also finds an ended job's entry by its distance from its origin's first
+  peers. Asking one level further as well (the local plan's first steps and running job, its
+  queue's head, the forecast, the outputs) gained nothing measurable, in the same step or a step
+  later with a look-ahead of two events. The driver also finds an ended job's entry by its distance from its origin's first
   id (two lines where a binary search read five), and the site network is built at its final size
   (12 MB less touched at 10,000 peers). What is left: pointer walks one level further (hash nodes,
   the local plan's steps, a route's link loads), spread over the loop, the network and the peer,
