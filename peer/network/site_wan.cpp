@@ -17,10 +17,10 @@ constexpr double kTapRate = 1e15;
 NetworkGraph site_wan_graph(std::span<const int> site_of_host, int site_count, const SiteWanSetting& setting) {
   NetworkGraph graph;
   const auto sites = static_cast<std::size_t>(std::max(site_count, 0));
+  const std::size_t pairs = sites < 2 ? 0 : sites * (sites - 1) / 2;
   switch (setting.shape) {  // its size, known before it is built
     case WanShape::per_pair:
-      graph.reserve(sites + sites * (sites - std::min<std::size_t>(sites, 1)) / 2, sites,
-                    sites * (sites - std::min<std::size_t>(sites, 1)) / 2, sites);
+      graph.reserve(sites + pairs, sites, pairs, sites);
       break;
     case WanShape::per_site:
     case WanShape::one:

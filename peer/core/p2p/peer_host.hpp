@@ -117,8 +117,9 @@ class PeerHost {
 
   // ---- time and outputs -----------------------------------------------------
   void advance(TimePoint now);
-  /// Asks for the host's memory (its peer's included) ahead of its next
-  /// input: a driver of many peers calls it for the next event's peer.
+  /// Asks for the host's own lines (its peer and the peer's local scheduler
+  /// sit inside it) ahead of its next input: a driver of many peers calls it
+  /// for the next event's peer.
   void prefetch() const { prefetch_lines(*this); }
   [[nodiscard]] TimePoint next_deadline() const;
   void quiesce(TimePoint now);
