@@ -233,6 +233,33 @@ BOOST_AUTO_TEST_CASE(a_partner_set_that_changes_keeps_what_is_open_with_the_old_
   host.check_invariants();
 }
 
+BOOST_AUTO_TEST_CASE(each_link_down_counts_once_until_it_returns_or_lapses) {
+  // Partners 1 and 2 drop at 2 s and 4 s (1 said twice: the first time
+  // stands); peer_lost_after is 30 s. Their lapses, 32 s then 34 s, are the
+  // host's deadlines while they are away; 1 returns at 10 s, 2 lapses at 34 s,
+  // and the host's deadline is its peer's own again. A link down and up again
+  // later still lapses at its new time.
+  const testing::FixedNetwork network;
+  PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));
+  host.link_up(1, 7, false, at(0));
+  host.link_up(2, 8, false, at(0));
+  const TimePoint own = host.next_deadline();
+  BOOST_TEST((own > at(100)));
+  host.link_down(1, "reset", at(2));
+  host.link_down(1, "reset again", at(3));
+  host.link_down(2, "silent", at(4));
+  BOOST_TEST((host.next_deadline() == at(32)));
+  BOOST_TEST((host.link_up(1, 7, false, at(10)) == LinkUp::connected));
+  BOOST_TEST((host.next_deadline() == at(34)));
+  host.advance(at(34));
+  BOOST_TEST((host.next_deadline() == own));
+  host.link_down(1, "reset", at(40));
+  BOOST_TEST((host.next_deadline() == at(70)));
+  host.advance(at(70));
+  BOOST_TEST((host.next_deadline() == own));
+  BOOST_TEST((host.link_up(1, 7, false, at(80)) == LinkUp::connected));  // given up: a plain return
+}
+
 BOOST_AUTO_TEST_CASE(a_committed_job_ends_lost_once_its_executor_stays_away) {
   const testing::FixedNetwork network;
   PeerHost host(setup(0, config(GridAlgorithm::sender)), network, at(0));

@@ -59,6 +59,7 @@ LinkUp PeerHost::link_up(ServerIndex peer, std::uint64_t boot_id, bool journaled
   // it holds nothing of what it had promised; with one, it kept it.
   const bool restarted = link.boot_id != 0 && boot_id != link.boot_id && link.down_since;
   link.boot_id = boot_id;
+  if (link.down_since) --links_waited_on_;
   link.down_since.reset();
   if (restarted && !journaled) {
     peer_.on_peer(peer, PeerState::restarted, "it restarted", now);
@@ -83,15 +84,18 @@ void PeerHost::link_down(ServerIndex peer, std::string_view reason, TimePoint no
   if (!link.down_since) {
     link.down_since = now;
     link.down_reason = reason;
+    ++links_waited_on_;
   }
   peer_.on_peer(peer, PeerState::unreachable, reason, now);
 }
 
 void PeerHost::expire_links(TimePoint now) {
-  for (ServerIndex p = 0; p < links_.size(); ++p) {
+  // A link per peer ever connected: with none down, nothing to walk at each input.
+  for (ServerIndex p = 0; links_waited_on_ > 0 && p < links_.size(); ++p) {
     Link& link = links_[p];
     if (!link.down_since || now - *link.down_since < peer_lost_after_) continue;
     link.down_since.reset();  // given up: a later return changes nothing for those jobs
+    --links_waited_on_;
     peer_.on_peer(p, PeerState::gone, link.down_reason, now);
   }
 }
@@ -103,6 +107,7 @@ void PeerHost::advance(TimePoint now) {
 
 TimePoint PeerHost::next_deadline() const {
   TimePoint next = peer_.next_deadline();
+  if (links_waited_on_ == 0) return next;
   for (const Link& link : links_) {
     if (link.down_since) next = std::min(next, *link.down_since + peer_lost_after_);
   }

@@ -164,6 +164,7 @@ class PeerHost {
   Duration peer_lost_after_;
   bool draining_ = false;
   std::vector<Link> links_;                     // by server index, grown as partners appear
+  std::size_t links_waited_on_ = 0;             // links down whose peer is not given up yet
   std::vector<SchedulerOutput> settle_buffer_;  // empty; kept for its capacity (no batch_buffer given)
 };
 
