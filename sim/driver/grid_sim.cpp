@@ -79,6 +79,7 @@ class GridDriver {
         network_(topology::network_graph(grid), options.sharing, topology::route_rule(grid), options.control_traffic),
         meta_(options.config.algorithm == GridAlgorithm::central && !options.config.central_peer),
         servers_(grid.servers.size()),
+        hosts_(grid.servers.size(), nullptr),
         job_state_(jobs.size(), JobState::waiting),
         parked_(grid.servers.size()) {
     const std::size_t n = grid.servers.size();
@@ -377,7 +378,6 @@ class GridDriver {
 
   /// A server's peer (anew at a restart), and where prefetch_next finds it.
   void place_peer(ServerIndex server, std::unique_ptr<PeerHost> peer) {
-    if (hosts_.size() < servers_.size()) hosts_.resize(servers_.size(), nullptr);
     hosts_[server] = peer.get();
     servers_[server].peer = std::move(peer);
   }
@@ -895,7 +895,10 @@ class GridDriver {
   // read by every peer: a copy of its own in each was a few more lines of
   // each peer to read at every input, cold at 10,000 peers.
   std::shared_ptr<const GridConfig> peer_config_;
-  std::vector<ServerSlot> servers_;            // by server
+  std::vector<ServerSlot> servers_;  // by server
+  // Each server's peer as in its slot, packed: 8 bytes a peer that stay in
+  // cache, where reading it from the slot was a miss before the prefetches.
+  std::vector<const PeerHost*> hosts_;
   std::vector<SchedulerOutput> batch_buffer_;  // every peer's settle builds its batch here
   SchedulerSlot meta_slot_;                    // the meta-scheduler's (P2P: each server's, in its slot)
   std::vector<JobState> job_state_;            // by index into jobs_
@@ -911,9 +914,6 @@ class GridDriver {
   // 1,000, and 6% slower at 100, where every peer stays cached.
   static constexpr std::size_t kPrefetchAbovePeers = 1000;
   bool prefetching_ = false;  // P2P grids of more than kPrefetchAbovePeers
-  // Each server's peer as in its slot, packed: 8 bytes a peer that stay in
-  // cache, where reading it from the slot was a miss before the prefetches.
-  std::vector<const PeerHost*> hosts_;
   // Indices into jobs_ by submit time; empty when jobs_ is in that order already
   // (as run_grid asks): 80 MB saved at 10 million jobs.
   std::vector<std::size_t> submission_order_;
