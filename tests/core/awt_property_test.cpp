@@ -1,6 +1,8 @@
 // Randomised states: the fast AWT (read off the plan or the cached forecasts)
 // must equal the reference forward simulation exactly, for every policy, and
-// every run must keep the emulator's invariants.
+// grow with the job's width and length; every run must keep the emulator's
+// invariants.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <map>
 #include <optional>
@@ -71,6 +73,16 @@ BOOST_AUTO_TEST_CASE(fast_awt_equals_forward_simulation) {
           const int probe_cpus = static_cast<int>(rng.uniform_int(1, server.total_cpus()));
           const Duration probe_plan = seconds(rng.uniform_int(1, 60));
           const Duration fast = scheduler.approximate_wait(probe_cpus, probe_plan);
+          // A job at least as wide and as long waits no less: a peer's pass
+          // over its grid queue skips the jobs covered by one that does not
+          // start soon (GridPeer::recheck_waiting).
+          const int wider = std::min(server.total_cpus(), probe_cpus + static_cast<int>(rng.uniform_int(0, 4)));
+          const Duration longer = probe_plan + seconds(rng.uniform_int(0, 30));
+          const Duration covering = scheduler.approximate_wait(wider, longer);
+          BOOST_TEST(covering.count() >= fast.count(), "policy " << to_string(policy.policy) << " seed " << seed << ": "
+                                                                 << wider << " cpus x " << longer.count()
+                                                                 << " us waits less than " << probe_cpus << " x "
+                                                                 << probe_plan.count());
           // The bounded test (the phi check) agrees with the full answer at
           // any limit, around it included.
           std::vector<Duration> limits{seconds(rng.uniform_int(0, 120))};

@@ -1,6 +1,7 @@
 #include "peer/core/p2p/grid_peer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <iterator>
 #include <stdexcept>
@@ -10,6 +11,41 @@
 #include "peer/model/overloaded.hpp"
 
 namespace gridpeer {
+
+namespace {
+
+/// The jobs of one pass over the grid queue found not to start soon, kept as
+/// the few that are narrowest and shortest: a job needing no fewer CPUs and
+/// no less time than one of them waits no less. Bounded: past kKept, a job
+/// found not to start soon is not kept, and jobs it covers are asked about.
+class NotSoon {
+ public:
+  [[nodiscard]] bool covers(const Job& job) const {
+    return std::any_of(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(count_),
+                       [&](const Key& key) { return key.cpus <= job.cpus && key.time <= job.requested_time; });
+  }
+  /// A job not covered (covers() is false) that does not start soon.
+  void add(const Job& job) {
+    const Key added{job.cpus, job.requested_time};
+    // The keys it covers add nothing: they go, and the kept set stays minimal.
+    const auto kept_end =
+        std::remove_if(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(count_),
+                       [&](const Key& key) { return added.cpus <= key.cpus && added.time <= key.time; });
+    count_ = static_cast<std::size_t>(kept_end - kept_.begin());
+    if (count_ < kKept) kept_[count_++] = added;
+  }
+
+ private:
+  struct Key {
+    int cpus = 0;
+    Duration time{};
+  };
+  static constexpr std::size_t kKept = 4;
+  std::array<Key, kKept> kept_{};
+  std::size_t count_ = 0;
+};
+
+}  // namespace
 
 GridPeer::GridPeer(ServerIndex id, ServerSpec server, std::shared_ptr<const GridConfig> config,
                    std::vector<ServerIndex> partners, const network::NetworkView& network, TimePoint start,
@@ -435,21 +471,36 @@ void GridPeer::tick(TimePoint now) {
 void GridPeer::recheck_waiting(bool ask_partners, TimePoint now) {
   // Each waiting job runs here once the local AWT is below phi; the others
   // are asked about when the policy says so (Sy-I with no volunteer in sight).
+  // Until a job leaves the queue or a query goes out, nothing here changes,
+  // and the local wait only grows with a job's CPUs and its requested time
+  // (LocalScheduler::approximate_wait): a job at least as wide and as long as
+  // one that does not start soon does not either. On a long grid queue most
+  // are, and asking for each was most of a long data-blind run.
+  NotSoon not_soon;
   for (std::size_t i = 0; i < grid_queue_.size();) {
     Waiting& waiting = grid_queue_[i];
     if (waiting.negotiating) {
       ++i;
       continue;
     }
-    if (starts_soon_here(waiting.job, now)) {
+    const bool covered = not_soon.covers(waiting.job);
+#ifdef GRIDPEER_CHECK_INVARIANTS
+    invariant(!covered || !starts_soon_here(waiting.job, now), "GridPeer",
+              "a job covered by one that does not start soon does not start soon either");
+#endif
+    const bool soon = !covered && starts_soon_here(waiting.job, now);
+    if (soon) {
       const Job job = waiting.job;
       grid_queue_.erase(grid_queue_.begin() + static_cast<std::ptrdiff_t>(i));
       run_here(job, now);
+      not_soon = {};
       continue;
     }
+    not_soon.add(waiting.job);
     if (ask_partners || only_split(waiting.job)) {
       const JobId job = waiting.job.id;
       start_query(waiting, live_partners_, QueryKind::partners, now);
+      not_soon = {};
       // start_query may have run the job here (no partners) and removed it.
       if (i < grid_queue_.size() && grid_queue_[i].job.id == job) ++i;
       continue;
