@@ -497,7 +497,15 @@ Duration LocalScheduler::wait_from_easy_forecast(const PlannedJob& job, Duration
   // earlier than real finishes), and its state holds until now.
   // The forecast is played only as far as a query needs it.
   start_easy_forecast();
-  for (std::size_t i = 0; i < easy_forecast_.size() || forecaster_.step(easy_forecast_); ++i) {
+  // Moments with fewer nodes free than the job needs cannot answer, and on a
+  // long staged queue the forecast holds a hundred of them ahead of the first
+  // that can: a walk from the first moment was a tenth of such a run. None of
+  // them can end the walk at `limit` either unless the first that fits does
+  // (moments are in time order), so an open-ended query starts there. One
+  // with a limit (is the wait below phi?) ends within a few moments, sooner
+  // than the search.
+  const std::size_t first = limit >= kForever ? first_forecast_moment_with(job.nodes) : 0;
+  for (std::size_t i = first; i < easy_forecast_.size() || forecaster_.step(easy_forecast_); ++i) {
     const EasyMoment& moment = easy_forecast_[i];
     const TimePoint at = std::max(moment.at, now_);
     if (at - now_ >= limit) return limit;  // moments are in time order
@@ -521,6 +529,15 @@ Duration LocalScheduler::wait_from_plan_forecast(const PlannedJob& job, int cpus
   return approximate_wait_by_simulation(cpus, planned);
 }
 
+std::size_t LocalScheduler::first_forecast_moment_with(int nodes) const {
+  for (std::size_t i = forecast_most_free_.size(); i < easy_forecast_.size(); ++i) {
+    const int before = i == 0 ? 0 : forecast_most_free_[i - 1];
+    forecast_most_free_.push_back(std::max(before, easy_forecast_[i].free_nodes));
+  }
+  return static_cast<std::size_t>(std::lower_bound(forecast_most_free_.begin(), forecast_most_free_.end(), nodes) -
+                                  forecast_most_free_.begin());
+}
+
 void LocalScheduler::start_easy_forecast() const {
   if (easy_forecast_valid_) return;
   // Overdue inputs are predicted to arrive now.
@@ -533,6 +550,7 @@ void LocalScheduler::start_easy_forecast() const {
     forecaster_.add_waiting({ready_at, job.plan.planned, job.plan.nodes});
   }
   easy_forecast_.clear();
+  forecast_most_free_.clear();
   forecaster_.begin();
   easy_forecast_valid_ = true;
 }

@@ -226,6 +226,8 @@ class LocalScheduler {
   [[nodiscard]] Duration wait_from_plan_forecast(const PlannedJob& job, int cpus, Duration planned,
                                                  Duration limit) const;
   [[nodiscard]] Duration wait_from_easy_forecast(const PlannedJob& job, Duration limit) const;
+  /// The first of the moments played so far with `nodes` free, or their count.
+  [[nodiscard]] std::size_t first_forecast_moment_with(int nodes) const;
   [[nodiscard]] Duration approximate_wait(int cpus, Duration planned, Duration limit) const;
   /// Plays the policy forward with planned times. With a probe, returns when
   /// it starts; with `record`, keeps every pass's profile (probe absent).
@@ -261,6 +263,9 @@ class LocalScheduler {
   mutable std::size_t held_end_ = 0;
   bool plan_is_whole_ = false;                     // the last pass saw nothing pinned and no input awaited
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
+  // The most nodes free at any of easy_forecast_'s moments up to each one
+  // (non-decreasing): a query finds the first moment it fits by a search.
+  mutable std::vector<int> forecast_most_free_;
   mutable bool easy_forecast_valid_ = false;
   mutable EasyForecaster forecaster_;  // keeps its buffers between forecasts
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;
