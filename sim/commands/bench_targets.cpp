@@ -193,7 +193,7 @@ These are the mechanisms; the figures are in the tables above.
   and provenance), and schedules FCFS and EASY on the replay-only engine; the Python loop splits 5 fields
   per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
   `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
-- **Machines differ, with the same code.** These figures come from one machine on two days (2026-11-29 and 30).
+- **Machines differ, with the same code.** These figures come from one machine on two days (2026-11-29 and 30; the jones2004 and shih2010 studies on the first).
   On the machine of the figures before (a slower paravirtualised guest, where a page fault cost about
   10 us), the same code paths took 0.146 s for the FCFS replay's whole process, 0.46 us per job of
   scheduling and 2.05x `zcat | awk` to parse, and missed those targets: a replay of SDSC-SP2 touches 24 MB
@@ -202,13 +202,17 @@ These are the mechanisms; the figures are in the tables above.
   this machine they were met without them; gridsim now asks for them itself (growth in peers, below). The three studies moved the same way: shan2004 561 s there,
   408 s here; jones2004 785 s there, 536 s here; shih2010 50 s there, 39 s here. So jones2004's ten
   minutes hold with a margin here, and did not there. (Those pairs are the same code; this bench, with
-  the flow-network, memory, event-queue and route changes since, gives 370, 530 and 38 s.)
+  the flow-network, memory, event-queue and route changes since, gives 362, 530 and 38 s.)
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
   S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The machine's
   speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
-  0.62 s an hour later; so builds are compared side by side, never against an older bench.
+  0.62 s an hour later; so builds are compared side by side, never against an older bench. The bench
+  above ran in a slow hour (2026-11-30, 10:10): its 10,000-peer case took 11.4 s where the bench before,
+  on the evening before with older code, read 9.76 s; that older code, run that morning, took 11.3 to
+  12.4 s (five runs), as the code above did side by side. The 12-peer case moves less (2.14 to 2.21 us
+  a job), so the growth ratio moved with the machine, 4.56x to 5.16x.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
   peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On this
   machine a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
