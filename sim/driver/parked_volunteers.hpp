@@ -41,11 +41,16 @@ class ParkedVolunteers {
     if (count_ == 0) return;
     auto& parked = by_receiver_[to];
     if (parked.empty()) return;
-    const auto due = std::stable_partition(parked.begin(), parked.end(), [&](const ParkedVolunteer& v) {
-      return v.at < at || (v.at == at && v.sequence < sequence);
+    // Order among the parked matters nowhere: those taken are sorted below,
+    // and those put back go in at their own (time, sequence). So those
+    // arriving later are moved to the front in place and the due ones cut off
+    // the end (a stable partition took a buffer from the heap at each call:
+    // a fifth of an R-I run at 1,000 peers went to this function).
+    const auto due = std::partition(parked.begin(), parked.end(), [&](const ParkedVolunteer& v) {
+      return v.at > at || (v.at == at && v.sequence >= sequence);
     });
-    taken_.assign(parked.begin(), due);
-    parked.erase(parked.begin(), due);
+    taken_.assign(due, parked.end());
+    parked.erase(due, parked.end());
     count_ -= taken_.size();
     std::sort(taken_.begin(), taken_.end(), [](const ParkedVolunteer& a, const ParkedVolunteer& b) {
       return a.at != b.at ? a.at < b.at : a.sequence < b.sequence;
