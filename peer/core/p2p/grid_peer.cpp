@@ -496,7 +496,7 @@ void GridPeer::recheck_waiting(bool ask_partners, TimePoint now) {
       not_soon = {};
       continue;
     }
-    not_soon.add(waiting.job);
+    if (!covered) not_soon.add(waiting.job);
     if (ask_partners || only_split(waiting.job)) {
       const JobId job = waiting.job.id;
       start_query(waiting, live_partners_, QueryKind::partners, now);
