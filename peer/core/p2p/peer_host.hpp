@@ -119,8 +119,9 @@ class PeerHost {
   void advance(TimePoint now);
   /// Asks for the host's own lines (its peer and the peer's local scheduler
   /// sit inside it) ahead of its next input: a driver of many peers calls it
-  /// for the next event's peer.
-  void prefetch() const { prefetch_lines(*this); }
+  /// for the next event's peer. In `parts` parts, one a call: the host is
+  /// some 40 lines.
+  void prefetch_part(std::size_t part, std::size_t parts) const { prefetch_lines_part(*this, part, parts); }
   [[nodiscard]] TimePoint next_deadline() const;
   void quiesce(TimePoint now);
   /// Carries out what the core asked for since the last call (persist first).
