@@ -193,33 +193,45 @@ These are the mechanisms; the figures are in the tables above.
   and provenance), and schedules FCFS and EASY on the replay-only engine; the Python loop splits 5 fields
   per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
   `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
-- **Machines differ, with the same code.** These figures come from one machine on two days (2026-11-29 and 30; the jones2004 and shih2010 studies on the first).
-  On the machine of the figures before (a slower paravirtualised guest, where a page fault cost about
-  10 us), the same code paths took 0.146 s for the FCFS replay's whole process, 0.46 us per job of
-  scheduling and 2.05x `zcat | awk` to parse, and missed those targets: a replay of SDSC-SP2 touches 24 MB
-  once (6,139 faults), which was most of its whole process there. glibc's huge pages for malloc
-  (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from 0.097 s to 0.061 s (2,429 faults). On
-  this machine they were met without them; gridsim now asks for them itself (growth in peers, below). The three studies moved the same way: shan2004 561 s there,
-  408 s here; jones2004 785 s there, 536 s here; shih2010 50 s there, 39 s here. So jones2004's ten
-  minutes hold with a margin here, and did not there. (Those pairs are the same code; this bench, with
-  the flow-network, memory, event-queue and route changes since, gives 362, 530 and 38 s.)
+- **Machines differ, with the same code.** These figures come from a 2-core Intel Xeon guest on
+  2026-11-30. The bench before them ran on a 2-core AMD EPYC guest, and the one before that on a
+  slower paravirtualised guest, where a page fault cost about 10 us: there the same code paths took
+  0.146 s for the FCFS replay's whole process, 0.46 us per job of scheduling and 2.05x `zcat | awk`
+  to parse, and missed those targets, since a replay of SDSC-SP2 touches 24 MB once (6,139 faults).
+  glibc's huge pages for malloc (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from
+  0.097 s to 0.061 s (2,429 faults); gridsim now asks for them itself (growth in peers, below).
+  This guest is slower than the AMD one wherever a run stays in its caches and about as fast where
+  it waits for memory. The code since the AMD bench differs only past 1,000 peers (the host asked
+  for in two halves, below), yet here grid12-si takes 0.24 s of simulation against 0.14, ri-1000
+  9.8 s against 5.8, and the three studies 769, 837 and 56 s against 362, 530 and 38 s (their
+  run-seconds 1,501, 2,490 and 116 against 706, 1,568 and 77; 561, 785 and 50 s of wall time on the
+  slowest guest, with older code). So two studies miss their ten minutes here and met them there;
+  what stands in their way is the machine's speed on cache-resident work, and within the studies
+  the slow-network data-blind runs of shan2004 (below). The 12-peer case is slower here too (3.5
+  against 2.2 us a job) while the 10,000-peer one is about as fast (12.1 against 11.4): the growth
+  ratio reads 3.4x here and 4.6x to 5.2x there, and says as much about the machine as the code.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
   S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The machine's
   speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
-  0.62 s an hour later; so builds are compared side by side, never against an older bench. The bench
-  above ran in a slow hour (2026-11-30, 10:10): its 10,000-peer case took 11.4 s where the bench before,
-  on the evening before with older code, read 9.76 s; that older code, run that morning, took 11.3 to
-  12.4 s (five runs), as the code above did side by side. The 12-peer case moves less (2.14 to 2.21 us
-  a job), so the growth ratio moved with the machine, 4.56x to 5.16x.
+  0.62 s an hour later; so builds are compared side by side, never against an older bench. On a
+  virtual machine the first touches of memory move most. The kernel clears each 2 MB huge page when
+  it is first written, and where the host has not backed that memory yet the clear waits for it
+  (this guest is booted with `page_reporting.page_reporting_order=11`: free blocks of 8 MB are
+  handed back to the host, so memory a process freed is unbacked again before long). The
+  10,000-peer case spent 1.2 s of system time on 232 huge-page faults (464 MB, about 0.4 GB/s), and
+  0.23 s with 4 KB pages for the same memory (but 14.0 s of user time instead of 12.0: the TLB).
+  Right after 11 GB had been written to /dev/shm and freed, the same run spent 0.08 to 0.41 s, and
+  1.2 s again half an hour later, the blocks reported back. The 12-peer case, repeated on the same memory, pays its first
+  touches once. So the 10,000-peer figure reads up to a tenth slower on a guest whose memory is fresh.
 - **Growth in peers.** Per-job cost grows with N because every peer's state leaves the caches: at 10,000
-  peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On this
-  machine a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
+  peers the run is memory-bound although the algorithmic cost per event is O(log N) at worst. On the
+  AMD guest a load that misses every cache costs about 160 ns (a pointer chase over 64 MB), and already
   about 100 ns over 16 MB. An event at 12 peers takes about 0.2 us; at 10,000 peers about 1 us, the
   time of some five such misses. cachegrind, given only 1 MiB of last-level cache, counts about 25
   misses an event there (`valgrind --tool=cachegrind --LL=1048576,16,64`, with
-  `GLIBC_TUNABLES=glibc.malloc.hugetlb=0` so that valgrind follows the run); the real 32 MB cache holds
+  `GLIBC_TUNABLES=glibc.malloc.hugetlb=0` so that valgrind follows the run); the AMD guest's real 32 MB cache holds
   some of them. Their largest sources: first reads of lines of a peer's own object (2.5 KB, about 40
   lines, of which one input reads a dozen or more), tree walks in its job maps (is an offered id known
   here, which hosted job just ended), the route table's hash map and the flow network's rows. Meeting
@@ -251,7 +263,7 @@ These are the mechanisms; the figures are in the tables above.
   are hashed, not trees; the peers share one configuration. cachegrind: misses in memory 80 M to 71 M,
   first-level misses 599 M to 524 M; side by side 12.2 s to 11.1 s at 10,000 peers, but also 2.84 to
   2.57 ms at 12 peers, so the ratio hardly moves. (Sorting the jobs by keys that carry their time took
-  another 23 M misses from the loading, before the first event.) With this machine's 32 MiB
+  another 23 M misses from the loading, before the first event.) With the AMD guest's 32 MiB
   last-level cache cachegrind counts 70.6 M misses in memory for the 11.1 M events of the 10,000-peer
   process, loading included: about 70 a job, which at about 100 ns each is the whole of the 7 us a
   job that 10,000 peers cost over 1,000. An S-I job asks 8 random partners, and each answer reads a
@@ -261,7 +273,10 @@ These are the mechanisms; the figures are in the tables above.
   the peer found in a packed array of pointers that stays in cache. An earlier try that asked for
   less gained nothing; this one, side by side, 8% at 10,000 peers and 2-4% more with the packed
   pointers, nothing at 1,000, and cost 6% at 100, where every peer stays cached: so only past 1,000
-  peers. Asking one level further as well (the local plan's first steps and running job, its
+  peers. Asked for all at once, the host's 39 lines kept the core waiting for its few
+  line-fill buffers (perf put about 6% of the run on the instruction after the prefetch loop); now
+  half is asked for before the current event is handled and half after: 12.3 against 12.7 us a job
+  side by side (twelve pairs, each run within about 4%), and three parts were no better than two. Asking one level further as well (the local plan's first steps and running job, its
   queue's head, the forecast, the outputs) gained nothing measurable, in the same step or a step
   later with a look-ahead of two events; nor did asking for fewer of the host's lines: the 21 that
   a 12-peer run reads in more than a tenth of its events (traced with valgrind's lackey), asked
@@ -338,8 +353,9 @@ These are the mechanisms; the figures are in the tables above.
   61,000-69,000 to 117,000-149,000 queries/s on this machine. The one-at-a-time round trip is the
   kernel's on a virtual machine: `scripts/bench-peers` now measures, in the same rounds, a plain Python
   echo of a query-sized message between two processes over the same loopback, and the ATT query costs
-  little above it (the targets' line above gives both). On this machine that echo alone takes over 50
-  us, twice the plaintext target, while throughput (queries in flight) is twice its target. The cause
+  little above it (the targets' line above gives both). On the guests of these figures that echo
+  alone takes 62 us (AMD) and 83 us (Intel), three times the plaintext target, while throughput
+  (queries in flight) is twice its target and more. The cause
   is the guest's idle policy: it is booted with `haltpoll.guest_halt_poll_ns=0`, so a CPU with nothing
   to run halts at once and waking it is a trip through the hypervisor, paid by each side of a round
   trip. With both CPUs kept from idling by lowest-priority busy loops (`GRIDPEER_BENCH_AWAKE=1
