@@ -9,13 +9,6 @@ namespace gridpeer {
 
 inline constexpr std::size_t kCacheLine = 64;
 
-/// Starts loading every cache line of `object` (for reading).
-template <class T>
-void prefetch_lines(const T& object) {
-  const auto* bytes = reinterpret_cast<const char*>(&object);
-  for (std::size_t offset = 0; offset < sizeof(T); offset += kCacheLine) __builtin_prefetch(bytes + offset);
-}
-
 /// Starts loading part `part` (from 0) of `parts` equal parts of `object`'s
 /// lines: for an object of many lines, asked for a part at a time between
 /// other work, so that the loads do not all wait for the core's few line-fill
@@ -26,6 +19,12 @@ void prefetch_lines_part(const T& object, std::size_t part, std::size_t parts) {
   const auto* bytes = reinterpret_cast<const char*>(&object);
   const std::size_t last = kLines * (part + 1) / parts;
   for (std::size_t line = kLines * part / parts; line < last; ++line) __builtin_prefetch(bytes + line * kCacheLine);
+}
+
+/// Starts loading every cache line of `object` (for reading).
+template <class T>
+void prefetch_lines(const T& object) {
+  prefetch_lines_part(object, 0, 1);
 }
 
 }  // namespace gridpeer
