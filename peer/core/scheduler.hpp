@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct DataTransfer {
 
 // ---- outputs --------------------------------------------------------------
 struct SendMessage {
+  SendMessage() = default;
+  /// The message's own type is made in place: an output list can then build
+  /// one where it is kept (emplace_back with std::in_place_type<SendMessage>).
+  template <typename Message>
+  SendMessage(ServerIndex to_server, Message&& sent) : to(to_server), message(std::forward<Message>(sent)) {}
+
   ServerIndex to = 0;
   protocol::Message message;
 };

@@ -322,7 +322,7 @@ void GridPeer::start_query(Waiting& waiting, const std::vector<ServerIndex>& all
   waiting.negotiating = true;
   const protocol::AttQuery query{id, requirements(waiting.job)};
   for (ServerIndex target : targets) {
-    outputs_.emplace_back(SendMessage{target, query});
+    send(target, query);
     ++counters_.queries_sent;
   }
   query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});
@@ -336,7 +336,7 @@ void GridPeer::handle(ServerIndex from, const protocol::AttQuery& query, TimePoi
   // offer and be refused again and again.
   if (draining_) here.att = here.awt = kForever;
   if (!draining_) describe_for_split(here, query.requirements);
-  outputs_.emplace_back(SendMessage{from, reply_of(query.query, query.requirements.job, here)});
+  send(from, reply_of(query.query, query.requirements.job, here));
   ++counters_.replies_sent;
 }
 
@@ -461,7 +461,7 @@ void GridPeer::tick(TimePoint now) {
   const double ru = volunteering_utilization();
   if (ru < config_.parameters.delta && !draining_) {
     for (ServerIndex partner : live_partners_) {
-      outputs_.emplace_back(SendMessage{partner, protocol::Volunteer{ru}});
+      send(partner, protocol::Volunteer{ru});
       ++counters_.volunteers_sent;
     }
   }

@@ -245,6 +245,12 @@ class GridPeer final : public Scheduler,
   [[nodiscard]] ServerIndex self() const override { return id_; }
   [[nodiscard]] const GridConfig& config() const override { return config_; }
   void emit(SchedulerOutput output) override { outputs_.push_back(std::move(output)); }
+  /// Queues a message, built where it waits: one built on the stack and copied in was read
+  /// back wider than it was written (a stall at every message of a long Sy-I run).
+  template <typename Message>
+  void send(ServerIndex to, Message&& message) {
+    outputs_.emplace_back(std::in_place_type<SendMessage>, to, std::forward<Message>(message));
+  }
   void keep(DurableRole role, JobId job, std::optional<DurableJob> entry) override { persist(role, job, entry); }
   SchedulerCounters& tally() override { return counters_; }
   PeerTimers& timers() override { return timers_; }

@@ -19,7 +19,7 @@ void GridPeer::collect_bag(const Job& job, TimePoint now) {
   }
   const protocol::AttQuery ask{id, requirements(job)};
   for (ServerIndex partner : live_partners_) {
-    outputs_.emplace_back(SendMessage{partner, ask});
+    send(partner, ask);
     ++counters_.queries_sent;
   }
   query.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});

@@ -21,7 +21,7 @@ void GridPeer::ask_central(const Job& job, TimePoint now) {
     start_placement(requirements(job), now);
     return;
   }
-  outputs_.emplace_back(SendMessage{central, protocol::PlaceRequest{requirements(job)}});
+  send(central, protocol::PlaceRequest{requirements(job)});
   ++counters_.queries_sent;
   // The central answers within its own query time-out; allow that twice over.
   grid_queue_.back().placement_timeout =
@@ -33,7 +33,7 @@ void GridPeer::handle(ServerIndex from, const protocol::PlaceRequest& request, T
   if (config_.central_peer == id_ && request.requirements.origin == from) {
     start_placement(request.requirements, now);
   } else {
-    outputs_.emplace_back(SendMessage{from, protocol::Placement{request.requirements.job, from}});
+    send(from, protocol::Placement{request.requirements.job, from});
   }
 }
 
@@ -51,7 +51,7 @@ void GridPeer::start_placement(const protocol::JobRequirements& requirements, Ti
   }
   const protocol::AttQuery message{id, requirements};
   for (ServerIndex target : live_partners_) {
-    outputs_.emplace_back(SendMessage{target, message});
+    send(target, message);
     ++counters_.queries_sent;
   }
   query_state.timeout = timers_.arm(now + config_.parameters.query_timeout, PeerTimer{TimerKind::query_timeout, id});
@@ -69,7 +69,7 @@ void GridPeer::conclude_placement(Query& query, TimePoint now) {
   if (r.origin == id_) {
     on_placement(r.job, server, now);
   } else {
-    outputs_.emplace_back(SendMessage{r.origin, protocol::Placement{r.job, server}});
+    send(r.origin, protocol::Placement{r.job, server});
   }
 }
 

@@ -103,7 +103,7 @@ void GridPeer::send_part(ServerIndex to, const protocol::Message& message) {
   if (to == id_) {
     to_self_.push_back(message);
   } else {
-    outputs_.emplace_back(SendMessage{to, message});
+    send(to, message);
   }
 }
 
