@@ -519,16 +519,19 @@ class GridDriver {
   /// Carries out what the touched schedulers asked for until nothing is
   /// left: transfers may complete at once and touch more of them.
   void settle() {
+    // In rounds, by index into one list: schedulers touched while a round is
+    // carried out form the next. The list was swapped with a spare at each
+    // round, which read its ends as one wide load just after touch() had
+    // written one of them: past 1,000 peers that load waited for every store
+    // before it, most of them misses (a few percent of the run).
+    std::size_t carried = 0;
     for (;;) {
       deliver_completed_transfers();
-      if (touched_.empty()) break;
-      // Swapped with a spare, not moved out: a settle per event would
-      // otherwise allocate the list afresh every time.
-      std::vector<std::size_t> batch;
-      batch.swap(touched_);
-      touched_.swap(touched_spare_);
-      for (std::size_t s : batch) scheduler_slot(s).touched = false;
-      for (std::size_t s : batch) {
+      const std::size_t round_end = touched_.size();
+      if (carried == round_end) break;
+      for (std::size_t i = carried; i < round_end; ++i) scheduler_slot(touched_[i]).touched = false;
+      for (std::size_t i = carried; i < round_end; ++i) {
+        const std::size_t s = touched_[i];  // by value: carrying out may touch more, and grow the list
         if (meta_) {
           for (SchedulerOutput& output : meta_scheduler_->take_outputs()) carry_out_meta(output);
         } else {
@@ -541,9 +544,9 @@ class GridDriver {
           requeue_parked(static_cast<ServerIndex>(s));
         }
       }
-      batch.clear();
-      touched_spare_.swap(batch);
+      carried = round_end;
     }
+    touched_.clear();
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
@@ -937,8 +940,7 @@ class GridDriver {
   // Looked up and erased by id, never iterated: hashed (a tree was a tenth of
   // a 3,000-peer run, profiled).
   std::unordered_map<network::FlowId, DataTransfer> in_flight_;
-  std::vector<std::size_t> touched_;        // schedulers with outputs to carry out
-  std::vector<std::size_t> touched_spare_;  // empty; kept for its capacity
+  std::vector<std::size_t> touched_;  // schedulers with outputs to carry out, in the order touched
   TimePoint now_{};
   std::size_t submissions_left_ = 0;
   bool quiesced_ = false;
