@@ -524,6 +524,10 @@ class GridDriver {
     // round, which read its ends as one wide load just after touch() had
     // written one of them: past 1,000 peers that load waited for every store
     // before it, most of them misses (a few percent of the run).
+    // Never from inside a round: a nested settle would carry out the outer
+    // round's schedulers again and clear the list under it.
+    assert(!settling_ && "settle() is not re-entrant");
+    settling_ = true;
     std::size_t carried = 0;
     for (;;) {
       deliver_completed_transfers();
@@ -547,6 +551,7 @@ class GridDriver {
       carried = round_end;
     }
     touched_.clear();
+    settling_ = false;
     const TimePoint next = network_.flows().next_event();
     if (next != network_wake_ && next != kNever) {
       network_wake_ = next;
@@ -941,6 +946,7 @@ class GridDriver {
   // a 3,000-peer run, profiled).
   std::unordered_map<network::FlowId, DataTransfer> in_flight_;
   std::vector<std::size_t> touched_;  // schedulers with outputs to carry out, in the order touched
+  bool settling_ = false;             // inside settle(), which is not re-entrant
   TimePoint now_{};
   std::size_t submissions_left_ = 0;
   bool quiesced_ = false;
