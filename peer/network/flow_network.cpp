@@ -220,10 +220,14 @@ void FlowNetwork::set_moving(GroupIndex index, bool moving) {
   group.moving = moving;
   if (moving) group.in_line_since = ++moving_starts_;
   for (LinkId link : group.route) {
+    std::vector<GroupIndex>& groups = link_moving_groups_[link];
+    const auto at = std::lower_bound(groups.begin(), groups.end(), index);
     if (moving) {
-      link_moving_groups_[link].insert(index);
+      assert(at == groups.end() || *at != index);
+      groups.insert(at, index);
     } else {
-      link_moving_groups_[link].erase(index);
+      assert(at != groups.end() && *at == index);
+      groups.erase(at);
     }
   }
   if (!moving) {
