@@ -62,10 +62,17 @@ GroupIndex FlowNetwork::group_for(RouteView route) {
   const auto found = group_of_route_.find(route);
   if (found != group_of_route_.end()) return found->second;
   const auto index = static_cast<GroupIndex>(groups_.size());
-  groups_.emplace_back();
-  groups_.back().route.assign(route.begin(), route.end());
-  groups_.back().base_time = now_;
-  group_of_route_.emplace(groups_.back().route, index);
+  RouteGroup& group = groups_.emplace_back();
+  KeptRoute& kept = group.route;
+  kept.size = static_cast<std::uint32_t>(route.size());
+  if (route.size() <= KeptRoute::kInPlace) {
+    std::copy(route.begin(), route.end(), kept.links.begin());
+  } else {
+    kept.links[0] = static_cast<LinkId>(long_links_.size());
+    long_links_.insert(long_links_.end(), route.begin(), route.end());
+  }
+  group.base_time = now_;
+  group_of_route_.emplace(Route(route.begin(), route.end()), index);
   return index;
 }
 
@@ -83,7 +90,7 @@ FlowId FlowNetwork::start_flow(RouteView route, double bytes, TimePoint now) {
   flow.bytes = std::max(bytes, 0.0);
   flows_.emplace(id, flow);
   ++groups_[flow.group].latent;
-  for (LinkId link : groups_[flow.group].route) ++loads_[link].users;
+  for (LinkId link : route_of(groups_[flow.group])) ++loads_[link].users;
   latent_.emplace(active_from, id);
   activate_due();  // a route without latency moves at once
   reshare();
@@ -106,7 +113,7 @@ void FlowNetwork::activate_due() {
     flow.target = group.progress_at(now_) + flow.bytes;
     group.members.push({flow.target, id});
     activated_now_.push_back(flow.group);
-    for (LinkId link : group.route) {
+    for (LinkId link : route_of(group)) {
       ++loads_[link].moving;
       changed_links_.push_back(link);
     }
@@ -153,7 +160,7 @@ void FlowNetwork::complete_due() {
       completed_.emplace_back(member.id, now_);
       flows_.erase(it);
       group.members.pop();
-      for (LinkId link : group.route) {
+      for (LinkId link : route_of(group)) {
         link_bytes_completed_[link] += bytes;
         --loads_[link].users;
         --loads_[link].moving;
@@ -203,7 +210,8 @@ double FlowNetwork::link_bytes(LinkId link) const {
   for (const auto& [id, flow] : flows_) {
     if (!flow.active) continue;
     const RouteGroup& group = groups_[flow.group];
-    if (std::find(group.route.begin(), group.route.end(), link) == group.route.end()) continue;
+    const RouteView route = route_of(group);
+    if (std::find(route.begin(), route.end(), link) == route.end()) continue;
     total += std::clamp(group.progress_at(now_) - (flow.target - flow.bytes), 0.0, flow.bytes);
   }
   return total;
@@ -219,7 +227,7 @@ void FlowNetwork::set_moving(GroupIndex index, bool moving) {
   RouteGroup& group = groups_[index];
   group.moving = moving;
   if (moving) group.in_line_since = ++moving_starts_;
-  for (LinkId link : group.route) {
+  for (LinkId link : route_of(group)) {
     std::vector<GroupIndex>& groups = link_moving_groups_[link];
     const auto at = std::lower_bound(groups.begin(), groups.end(), index);
     if (moving) {

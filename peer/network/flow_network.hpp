@@ -4,6 +4,7 @@
 // bytes at the rate the sharing model (sharing_model.hpp) gives it; rates are
 // re-shared whenever a flow starts moving or finishes.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -73,7 +74,8 @@ class FlowNetwork {
   [[nodiscard]] int moving_on(LinkId link) const { return loads_[link].moving; }
   /// The route groups with moving flows that cross the link, ascending.
   [[nodiscard]] const std::vector<GroupIndex>& moving_groups_on(LinkId link) const { return link_moving_groups_[link]; }
-  [[nodiscard]] const Route& group_route(GroupIndex group) const { return groups_[group].route; }
+  /// Valid until the next group is made (a flow started over a new route).
+  [[nodiscard]] RouteView group_route(GroupIndex group) const { return route_of(groups_[group]); }
   /// Moving flows of the group.
   [[nodiscard]] int group_moving(GroupIndex group) const { return static_cast<int>(groups_[group].members.size()); }
   /// The group's place in line: when it last began moving, in the network's
@@ -92,8 +94,17 @@ class FlowNetwork {
     FlowId id;
     bool operator>(const Member& other) const { return target != other.target ? target > other.target : id > other.id; }
   };
+  // A group's links in place when there are at most kInPlace (every route of
+  // Shan et al.'s site network), else in long_links_ from links[0] on: each
+  // re-share and each flow's start and end reads the links of its group, and
+  // a vector's own buffer was one more miss at 10,000 peers.
+  struct KeptRoute {
+    static constexpr std::size_t kInPlace = 3;
+    std::uint32_t size = 0;
+    std::array<LinkId, kInPlace> links{};
+  };
   struct RouteGroup {
-    Route route;
+    KeptRoute route;
     bool moving = false;              ///< has moving flows: in link_moving_groups_
     TimePoint finish_key = kNever;    ///< its live entry in finishes_ (kNever: none)
     std::uint64_t in_line_since = 0;  ///< when it last began moving (first-come sharing's order)
@@ -112,6 +123,11 @@ class FlowNetwork {
   };
 
   GroupIndex group_for(RouteView route);
+  [[nodiscard]] RouteView route_of(const RouteGroup& group) const {
+    const KeptRoute& kept = group.route;
+    if (kept.size <= KeptRoute::kInPlace) return {kept.links.data(), kept.size};
+    return {long_links_.data() + kept.links[0], kept.size};
+  }
   void activate_due();
   void complete_due();
   /// Re-shares the groups the sharing model says the changed links touch;
@@ -125,6 +141,7 @@ class FlowNetwork {
   std::unique_ptr<SharingModel> sharing_;
   std::vector<Link> links_;
   std::vector<RouteGroup> groups_;  // creation order
+  std::vector<LinkId> long_links_;  // the links of groups whose routes are too long to keep in place
   // A route's links, mixed (FNV-1a over the ids): the same on every run.
   // Both take a view, so a route is looked up where it is kept, not copied.
   struct RouteHash {

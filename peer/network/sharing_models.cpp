@@ -157,7 +157,7 @@ class MaxMin final : public ComponentSharing {
       assert(found);
       if (!found) break;
       const auto crosses_bottleneck = [&](std::size_t i) {
-        const Route& route = network.group_route(groups[i]);
+        const RouteView route = network.group_route(groups[i]);
         if (std::find(route.begin(), route.end(), bottleneck) == route.end()) return false;
         const int flows = network.group_moving(groups[i]);
         rates[i] = share;
@@ -187,7 +187,7 @@ class FirstCome final : public ComponentSharing {
       return network.group_in_line_since(groups[a]) < network.group_in_line_since(groups[b]);
     });
     for (const std::size_t i : order_) {
-      const Route& route = network.group_route(groups[i]);
+      const RouteView route = network.group_route(groups[i]);
       const int flows = network.group_moving(groups[i]);
       double left = kUnbounded;
       for (const LinkId id : route) left = std::min(left, capacity_[id]);
