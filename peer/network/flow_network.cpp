@@ -91,16 +91,18 @@ FlowId FlowNetwork::start_flow(RouteView route, double bytes, TimePoint now) {
   flows_.emplace(id, flow);
   ++groups_[flow.group].latent;
   for (LinkId link : route_of(groups_[flow.group])) ++loads_[link].users;
-  latent_.emplace(active_from, id);
+  latent_.emplace_back(active_from, id);
+  std::push_heap(latent_.begin(), latent_.end(), std::greater<>{});
   activate_due();  // a route without latency moves at once
   reshare();
   return id;
 }
 
 void FlowNetwork::activate_due() {
-  while (!latent_.empty() && latent_.begin()->first <= now_) {
-    const FlowId id = latent_.begin()->second;
-    latent_.erase(latent_.begin());
+  while (!latent_.empty() && latent_.front().first <= now_) {
+    const FlowId id = latent_.front().second;
+    std::pop_heap(latent_.begin(), latent_.end(), std::greater<>{});
+    latent_.pop_back();
     Flow& flow = flows_.at(id);
     RouteGroup& group = groups_[flow.group];
     --group.latent;
@@ -300,7 +302,7 @@ void FlowNetwork::reshare() {
   }
   compact_finishes();
   drop_stale_finishes();
-  next_event_ = latent_.empty() ? kNever : latent_.begin()->first;
+  next_event_ = latent_.empty() ? kNever : latent_.front().first;
   if (!finishes_.empty()) next_event_ = std::min(next_event_, finishes_.front().first);
 }
 

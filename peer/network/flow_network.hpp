@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <queue>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -161,7 +160,9 @@ class FlowNetwork {
   };
   std::unordered_map<Route, GroupIndex, RouteHash, SameRoute> group_of_route_;
   std::map<FlowId, Flow> flows_;
-  std::set<std::pair<TimePoint, FlowId>> latent_;  // by end of the latency phase, then start order
+  // Flows in their latency phase, a min-heap (std::greater) by its end, then
+  // start order: keys are unique, so they leave in the order a tree gave.
+  std::vector<std::pair<TimePoint, FlowId>> latent_;
   FlowId next_id_ = 0;
   std::uint64_t moving_starts_ = 0;  // groups that began moving so far
   TimePoint now_{};
