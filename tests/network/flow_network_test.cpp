@@ -1,6 +1,7 @@
 // Flow network cases with answers worked out by hand.
 #include <boost/test/unit_test.hpp>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "peer/io/topology/network_graph.hpp"
@@ -200,6 +201,31 @@ BOOST_AUTO_TEST_CASE(first_come_serves_routes_in_the_order_they_began) {
   BOOST_TEST(to_string(Sharing::first_come) == "first-come");
 }
 
+BOOST_AUTO_TEST_CASE(routes_longer_than_three_links_share_their_place_in_line) {
+  // Routes of four links and more are kept apart from the short ones: a
+  // second flow over the same long route still joins its group. Five links of
+  // 10 MB/s, L0..L4; R = L0..L4, R' = L0, L1, L2, L5 (L5 10 MB/s). A (10 MB)
+  // then C (10 MB, R') then B (20 MB, R), all from 0 s: R came first and holds
+  // A and B at 5 MB/s each; C waits. A ends at 2 s, B alone at 10 moves its
+  // last 10 MB by 3 s, then C at 10: 4 s. (B in a group of its own would come
+  // after C: A 1 s, C 2 s, B 4 s.)
+  FlowNetwork net(Sharing::first_come);
+  std::vector<LinkId> l;
+  for (int i = 0; i < 6; ++i) l.push_back(net.add_link({"l" + std::to_string(i), 10 * kMB, Duration{}}));
+  const Route r{l[0], l[1], l[2], l[3], l[4]};
+  const FlowId a = net.start_flow(r, 10 * kMB, TimePoint{});
+  const FlowId c = net.start_flow(Route{l[0], l[1], l[2], l[5]}, 10 * kMB, TimePoint{});
+  const FlowId b = net.start_flow(r, 20 * kMB, TimePoint{});
+  BOOST_TEST(net.rate(a) == 5 * kMB);
+  BOOST_TEST(net.rate(b) == 5 * kMB);
+  BOOST_TEST(net.rate(c) == 0.0);
+  const auto done = run_all(net);
+  BOOST_TEST(done.at(a) == 2.0);
+  BOOST_TEST(done.at(b) == 3.0);
+  BOOST_TEST(done.at(c) == 4.0);
+  BOOST_TEST(net.link_bytes(l[3]) == 30 * kMB);
+  BOOST_TEST(net.link_bytes(l[5]) == 10 * kMB);
+}
 BOOST_AUTO_TEST_CASE(same_host_transfers_are_instant) {
   FlowNetwork net(Sharing::equal_share);
   const FlowId flow = net.start_flow(Route{}, 1e9, at_seconds(3));
