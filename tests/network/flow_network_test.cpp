@@ -211,6 +211,7 @@ BOOST_AUTO_TEST_CASE(routes_longer_than_three_links_share_their_place_in_line) {
   // after C: A 1 s, C 2 s, B 4 s.)
   FlowNetwork net(Sharing::first_come);
   std::vector<LinkId> l;
+  l.reserve(6);
   for (int i = 0; i < 6; ++i) l.push_back(net.add_link({"l" + std::to_string(i), 10 * kMB, Duration{}}));
   const Route r{l[0], l[1], l[2], l[3], l[4]};
   const FlowId a = net.start_flow(r, 10 * kMB, TimePoint{});
