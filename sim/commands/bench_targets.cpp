@@ -194,7 +194,7 @@ These are the mechanisms; the figures are in the tables above.
   per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
   `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
 - **Machines differ, with the same code.** These figures come from a 2-core Intel Xeon guest on
-  2026-11-30. The bench before them ran on a 2-core AMD EPYC guest, and the one before that on a
+  2026-12-01. The bench before them ran on a 2-core AMD EPYC guest, and the one before that on a
   slower paravirtualised guest, where a page fault cost about 10 us: there the same code paths took
   0.146 s for the FCFS replay's whole process, 0.46 us per job of scheduling and 2.05x `zcat | awk`
   to parse, and missed those targets, since a replay of SDSC-SP2 touches 24 MB once (6,139 faults).
@@ -202,18 +202,19 @@ These are the mechanisms; the figures are in the tables above.
   0.097 s to 0.061 s (2,429 faults); gridsim now asks for them itself (growth in peers, below).
   This guest is slower than the AMD one wherever a run stays in its caches and about as fast where it
   waits for memory, and the code since the AMD bench differs by a few percent (the host asked for in
-  two halves, settles by index, messages built in place: below). Here grid12-si takes 0.23 s of
-  simulation against 0.14 there, ri-1000 10.0 s against 5.8, and the three studies 531, 844 and 54 s
-  of wall time against 362, 530 and 38 s (their run-seconds 1,036, 2,473 and 112 against 706, 1,568
-  and 77; 561, 785 and 50 s of wall time on the slowest guest, with older code). So jones2004 misses
-  its ten minutes here and met them there. shan2004 meets them in this bench and missed them in the
-  one before it on this guest (769 s), but that study ran slower than its own bench's one-seed sweep
-  (300 run-seconds a seed against 212), while this one does not (207 against 204); the code between
-  the two gains about 3% on shan2004's slowest runs. What stands in jones2004's way is the machine's
+  two halves, settles by index, messages built in place, the flow network's flatter lists: below).
+  Here grid12-si takes 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and the
+  three studies 511, 820 and 54 s of wall time against 362, 530 and 38 s (their run-seconds 997,
+  2,440 and 112 against 706, 1,568 and 77; 561, 785 and 50 s of wall time on the slowest guest, with
+  older code). So jones2004 misses its ten minutes here and met them there. shan2004 meets them in
+  this bench and the one before (531 s), and missed them in an earlier one on this guest (769 s), but
+  that study ran slower than its own bench's one-seed sweep (300 run-seconds a seed against 212),
+  while the last two do not (199 against 201 here); the code between them gains about 3% on
+  shan2004's slowest runs. What stands in jones2004's way is the machine's
   speed on cache-resident work; within shan2004 it is the slow-network data-blind runs (below). The
   12-peer case is slower here too (3.3 against 2.2 us a job) while the 10,000-peer one is about as
-  fast (12.8 against 11.4): the growth ratio reads 3.4x to 3.9x here and 4.6x to 5.2x there, and says
-  as much about the machine as the code.
+  fast (11.7 against 11.4): the growth ratio reads 3.3x to 3.6x here and 4.6x to 5.2x there (older
+  code), and says as much about the machine as the code.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
@@ -293,7 +294,12 @@ These are the mechanisms; the figures are in the tables above.
   peers so until every store before them is, most of those misses. The driver's list of touched peers,
   swapped with a spare at each settle just after a peer was added, was such a load: one instruction
   held 3.8% of the 10,000-peer run. Settles now go by index, in rounds: 12.8 s to 12.1 s side by side
-  (three runs each, alternating), the same schedules. What is left: pointer walks one level further
+  (three runs each, alternating), the same schedules. Then the flow network lost four levels of
+  indirection: a link's moving route groups sit in a sorted vector, not a tree (the sharing models
+  walk them at every re-share), a group keeps its route's links in place, the flows in their latency
+  phase wait in a heap, not a tree, and a route of up to three links is its own key in the map of
+  groups: 12.18 s to 11.06 s side by side (three pairs, alternating), peak 441 to 424 MB, the same
+  schedules; the flows themselves hashed by id gained nothing (11.41 s against 11.37 s). What is left: pointer walks one level further
   (hash nodes, the local plan's steps, a route's link loads), spread over the loop, the network and
   the peer, none more than 4% of them; and the first touch of 450 MB, whose pages the kernel clears
   (perf puts `clear_page_erms` at about a tenth of the 10,000-peer run), which the 12-peer runs,
@@ -348,8 +354,8 @@ These are the mechanisms; the figures are in the tables above.
   sit side by side, a placement is used where its module built it, and a B rule divides a link's
   saturation out again only when the link changed: 4% less over two pairs of one-seed sweeps at half the
   jobs (139 and 149 s before, 146 and 133 s after, all 864 results equal), which this machine's drift
-  hides in the bench (785 s, against 754 s for the build before in a faster hour). On the machine of these
-  figures the same code takes 536 s, 0.39 us per job. What is left has no
+  hides in the bench (785 s, against 754 s for the build before in a faster hour). On the AMD guest the
+  same code took 536 s, 0.39 us per job; on the Intel guest of these figures 820 s, 0.59. What is left has no
   single hot path: each step of a pass a few percent, the links'
   re-allotment after every split start and end, a cluster's end order; and Jones et al.'s Initial
   Strategy past saturation, where each start and end re-times every split job (20 million re-timings in
