@@ -182,7 +182,7 @@ std::vector<CaseSpec> all_cases(bool quick, bool every) {
   }
   cases.push_back({"peers-100000x100",
                    "synthetic:100000, 100 Lublin jobs per server (10 million jobs), S-I, random:8 partners, a WAN "
-                   "link per site; about 8 minutes",
+                   "link per site; about 5 minutes",
                    false, CaseKind::in_process, true, true});
   for (const char* name : {"ri-100", "ri-1000", "syi-1000"}) {
     const std::string n = std::string(name).substr(std::string(name).find('-') + 1);
