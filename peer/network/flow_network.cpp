@@ -59,28 +59,13 @@ FlowNetwork::RouteFacts FlowNetwork::route_facts(RouteView route) const {
 }
 
 GroupIndex FlowNetwork::group_for(RouteView route) {
-  KeptRoute kept;  // the key of a short route, and the group's route if it is new
-  kept.size = static_cast<std::uint32_t>(route.size());
-  const bool in_place = route.size() <= KeptRoute::kInPlace;
-  if (in_place) {
-    std::copy(route.begin(), route.end(), kept.links.begin());
-    const auto found = group_of_short_route_.find(kept);
-    if (found != group_of_short_route_.end()) return found->second;
-  } else {
-    const auto found = group_of_long_route_.find(route);
-    if (found != group_of_long_route_.end()) return found->second;
-  }
+  const auto found = group_of_route_.find(route);
+  if (found != group_of_route_.end()) return found->second;
   const auto index = static_cast<GroupIndex>(groups_.size());
-  if (in_place) {
-    group_of_short_route_.emplace(kept, index);
-  } else {
-    kept.links[0] = static_cast<LinkId>(long_links_.size());
-    long_links_.insert(long_links_.end(), route.begin(), route.end());
-    group_of_long_route_.emplace(Route(route.begin(), route.end()), index);
-  }
   RouteGroup& group = groups_.emplace_back();
-  group.route = kept;
+  group.route = routes_.keep(route);
   group.base_time = now_;
+  group_of_route_.emplace(group.route, index);
   return index;
 }
 

@@ -4,7 +4,6 @@
 // bytes at the rate the sharing model (sharing_model.hpp) gives it; rates are
 // re-shared whenever a flow starts moving or finishes.
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "peer/network/link.hpp"
+#include "peer/network/route_store.hpp"
 #include "peer/network/sharing_model.hpp"
 
 namespace gridpeer::network {
@@ -26,6 +26,9 @@ class FlowNetwork {
  public:
   explicit FlowNetwork(std::unique_ptr<SharingModel> sharing);
   explicit FlowNetwork(Sharing sharing) : FlowNetwork(make_sharing_model(sharing)) {}
+  // The map of groups reads routes through a pointer to this network's store.
+  FlowNetwork(const FlowNetwork&) = delete;
+  FlowNetwork& operator=(const FlowNetwork&) = delete;
 
   LinkId add_link(Link link);
   /// Room for `links` links in all, so that adding them moves nothing.
@@ -73,7 +76,6 @@ class FlowNetwork {
   [[nodiscard]] int moving_on(LinkId link) const { return loads_[link].moving; }
   /// The route groups with moving flows that cross the link, ascending.
   [[nodiscard]] const std::vector<GroupIndex>& moving_groups_on(LinkId link) const { return link_moving_groups_[link]; }
-  /// Valid until the next group is made (a flow started over a new route).
   [[nodiscard]] RouteView group_route(GroupIndex group) const { return route_of(groups_[group]); }
   /// Moving flows of the group.
   [[nodiscard]] int group_moving(GroupIndex group) const { return static_cast<int>(groups_[group].members.size()); }
@@ -93,17 +95,8 @@ class FlowNetwork {
     FlowId id;
     bool operator>(const Member& other) const { return target != other.target ? target > other.target : id > other.id; }
   };
-  // A group's links in place when there are at most kInPlace (every route of
-  // Shan et al.'s site network), else in long_links_ from links[0] on: each
-  // re-share and each flow's start and end reads the links of its group, and
-  // a vector's own buffer was one more miss at 10,000 peers.
-  struct KeptRoute {
-    static constexpr std::size_t kInPlace = 3;
-    std::uint32_t size = 0;
-    std::array<LinkId, kInPlace> links{};
-  };
   struct RouteGroup {
-    KeptRoute route;
+    KeptRoute route;                  ///< in routes_
     bool moving = false;              ///< has moving flows: in link_moving_groups_
     TimePoint finish_key = kNever;    ///< its live entry in finishes_ (kNever: none)
     std::uint64_t in_line_since = 0;  ///< when it last began moving (first-come sharing's order)
@@ -122,11 +115,7 @@ class FlowNetwork {
   };
 
   GroupIndex group_for(RouteView route);
-  [[nodiscard]] RouteView route_of(const RouteGroup& group) const {
-    const KeptRoute& kept = group.route;
-    if (kept.size <= KeptRoute::kInPlace) return {kept.links.data(), kept.size};
-    return {long_links_.data() + kept.links[0], kept.size};
-  }
+  [[nodiscard]] RouteView route_of(const RouteGroup& group) const { return routes_.view(group.route); }
   void activate_due();
   void complete_due();
   /// Re-shares the groups the sharing model says the changed links touch;
@@ -140,37 +129,15 @@ class FlowNetwork {
   std::unique_ptr<SharingModel> sharing_;
   std::vector<Link> links_;
   std::vector<RouteGroup> groups_;  // creation order
-  std::vector<LinkId> long_links_;  // the links of groups whose routes are too long to keep in place
-  // A route's links, mixed (FNV-1a over the ids): the same on every run.
-  // Both take a view, so a route is looked up where it is kept, not copied.
-  struct RouteHash {
-    using is_transparent = void;
-    std::size_t operator()(RouteView route) const {
-      std::uint64_t h = 14695981039346656037ULL;
-      for (const LinkId link : route) h = (h ^ link) * 1099511628211ULL;
-      return static_cast<std::size_t>(h);
-    }
-  };
+  // Each group's route, short ones in place (every route of Shan et al.'s
+  // site network): each re-share and each flow's start and end reads the
+  // links of its group.
+  RouteStore routes_;
   // Looked up, never iterated (a group's index is its creation order): with
   // thousands of peers, an ordered map's comparisons of whole routes were 6%
   // of a run (profiled at 10,000 peers).
-  struct SameRoute {
-    using is_transparent = void;
-    bool operator()(RouteView a, RouteView b) const { return std::ranges::equal(a, b); }
-  };
-  // A route of at most KeptRoute::kInPlace links is its own key, in the
-  // map's node (a vector's buffer was one more miss per transfer at 10,000
-  // peers); a longer one is keyed by a copy of its links.
-  struct KeptRouteHash {
-    std::size_t operator()(const KeptRoute& route) const {
-      return RouteHash{}(RouteView(route.links.data(), route.size));
-    }
-  };
-  struct SameKeptRoute {
-    bool operator()(const KeptRoute& a, const KeptRoute& b) const { return a.size == b.size && a.links == b.links; }
-  };
-  std::unordered_map<KeptRoute, GroupIndex, KeptRouteHash, SameKeptRoute> group_of_short_route_;
-  std::unordered_map<Route, GroupIndex, RouteHash, SameRoute> group_of_long_route_;
+  std::unordered_map<KeptRoute, GroupIndex, KeptRouteHash, SameKeptRoute> group_of_route_{0, KeptRouteHash{&routes_},
+                                                                                          SameKeptRoute{&routes_}};
   std::map<FlowId, Flow> flows_;
   // Flows in their latency phase, a min-heap (std::greater) by its end, then
   // start order: keys are unique, so they leave in the order a tree gave.

@@ -20,51 +20,34 @@ constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 RouteTable::RouteTable(const NetworkGraph& graph, RouteRule rule) : graph_(graph), rule_(rule) {
   graph_.check_hosts_placed();
   const std::size_t nodes = graph_.nodes().size();
-  if (nodes <= kDenseNodes) dense_.assign(nodes * nodes, Kept{});
+  if (nodes <= kDenseNodes) dense_.assign(nodes * nodes, KeptRoute{});
 }
 
 RouteView RouteTable::route(ServerIndex from, ServerIndex to) const {
   if (from == to) return {};
   const NodeId a = graph_.host_node(from);
   const NodeId b = graph_.host_node(to);
-  Kept* kept = nullptr;
+  KeptRoute* kept = nullptr;
   if (!dense_.empty()) {
     kept = &dense_[std::size_t{a} * graph_.nodes().size() + b];
   } else {
     kept = &cache_[(std::uint64_t{a} << 32) | b];
   }
-  if (kept->size != Kept::kUnknown) return view(*kept);
+  if (kept->size != KeptRoute::kUnknown) return store_.view(*kept);
   Route route;
   if (a == b) {
     if (const auto bus = graph_.node(a).bus) route.push_back(*bus);
   } else {
     route = between_nodes(a, b);  // throws when none: the entry stays unknown
   }
-  *kept = keep(route);
-  return view(*kept);
+  *kept = store_.keep(route);
+  return store_.view(*kept);
 }
 
 void RouteTable::prefetch(ServerIndex from, ServerIndex to) const {
   // Only the dense table: a hash lookup would read as much as it saves.
   if (from == to || dense_.empty()) return;
   __builtin_prefetch(&dense_[std::size_t{graph_.host_node(from)} * graph_.nodes().size() + graph_.host_node(to)]);
-}
-
-RouteTable::Kept RouteTable::keep(const Route& route) const {
-  Kept kept;
-  if (route.size() <= Kept::kInPlace) {
-    std::copy(route.begin(), route.end(), kept.links.begin());
-  } else {
-    kept.links[0] = static_cast<LinkId>(long_routes_.size());
-    long_routes_.push_back(route);
-  }
-  kept.size = static_cast<std::uint32_t>(route.size());
-  return kept;
-}
-
-RouteView RouteTable::view(const Kept& kept) const {
-  if (kept.size <= Kept::kInPlace) return {kept.links.data(), kept.size};
-  return long_routes_[kept.links[0]];
 }
 
 Duration RouteTable::latency(RouteView route) const {

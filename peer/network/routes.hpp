@@ -8,15 +8,14 @@
 // added). Routes are symmetric in cost but computed per direction; they are
 // found when first asked for and kept per pair of nodes, so a grid of many
 // hosts at few nodes holds few routes.
-#include <array>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "peer/network/graph.hpp"
+#include "peer/network/route_store.hpp"
 
 namespace gridpeer::network {
 
@@ -61,33 +60,18 @@ class RouteTable {
     std::vector<NodeId> touched;
   };
 
-  // A route as kept: up to three links in place (every route of Shan et
-  // al.'s site network), a longer one in long_routes_. A message's route is
-  // then one read of 16 bytes where a pointer to a vector in a hash map was
-  // three cache misses (profiled at 10,000 peers).
-  struct Kept {
-    static constexpr std::uint32_t kUnknown = UINT32_MAX;
-    static constexpr std::size_t kInPlace = 3;
-    std::uint32_t size = kUnknown;
-    std::array<LinkId, kInPlace> links{};  ///< in place, or links[0]: its index in long_routes_
-  };
-  static_assert(sizeof(Kept) == 16);
-  [[nodiscard]] Kept keep(const Route& route) const;
-  [[nodiscard]] RouteView view(const Kept& kept) const;
-
   const NetworkGraph& graph_;
   RouteRule rule_;
   mutable SearchScratch search_;  // a table is not shared between threads
-  // Routes of more than Kept::kInPlace links; a deque, so their storage never moves.
-  mutable std::deque<Route> long_routes_;
+  mutable RouteStore store_;      // the links of routes too long to keep in place
   // Looked up, never iterated: (from node << 32 | to node) -> route. Node-based,
   // so views into it stay valid as it grows.
-  mutable std::unordered_map<std::uint64_t, Kept> cache_;
+  mutable std::unordered_map<std::uint64_t, KeptRoute> cache_;
   // Graphs of few nodes index their routes densely instead (a route per
   // message is the simulator's hot path; profiled): [from * nodes + to],
   // sized once, so views into it stay valid.
   static constexpr std::size_t kDenseNodes = 1024;
-  mutable std::vector<Kept> dense_;
+  mutable std::vector<KeptRoute> dense_;
 };
 
 }  // namespace gridpeer::network
