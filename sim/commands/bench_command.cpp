@@ -230,7 +230,7 @@ int run_bench_command(int argc, char** argv) {
       "and of R-I and Sy-I; growth in jobs per peer; Jones et al.'s co-allocation; and the shan2004 sweep on one\n"
       "seed. Only when named in --cases: the three big studies as a researcher runs them (shan2004 with its five\n"
       "seeds and jones2004: several minutes each on 2 cores, shih2010 under one), 100,000 peers x 100 jobs (about\n"
-      "8 minutes, 4 GB), and shan2004 at three times the load (hours). Reports wall seconds (loading included),\n"
+      "5 minutes, 3.5 GB), and shan2004 at three times the load (hours). Reports wall seconds (loading included),\n"
       "simulation seconds, jobs/s, events/s, microseconds per job and peak RSS, then the speed targets, each\n"
       "met, not met or not run. A case under 5 s is run three times and its median kept (short timings swing\n"
       "on a shared machine).\n"
