@@ -860,14 +860,12 @@ class GridDriver {
   /// the peer's timers before the event does.
   void take_parked(ServerIndex peer) {
     if (!parking_) return;
-    parked_.take_before(peer, now_, sequence_now_, [&](const ParkedVolunteer& v) {
-      if (v.at < now_) {
-        servers_[peer].peer->note_volunteer(v.from, v.at);
-      } else {
-        servers_[peer].peer->on_message(v.from, protocol::Volunteer{v.utilization}, v.at);
-        touch(peer);
-      }
-    });
+    parked_.take_before(
+        peer, now_, sequence_now_, [&](const ParkedVolunteer& v) { servers_[peer].peer->note_volunteer(v.from, v.at); },
+        [&](const ParkedVolunteer& v) {
+          servers_[peer].peer->on_message(v.from, protocol::Volunteer{v.utilization}, v.at);
+          touch(peer);
+        });
   }
 
   /// `peer` has a job waiting now: its parked volunteers may act, so they

@@ -1,5 +1,7 @@
-// The driver's parked volunteers: handed over in arrival order, exactly those
-// that arrive before the event being handled, whatever order they were parked in.
+// The driver's parked volunteers: exactly those that arrive before the event
+// being handled, whatever order they were parked in; those of earlier instants
+// to be noted (in any order), those of the event's own instant handed over in
+// sequence order.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
@@ -25,11 +27,19 @@ ParkedVolunteer at_second(std::int64_t s, std::uint64_t sequence, ServerIndex fr
   return {TimePoint{seconds(s)}, sequence, from, 0.5};
 }
 
-Seen take_before(ParkedVolunteers& parked, ServerIndex to, std::int64_t s, std::uint64_t sequence) {
-  Seen seen;
-  parked.take_before(to, TimePoint{seconds(s)}, sequence,
-                     [&](const ParkedVolunteer& v) { seen.emplace_back(whole_seconds(v.at), v.sequence, v.from); });
-  return seen;
+struct Taken {
+  Seen noted;      ///< sorted here: they come in no particular order
+  Seen delivered;  ///< in the order they came
+};
+
+Taken take_before(ParkedVolunteers& parked, ServerIndex to, std::int64_t s, std::uint64_t sequence) {
+  Taken taken;
+  const auto into = [](Seen& seen) {
+    return [&seen](const ParkedVolunteer& v) { seen.emplace_back(whole_seconds(v.at), v.sequence, v.from); };
+  };
+  parked.take_before(to, TimePoint{seconds(s)}, sequence, into(taken.noted), into(taken.delivered));
+  std::sort(taken.noted.begin(), taken.noted.end());
+  return taken;
 }
 
 }  // namespace
@@ -48,24 +58,44 @@ BOOST_AUTO_TEST_CASE(the_front_before_an_event_is_handed_over_in_arrival_order) 
   parked.park(1, at_second(20, 11, 8));
   parked.park(0, at_second(1, 12, 9));
   BOOST_TEST(!parked.empty(1));
-  // An event at (12 s, sequence 5): 9 s, 10 s and (12 s, 3) are before it; (12 s, 8) is not.
-  BOOST_TEST((take_before(parked, 1, 12, 5) == Seen{{9, 9, 6}, {10, 7, 4}, {12, 3, 7}}));
-  BOOST_TEST(take_before(parked, 1, 12, 5).empty());  // taken once
-  BOOST_TEST((take_before(parked, 1, 12, 9) == Seen{{12, 8, 5}}));
+  // An event at (12 s, sequence 5): 9 s and 10 s are noted, (12 s, 3) is
+  // handed over at that very instant; (12 s, 8) comes after the event.
+  const Taken first = take_before(parked, 1, 12, 5);
+  BOOST_TEST((first.noted == Seen{{9, 9, 6}, {10, 7, 4}}));
+  BOOST_TEST((first.delivered == Seen{{12, 3, 7}}));
+  const Taken again = take_before(parked, 1, 12, 5);  // taken once
+  BOOST_TEST((again.noted.empty() && again.delivered.empty()));
+  BOOST_TEST((take_before(parked, 1, 12, 9).delivered == Seen{{12, 8, 5}}));
   // The rest goes back to the queue in arrival order; receiver 0's stays.
   Seen rest;
   parked.take_all(1, [&](const ParkedVolunteer& v) { rest.emplace_back(whole_seconds(v.at), v.sequence, v.from); });
   BOOST_TEST((rest == Seen{{20, 11, 8}}));
   BOOST_TEST(parked.empty(1));
   BOOST_TEST(!parked.empty(0));
-  BOOST_TEST((take_before(parked, 0, 100, 0) == Seen{{1, 12, 9}}));
+  BOOST_TEST((take_before(parked, 0, 100, 0).noted == Seen{{1, 12, 9}}));
   BOOST_TEST(parked.empty(0));
 }
 
-BOOST_AUTO_TEST_CASE(many_parked_in_any_order_come_out_sorted_and_none_lost) {
+BOOST_AUTO_TEST_CASE(those_of_the_event_instant_are_handed_over_in_sequence_order) {
+  // Four arrive at 30 s, parked out of order, one of them after the event at
+  // (30 s, sequence 50); one arrived earlier and is only noted.
+  ParkedVolunteers parked(1);
+  parked.park(0, at_second(30, 40, 1));
+  parked.park(0, at_second(30, 12, 2));
+  parked.park(0, at_second(30, 60, 3));
+  parked.park(0, at_second(29, 70, 4));
+  parked.park(0, at_second(30, 25, 5));
+  const Taken taken = take_before(parked, 0, 30, 50);
+  BOOST_TEST((taken.noted == Seen{{29, 70, 4}}));
+  BOOST_TEST((taken.delivered == Seen{{30, 12, 2}, {30, 25, 5}, {30, 40, 1}}));
+  BOOST_TEST((take_before(parked, 0, 31, 0).noted == Seen{{30, 60, 3}}));
+  BOOST_TEST(parked.empty(0));
+}
+
+BOOST_AUTO_TEST_CASE(many_parked_in_any_order_come_out_once_and_none_lost) {
   // 5,000 volunteers to three receivers, arriving within a few seconds of
   // their sending order; taken at rising instants. Every one comes out once,
-  // each receiver's in (arrival, sequence) order, none after its event.
+  // none after its event.
   ParkedVolunteers parked(3);
   Rng rng(42);
   std::vector<Seen> expected(3);
@@ -78,7 +108,9 @@ BOOST_AUTO_TEST_CASE(many_parked_in_any_order_come_out_sorted_and_none_lost) {
   std::vector<Seen> seen(3);
   for (std::int64_t now = 0; now <= 520; now += 7) {
     for (ServerIndex to = 0; to < 3; ++to) {
-      for (const auto& v : take_before(parked, to, now, 0)) {
+      const Taken taken = take_before(parked, to, now, 0);
+      BOOST_TEST(taken.delivered.empty());  // nothing arrives at an event of sequence 0 before it
+      for (const auto& v : taken.noted) {
         BOOST_TEST(std::get<0>(v) < now);
         seen[to].push_back(v);
       }
@@ -86,6 +118,7 @@ BOOST_AUTO_TEST_CASE(many_parked_in_any_order_come_out_sorted_and_none_lost) {
   }
   for (ServerIndex to = 0; to < 3; ++to) {
     BOOST_TEST(parked.empty(to));
+    std::sort(seen[to].begin(), seen[to].end());
     std::sort(expected[to].begin(), expected[to].end());
     BOOST_TEST((seen[to] == expected[to]));
   }

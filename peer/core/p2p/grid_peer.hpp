@@ -112,8 +112,12 @@ class GridPeer final : public Scheduler,
   /// What a Volunteer from `from`, arrived at `at`, does when
   /// volunteer_would_act() is false: its sender is remembered as having
   /// offered then. `at` is after the peer's last input and no later than its
-  /// next deadline.
-  void note_volunteer(ServerIndex from, TimePoint at) { volunteers_[from] = at; }
+  /// next deadline; those noted before the next input may come in any order,
+  /// and the latest offer of a sender is kept.
+  void note_volunteer(ServerIndex from, TimePoint at) {
+    const auto [entry, fresh] = volunteers_.try_emplace(from, at);
+    if (!fresh && entry->second < at) entry->second = at;
+  }
   /// Hand-offs over, still remembered as an executor (bounded by handoff_memory).
   [[nodiscard]] std::size_t remembered_handoffs() const { return executor_.remembered(); }
 
