@@ -26,6 +26,7 @@
 #include "sim/commands/bench_cases.hpp"
 #include "sim/commands/bench_targets.hpp"
 #include "sim/commands/commands.hpp"
+#include "sim/sweeps/sweep_summary.hpp"
 
 extern char** environ;
 
@@ -166,23 +167,16 @@ Measured measure_sweep(const std::string& name) {
   const ProcessRun run = run_process(args);  // finds the traces as bench does (GRIDPEER_TRACE_DIR)
   if (!run.succeeded) throw std::runtime_error("bench: " + name + " failed (run: gridsim sweep " + sweep.front() + ")");
   const auto results = nlohmann::json::parse(std::ifstream(out / "results.json"));
+  // Runs of equal identity ran once (sweep.cpp): each is counted once.
+  const SweepWork work = sweep_work(results);
   Measured m;
-  double slowest = 0;
-  std::string slowest_run;
-  double cpu = 0;
-  for (const auto& row : results) {
-    const double wall = row.value("wall_seconds", 0.0);
-    cpu += wall;
-    m.inside.jobs += row.value("jobs", std::size_t{0});
-    m.inside.events += row.value("events", std::uint64_t{0});
-    if (wall > slowest) {
-      slowest = wall;
-      slowest_run = row.value("run", std::string{});
-    }
-  }
-  m.inside.seconds = cpu;
-  m.inside.extra = {
-      {"runs", results.size()}, {"slowest_run_s", slowest}, {"slowest_run", slowest_run}, {"run_seconds_total", cpu}};
+  m.inside.jobs = work.jobs;
+  m.inside.events = work.events;
+  m.inside.seconds = work.run_seconds;
+  m.inside.extra = {{"runs", work.runs},
+                    {"slowest_run_s", work.slowest_seconds},
+                    {"slowest_run", work.slowest_run},
+                    {"run_seconds_total", work.run_seconds}};
   m.wall_seconds = run.wall_seconds;
   m.peak_rss_mb = run.peak_rss_mb;
   std::filesystem::remove_all(out);

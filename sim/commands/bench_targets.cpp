@@ -414,7 +414,8 @@ std::string performance_markdown(const nlohmann::json& cases, const std::vector<
       "and the run of median wall time kept; inside it, a grid simulation under 0.1 s is run again on the "
       "same workload for about a second and its median run reported (12 peers: about 3 ms a run). Ratios in the "
       "targets come from one bench, side by side. The "
-      "sweep's *sim s* is the sum of its runs' own wall times.\n\n";
+      "sweep's *sim s* is the sum of its runs' own wall times, each run once: a run that several names share "
+      "(a baseline on an axis it does not read) ran once and counts once.\n\n";
   md += "## Targets\n\n| target | measured | verdict |\n|---|---|---|\n";
   for (const auto& t : targets) {
     md += fmt::format("| {} | {} | **{}** |\n", cell(t.target), cell(t.measured), t.verdict);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "peer/io/report/intervals.hpp"
@@ -38,6 +39,26 @@ std::string with_interval(const nlohmann::json& stat) {
 }
 
 }  // namespace
+
+SweepWork sweep_work(const nlohmann::json& results) {
+  SweepWork work;
+  std::set<std::string> counted;  // identity hashes
+  for (const auto& row : results) {
+    // A row without a hash (a hand-made results file) is a run of its own.
+    const std::string hash = row.value("identity_hash", std::string{});
+    if (!hash.empty() && !counted.insert(hash).second) continue;
+    const double wall = row.value("wall_seconds", 0.0);
+    ++work.runs;
+    work.run_seconds += wall;
+    work.jobs += row.value("jobs", std::size_t{0});
+    work.events += row.value("events", std::uint64_t{0});
+    if (wall > work.slowest_seconds) {
+      work.slowest_seconds = wall;
+      work.slowest_run = row.value("run", std::string{});
+    }
+  }
+  return work;
+}
 
 nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
                               const std::vector<std::string>& metrics) {

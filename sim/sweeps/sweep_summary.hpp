@@ -4,6 +4,8 @@
 // point of the axes: mean and 95% interval over seeds), report.md, and the
 // paper's own report when the experiment names one.
 #include <spdlog/logger.h>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,6 +30,19 @@ struct SweepMeta {
 /// "ci95", "min", "max"}}]. ci95 is null with one seed.
 nlohmann::json summarize_runs(const nlohmann::json& results, const std::vector<std::string>& axes,
                               const std::vector<std::string>& metrics = grid_summary_metrics());
+
+/// The work a sweep did, from its results: runs of equal identity (a
+/// baseline on an axis it does not read) ran once, whatever names they
+/// carry, so each identity counts once.
+struct SweepWork {
+  std::size_t runs = 0;        ///< distinct runs
+  double run_seconds = 0;      ///< their own wall times, summed
+  std::size_t jobs = 0;        ///< their jobs, summed
+  std::uint64_t events = 0;    ///< their events, summed
+  double slowest_seconds = 0;  ///< the slowest run's wall time
+  std::string slowest_run;     ///< its first name
+};
+SweepWork sweep_work(const nlohmann::json& results);
 
 std::string results_csv(const nlohmann::json& results, const std::vector<std::string>& axes,
                         const std::vector<std::string>& metrics);

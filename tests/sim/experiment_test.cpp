@@ -272,6 +272,24 @@ BOOST_AUTO_TEST_CASE(summaries_group_seeds_by_point) {
   BOOST_TEST(summary[1]["avg_response_s"]["ci95"].is_null());
 }
 
+BOOST_AUTO_TEST_CASE(a_sweeps_work_counts_each_identity_once) {
+  // Three names share one identity (a baseline on an axis it does not read),
+  // so its 2.0 s ran once; a row without a hash is a run of its own.
+  const auto results = nlohmann::json::parse(R"([
+    {"run": "local_a", "identity_hash": "h1", "wall_seconds": 2.0, "jobs": 100, "events": 1000},
+    {"run": "local_b", "identity_hash": "h1", "wall_seconds": 2.0, "jobs": 100, "events": 1000},
+    {"run": "si_a", "identity_hash": "h2", "wall_seconds": 3.5, "jobs": 100, "events": 1500},
+    {"run": "local_c", "identity_hash": "h1", "wall_seconds": 2.0, "jobs": 100, "events": 1000},
+    {"run": "by_hand", "wall_seconds": 0.5, "jobs": 10, "events": 20}])");
+  const gridpeer::sim::SweepWork work = gridpeer::sim::sweep_work(results);
+  BOOST_TEST(work.runs == 3U);
+  BOOST_TEST(work.run_seconds == 6.0);
+  BOOST_TEST(work.jobs == 210U);
+  BOOST_TEST(work.events == 2520U);
+  BOOST_TEST(work.slowest_seconds == 3.5);
+  BOOST_TEST(work.slowest_run == "si_a");
+}
+
 BOOST_AUTO_TEST_CASE(a_sweep_reuses_only_identical_runs_and_refuses_a_foreign_folder) {
   const fs::path dir = fs::temp_directory_path() / "gridpeer_sweep_test";
   fs::remove_all(dir);
