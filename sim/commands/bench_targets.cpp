@@ -204,21 +204,27 @@ These are the mechanisms; the figures are in the tables above.
   waits for memory, and the code since the AMD bench differs by a few percent (the host asked for in
   two halves, settles by index, messages built in place, the flow network's flatter lists: below).
   Here grid12-si takes 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and the
-  three studies 511, 820 and 54 s of wall time against 362, 530 and 38 s (their run-seconds 997,
-  2,440 and 112 against 706, 1,568 and 77; 561, 785 and 50 s of wall time on the slowest guest, with
-  older code). So jones2004 misses its ten minutes here and met them there. shan2004 meets them in
-  this bench and the one before (531 s), and missed them in an earlier one on this guest (769 s), but
-  that study ran slower than its own bench's one-seed sweep (300 run-seconds a seed against 212),
-  while the last two do not (199 against 201 here); the code between them gains about 3% on
+  three studies 531, 848 and 58 s of wall time against 362, 530 and 38 s (561, 785 and 50 s on the
+  slowest guest, with older code). Their run-seconds, 1,036, 1,683 and 99, count each run once; the
+  benches before counted a run once for each name it carries (jones2004's Migration Only, Ideal and
+  Initial 72, 72 and 9 times a seed), so jones2004's read 2,440 in the bench before on this guest and
+  1,568 there. Counted once, its runs keep both cores busy (1,683 run-seconds in 848 s). So jones2004
+  misses its ten minutes here and met them there. shan2004 meets them in this bench and the two
+  before (511 and 531 s), and missed them in an earlier one on this guest (769 s), but that study ran
+  slower than its own bench's one-seed sweep (300 run-seconds a seed against 212), while the last
+  three do not (207 against 208 here); the code between them gains about 3% on
   shan2004's slowest runs. What stands in jones2004's way is the machine's
   speed on cache-resident work; within shan2004 it is the slow-network data-blind runs (below). The
-  12-peer case is slower here too (3.3 against 2.2 us a job) while the 10,000-peer one is about as
-  fast (11.7 against 11.4): the growth ratio reads 3.3x to 3.6x here and 4.6x to 5.2x there (older
-  code), and says as much about the machine as the code.
+  12-peer case is slower here too (3.4 against 2.2 us a job) while the 10,000-peer one is about as
+  fast (11.7 to 12.6 against 11.4): the growth ratio reads 3.5x to 3.7x in this guest's benches and
+  4.6x to 5.2x there (older code), and says as much about the machine as the code.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
-  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The machine's
+  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. In the bench
+  of these figures the FCFS replay's whole process read 0.060 s (4.5x the Python loop, short of 5x)
+  and its parsing 1.37x `zcat | awk`; run again minutes later, 0.036 s both times (6.6x and 6.4x) and
+  0.72x and 0.56x, as in the benches before: the table keeps the first re-run. The machine's
   speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
   0.62 s an hour later; so builds are compared side by side, never against an older bench. On a
   virtual machine the first touches of memory move most. The kernel clears each 2 MB huge page when
@@ -357,7 +363,8 @@ These are the mechanisms; the figures are in the tables above.
   saturation out again only when the link changed: 4% less over two pairs of one-seed sweeps at half the
   jobs (139 and 149 s before, 146 and 133 s after, all 864 results equal), which this machine's drift
   hides in the bench (785 s, against 754 s for the build before in a faster hour). On the AMD guest the
-  same code took 536 s, 0.39 us per job; on the Intel guest of these figures 820 s, 0.59. What is left has no
+  same code took 536 s; on the Intel guest of these figures 848 s (820 s in the bench before), 0.53 us
+  per job with each run counted once. What is left has no
   single hot path: each step of a pass a few percent, the links'
   re-allotment after every split start and end, a cluster's end order; and Jones et al.'s Initial
   Strategy past saturation, where each start and end re-times every split job (20 million re-timings in
