@@ -45,8 +45,8 @@ class ParkedVolunteers {
     if (parked.empty()) return;
     // Those arriving later are moved to the front in place and the due ones
     // cut off the end (a stable partition took a buffer from the heap at each
-    // call); only the few of the very instant need sorting (profiled: sorting
-    // every hand-over was a tenth of an R-I run at 1,000 peers).
+    // call); only the few of the very instant need sorting (measured: sorting
+    // every hand-over was a tenth of a 12-server R-I run, 3% at 1,000 peers).
     const auto due = std::partition(parked.begin(), parked.end(), [&](const ParkedVolunteer& v) {
       return v.at > at || (v.at == at && v.sequence >= sequence);
     });
