@@ -29,6 +29,7 @@ struct Grid {
   std::shared_ptr<const transport::TlsConfig> tls;
   std::string tls_dir;  ///< where tls came from (bench-att reads a peer's certificate there too)
   std::chrono::seconds reply_timeout = PeerClient::kReplyTimeout;  ///< --reply-timeout
+  std::chrono::microseconds busy_poll{0};                          ///< --busy-poll
 };
 
 /// Throws std::invalid_argument when --topology is missing, a --peer is

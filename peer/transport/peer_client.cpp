@@ -10,6 +10,8 @@
 
 #include <stdexcept>
 
+#include "peer/transport/busy_poll.hpp"
+
 namespace gridpeer::transport {
 
 namespace {
@@ -47,7 +49,8 @@ PeerClient::PeerClient(transport::asio::io_context& io, const transport::PeerAdd
     : io_(io),
       socket_(io),
       where_(address.host + ":" + std::to_string(address.port)),
-      reply_timeout_(settings.reply_timeout) {
+      reply_timeout_(settings.reply_timeout),
+      busy_poll_(settings.busy_poll) {
   boost::system::error_code ec;
   transport::tcp::resolver resolver(io);
   const auto endpoints = resolver.resolve(address.host, std::to_string(address.port), ec);
@@ -163,7 +166,8 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
       continue;
     }
     inbox_.bytes.resize(kReadAheadBytes);
-    const ssize_t got = ::recv(socket_.native_handle(), inbox_.bytes.data(), inbox_.bytes.size(), 0);
+    ssize_t got = poll_read();
+    if (got <= 0) got = ::recv(socket_.native_handle(), inbox_.bytes.data(), inbox_.bytes.size(), 0);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
@@ -176,6 +180,17 @@ void PeerClient::read_exactly(std::uint8_t* data, std::size_t bytes) {
     inbox_.begin = 0;
     inbox_.end = static_cast<std::size_t>(got);
   }
+}
+
+ssize_t PeerClient::poll_read() {
+  if (busy_poll_ <= std::chrono::microseconds::zero()) return 0;
+  const auto until = std::chrono::steady_clock::now() + busy_poll_;
+  do {
+    const ssize_t got = ::recv(socket_.native_handle(), inbox_.bytes.data(), inbox_.bytes.size(), MSG_DONTWAIT);
+    if (got > 0) return got;
+    if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return 0;  // the blocking read says
+  } while (std::chrono::steady_clock::now() < until);
+  return 0;
 }
 
 void PeerClient::blocking_reads() {
@@ -202,7 +217,7 @@ void PeerClient::read_tls(std::uint8_t* data, std::size_t bytes) {
                                 ec = result;
                                 done = true;
                               });
-  if (!finished_within(io_, done, reply_timeout_, tls_->lowest_layer())) {
+  if (!poll_until(io_, done, busy_poll_) && !finished_within(io_, done, reply_timeout_, tls_->lowest_layer())) {
     throw std::runtime_error("no reply from " + where_ + " within " + std::to_string(reply_timeout_.count()) +
                              " s: is the peer stopped or overloaded?");
   }

@@ -1,6 +1,8 @@
 #pragma once
 // gridctl's side of a connection to one peer: blocking request/reply over
 // the same framed Cap'n Proto protocol the peers speak.
+#include <sys/types.h>
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -25,6 +27,9 @@ struct PeerClientSettings {
   std::shared_ptr<const transport::TlsConfig> tls;
   std::string expect_peer;
   std::chrono::seconds reply_timeout = kPeerReplyTimeout;  ///< gridctl --reply-timeout
+  /// How long a read looks for the reply without blocking before it sleeps
+  /// (peer/transport/busy_poll.hpp); 0: it blocks at once.
+  std::chrono::microseconds busy_poll{0};
 };
 
 class PeerClient {
@@ -62,6 +67,10 @@ class PeerClient {
   void read_exactly(std::uint8_t* data, std::size_t bytes);
   /// Plaintext: a blocking socket whose reads wait at most the reply time-out.
   void blocking_reads();
+  /// With busy_poll_: reads what has come without blocking, for up to
+  /// busy_poll_; returns the bytes read (0: none came, or an error the
+  /// blocking read that follows reports).
+  ssize_t poll_read();
   /// The same over TLS, asynchronously under the same time-out.
   void read_tls(std::uint8_t* data, std::size_t bytes);
   /// A failed read as the user reads it: a peer that closed is told apart.
@@ -86,6 +95,7 @@ class PeerClient {
   std::optional<CertificateIdentity> identity_;  ///< over TLS: the peer's certificate
   std::string where_;
   std::chrono::seconds reply_timeout_;
+  std::chrono::microseconds busy_poll_;
   protocol::Hello peer_;
 };
 

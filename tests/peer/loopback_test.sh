@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Three gridpeer processes on loopback replay a small synthetic slice under
-# ALGORITHM (with FLAGS, e.g. --fair); every job must end exactly once
+# ALGORITHM (with FLAGS, e.g. --fair, or --busy-poll=US: gridctl then polls
+# too); every job must end exactly once
 # (gridctl results --expect), and under S-I on this uneven grid some must
 # migrate. A peer names its algorithm in its log (si-fair with --fair, si+ai2
 # with --site-rule=ai2): every peer must run what was asked. Bounded: 120 s
@@ -25,7 +26,10 @@ for id in A B C; do
   "$BIN/peer/daemon/gridpeer" --topology "$TOPOLOGY" --id $id --base-port "$PORT" --algorithm "$ALGORITHM" \
       --tls-dir "$WORK/tls" --time-scale 20000 --log-level info $FLAGS 2>>peers-$ALGORITHM.log &
 done
-ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT"; }
+# Peers that poll before they sleep (--busy-poll=US in FLAGS): gridctl polls as long.
+ctl_flags=()
+if [[ "$FLAGS" =~ --busy-poll=([0-9]+) ]]; then ctl_flags=(--busy-poll "${BASH_REMATCH[1]}"); fi
+ctl() { "$BIN/peer/client/gridctl" "$@" --topology "$TOPOLOGY" --base-port "$PORT" "${ctl_flags[@]}"; }
 for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
 # The peers run what was asked (a fair peer names its algorithm "si-fair").
 if [[ "$FLAGS" == *--fair* ]]; then test "$(grep -c "algorithm $ALGORITHM-fair" peers-$ALGORITHM.log)" = 3; fi
