@@ -92,6 +92,11 @@ void ConnectionGate::stop() {
   acceptor_.close(ignored);
 }
 
+bool ConnectionGate::clients_writing() const {
+  return std::any_of(clients_.begin(), clients_.end(),
+                     [](const std::shared_ptr<transport::Connection>& client) { return client->writing(); });
+}
+
 void ConnectionGate::log_refusal(const transport::Refusal& refusal) {
   if (const auto line = refusals_.line(refusal, std::chrono::steady_clock::now())) log_(spdlog::level::warn, *line);
 }

@@ -68,6 +68,9 @@ class ConnectionGate {
   void dial(ServerIndex peer);
   /// Stops accepting and closes the clients' connections.
   void stop();
+  /// A client's connection still has a reply to write (a shutdown's own
+  /// acknowledgement, say): stop() would cut it off.
+  [[nodiscard]] bool clients_writing() const;
   /// Connections held now, handshakes included.
   [[nodiscard]] std::size_t open_connections() { return admission_.open(); }
   /// "HOST:PORT" this peer listens on.

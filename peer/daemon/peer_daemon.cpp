@@ -526,6 +526,11 @@ transport::awaitable<void> PeerDaemon::housekeeping_loop() {
       continue;
     }
     if (stopping_ && (!holds_work() || std::chrono::steady_clock::now() >= stop_deadline_)) {
+      // The gridctl that asked for the stop waits for its acknowledgement:
+      // a tick that came before its writer's turn closed the connection
+      // under it (gridctl: "closed the connection without answering"). A
+      // tick or a few for the replies to go out, at most a second.
+      if (gate_.clients_writing() && ++stop_flush_ticks_ <= kStopFlushTicks) continue;
       if (holds_work()) {
         const ServerLoad load = host_->load();
         log_event(spdlog::level::warn, "stopping with work held: grid queue " + std::to_string(load.grid_queue) +

@@ -175,7 +175,10 @@ class PeerDaemon final : private PeerEnvironment, private GateEvents, private Cl
   bool leaving_ = false;  ///< gridctl leave: members are told before the links close
   std::optional<std::chrono::steady_clock::time_point> leave_told_;  ///< when they were
   std::uint64_t stalls_logged_ = 0;                                  ///< the membership's stalls, each logged once
-  bool leave_gossiped_ = false;   ///< the gossip says the leave has been sent as often as any update
+  bool leave_gossiped_ = false;  ///< the gossip says the leave has been sent as often as any update
+  /// Housekeeping ticks (100 ms) the stop has waited for replies to clients to be written.
+  int stop_flush_ticks_ = 0;
+  static constexpr int kStopFlushTicks = 10;
   bool time_ended_ = false;       ///< past the end of the grid's time: no new work
   bool warned_near_end_ = false;  ///< virtual time within the horizon of its end (logged once)
   int exit_code_ = kExitStopped;

@@ -87,6 +87,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Over TLS: the name and role of the other side's certificate.
   [[nodiscard]] const std::optional<CertificateIdentity>& identity() const { return identity_; }
   [[nodiscard]] std::size_t queued_frames() const { return queue_.size(); }
+  /// Frames sent and not yet all written: queued, or being written.
+  [[nodiscard]] bool writing() const { return !queue_.empty() || writing_since_ != Clock::time_point::max(); }
   /// Silence between frames beyond which the connection closes (zero: none);
   /// from the next frame on. A peer link's partner heartbeats every second.
   void set_idle_timeout(std::chrono::milliseconds timeout) { limits_.idle_timeout = timeout; }

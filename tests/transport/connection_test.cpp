@@ -2,7 +2,8 @@
 // once (its written-handler still called later, never from inside send); a
 // frame the kernel takes only in part keeps its place ahead of the frames
 // sent after it; the replies to frames that came in one read are written
-// together; bytes a client read ahead are decoded before the socket's.
+// together; bytes a client read ahead are decoded before the socket's; a
+// connection says it is writing until its last frame is written.
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <string>
@@ -142,6 +143,30 @@ BOOST_AUTO_TEST_CASE(bytes_read_before_the_connection_are_decoded_first) {
   BOOST_TEST(got == (std::vector<std::string>{std::string(protocol::message_name(protocol::Completion{})), "chunk 9",
                                               kHeartbeat}),
              boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_connection_is_writing_until_its_last_frame_is_written) {
+  // What a stopping daemon asks before it closes its clients: a lone control
+  // frame goes to the kernel at once; a bulk one waits for the writer's turn.
+  asio::io_context io;
+  auto [a, b] = testing::connected_pair(io);
+  b->start([](const protocol::WireMessage&) {}, [](const std::string&) {});
+  a->start([](const protocol::WireMessage&) {}, [](const std::string&) {});
+  BOOST_TEST(!a->writing());
+  a->send(protocol::Heartbeat{}, [](bool) {});
+  BOOST_TEST(!a->writing());  // in the kernel already
+  bool written = false;
+  a->send(
+      protocol::Heartbeat{},
+      [&](bool ok) {
+        written = ok;
+        io.stop();
+      },
+      Lane::bulk);
+  BOOST_TEST(a->writing());
+  io.run_for(std::chrono::seconds(5));
+  BOOST_TEST(written);
+  BOOST_TEST(!a->writing());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
