@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "peer/transport/busy_poll.hpp"
 #include "peer/transport/peer_client.hpp"
 #include "peer/transport/plaintext.hpp"
 
@@ -46,9 +47,7 @@ Grid grid_from(const cxxopts::ParseResult& args) {
   const int reply_timeout = args["reply-timeout"].as<int>();
   if (reply_timeout < 1 || reply_timeout > 86'400) throw std::invalid_argument("--reply-timeout: give 1 to 86400 s");
   grid.reply_timeout = std::chrono::seconds(reply_timeout);
-  const int busy_poll = args["busy-poll"].as<int>();
-  if (busy_poll < 0 || busy_poll > 10'000) throw std::invalid_argument("--busy-poll: give 0 to 10000 microseconds");
-  grid.busy_poll = std::chrono::microseconds(busy_poll);
+  grid.busy_poll = transport::busy_poll_window(args["busy-poll"].as<int>());
   grid.addresses = transport::peer_addresses(
       grid.topology, args["host"].as<std::string>(), args["base-port"].as<int>(),
       args.count("peer") != 0U ? args["peer"].as<std::vector<std::string>>() : std::vector<std::string>{});

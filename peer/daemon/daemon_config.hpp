@@ -70,9 +70,6 @@ struct DaemonConfig {
   std::chrono::milliseconds peer_silence{10'000};
   /// Real time a client connection may stay silent between requests.
   std::chrono::milliseconds client_idle{60'000};
-  /// --busy-poll: after each message the event loop looks for the next one
-  /// without sleeping this long (peer/transport/busy_poll.hpp); 0: off.
-  std::chrono::microseconds busy_poll{0};
   transport::ConnectionLimits limits;
   /// Connections held at once (handshakes included), in all and per IP address.
   std::size_t max_connections = 1024;

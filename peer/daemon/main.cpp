@@ -252,11 +252,7 @@ int run(int argc, char** argv) {
   }
   config.max_epoch_skew = std::chrono::microseconds(static_cast<std::int64_t>(skew * 1e6));
   config.client_idle = real_ms("client-idle");
-  const int busy_poll_us = args["busy-poll"].as<int>();
-  if (busy_poll_us < 0 || busy_poll_us > 10'000) {
-    throw std::invalid_argument("--busy-poll: give 0 to 10000 microseconds");
-  }
-  config.busy_poll = std::chrono::microseconds(busy_poll_us);
+  const std::chrono::microseconds busy_poll = transport::busy_poll_window(args["busy-poll"].as<int>());
   config.shutdown_grace =
       std::chrono::milliseconds(static_cast<std::int64_t>(args["shutdown-grace"].as<double>() * 1000));
 
@@ -314,7 +310,6 @@ int run(int argc, char** argv) {
       return daemon::kExitRefused;
     }
   }
-  const std::chrono::microseconds busy_poll = config.busy_poll;
   daemon::PeerDaemon peer(io, std::move(config), log);
   try {
     peer.start();

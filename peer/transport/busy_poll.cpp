@@ -1,11 +1,22 @@
 #include "peer/transport/busy_poll.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace gridpeer::transport {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
+
+std::chrono::microseconds busy_poll_window(int microseconds) {
+  if (microseconds < 0 || microseconds > kMostBusyPollMicroseconds) {
+    throw std::invalid_argument("--busy-poll: give 0 to " + std::to_string(kMostBusyPollMicroseconds) +
+                                " microseconds");
+  }
+  return std::chrono::microseconds(microseconds);
+}
 
 void run_polling(asio::io_context& io, std::chrono::microseconds window) {
   if (window <= std::chrono::microseconds::zero()) {

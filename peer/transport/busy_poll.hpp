@@ -14,6 +14,13 @@
 
 namespace gridpeer::transport {
 
+/// The most a --busy-poll window may be: beyond it a polling thread is a busy loop.
+inline constexpr int kMostBusyPollMicroseconds = 10'000;
+
+/// --busy-poll's value (gridpeer's and gridctl's) as a window; throws
+/// std::invalid_argument naming the option outside 0..kMostBusyPollMicroseconds.
+std::chrono::microseconds busy_poll_window(int microseconds);
+
 /// Runs `io` until it stops or runs out of work. With `window` > 0, after
 /// each handler it polls without blocking until `window` passes with nothing
 /// to run, and only then blocks. With 0, this is io.run().

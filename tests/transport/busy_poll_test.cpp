@@ -5,6 +5,7 @@
 // case is bounded by a guard timer that stops the loop; no time is asserted.
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,15 @@ BOOST_AUTO_TEST_CASE(poll_until_without_a_window_does_not_touch_the_loop) {
   BOOST_TEST(!done);  // the posted handler waits for the caller's own run
   io.run();
   BOOST_TEST(done);
+}
+
+BOOST_AUTO_TEST_CASE(the_window_is_checked_where_both_programs_read_it) {
+  BOOST_TEST(transport::busy_poll_window(0).count() == 0);
+  BOOST_TEST(transport::busy_poll_window(50).count() == 50);
+  BOOST_TEST(transport::busy_poll_window(transport::kMostBusyPollMicroseconds).count() ==
+             transport::kMostBusyPollMicroseconds);
+  BOOST_CHECK_THROW(transport::busy_poll_window(-1), std::invalid_argument);
+  BOOST_CHECK_THROW(transport::busy_poll_window(transport::kMostBusyPollMicroseconds + 1), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
