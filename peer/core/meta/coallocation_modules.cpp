@@ -9,24 +9,16 @@
 namespace gridpeer {
 
 void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidates) {
+  // Written in place, in one pass: a pass asks at every job it places.
   const StarLinks* links = sites.links();
-  // Written in place: a pass asks at every job it places.
-  candidates.resize(sites.size());
-  for (ServerIndex site = 0; site < sites.size(); ++site) {
-    SplitCandidate& candidate = candidates[site];
-    candidate.site = site;
-    candidate.free_nodes = sites.free_nodes(site);
-  }
-  if (links == nullptr) {
-    for (SplitCandidate& candidate : candidates) {
-      candidate.capacity_mbps = std::numeric_limits<double>::infinity();
-      candidate.demand_mbps = 0.0;
-    }
-    return;
-  }
-  for (SplitCandidate& candidate : candidates) {
-    candidate.capacity_mbps = links->capacity(candidate.site);
-    candidate.demand_mbps = links->demand(candidate.site);
+  const std::size_t count = sites.size();
+  candidates.resize(count);
+  SplitCandidate* out = candidates.data();
+  for (ServerIndex site = 0; site < count; ++site) {
+    out[site].site = site;
+    out[site].free_nodes = sites.free_nodes(site);
+    out[site].capacity_mbps = links != nullptr ? links->capacity(site) : std::numeric_limits<double>::infinity();
+    out[site].demand_mbps = links != nullptr ? links->demand(site) : 0.0;
   }
 }
 

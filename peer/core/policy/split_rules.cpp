@@ -152,39 +152,27 @@ std::optional<SiteParts> SaturationBoundRule::split_over(int total, const Commun
   return placement;
 }
 
-const SaturationBoundRule::LinkSeen& SaturationBoundRule::link_of(std::size_t index,
-                                                                  const SplitCandidate& candidate) const {
-  if (index >= links_seen_.size()) links_seen_.resize(index + 1);
-  LinkSeen& seen = links_seen_[index];
-  // Equal figures give the very same saturation: nothing changes but the cost.
-  if (seen.capacity_mbps != candidate.capacity_mbps || seen.demand_mbps != candidate.demand_mbps) {
-    seen.capacity_mbps = candidate.capacity_mbps;
-    seen.demand_mbps = candidate.demand_mbps;
-    seen.saturation = candidate.saturation();
-    seen.within_lslt = seen.saturation <= lslt_ + 1e-12;
-  }
-  return seen;
-}
-
 int SaturationBoundRule::collect_eligible(std::span<const SplitCandidate> candidates,
                                           std::vector<Eligible>& eligible) const {
   eligible.clear();
   int free_total = 0;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const SplitCandidate& c = candidates[i];
-    if (!this->eligible(i, c)) continue;
-    eligible.push_back({c.site, c.free_nodes, links_seen_[i].saturation});
+  for (const SplitCandidate& c : candidates) {
+    if (c.free_nodes <= 0) continue;
+    const double saturation = c.saturation();
+    if (!within_lslt(saturation)) continue;
+    eligible.push_back({c.site, c.free_nodes, saturation});
     free_total += c.free_nodes;
   }
   return free_total;
 }
 
 int SaturationBoundRule::widest(std::span<const SplitCandidate> candidates) const {
+  // Asked at every placement of a pass: one division per site with a free
+  // node, nothing kept (a cache of each link's saturation cost more to check).
   int free_total = 0;
   int most = 0;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const SplitCandidate& c = candidates[i];
-    if (!eligible(i, c)) continue;
+  for (const SplitCandidate& c : candidates) {
+    if (c.free_nodes <= 0 || !within_lslt(c.saturation())) continue;
     free_total += c.free_nodes;
     most = std::max(most, c.free_nodes);
   }

@@ -111,7 +111,7 @@ class SaturationBoundRule : public SplitRule {
  public:
   /// `lslt` = infinity: every cluster with a free node is eligible (Jones et al.'s
   /// Initial Strategy and Ideal).
-  explicit SaturationBoundRule(double lslt) : lslt_(lslt) {}
+  explicit SaturationBoundRule(double lslt) : lslt_(lslt), saturation_bound_(lslt + kSaturationSlack) {}
   [[nodiscard]] std::optional<SiteParts> split_over(int total, const CommunicationModel& traffic,
                                                     std::span<const SplitCandidate> candidates) final;
   /// The eligible clusters' free nodes (exact for B1, B2, B4: a job fits iff
@@ -141,27 +141,17 @@ class SaturationBoundRule : public SplitRule {
   }
 
  private:
-  /// A candidate's link as last seen at its place in the candidates: a
-  /// pass asks for the widest at every placement, and the links change only
-  /// when a split job starts or ends, so the saturation (a division) is
-  /// computed again only when the link's figures differ.
-  struct LinkSeen {
-    double capacity_mbps = std::numeric_limits<double>::quiet_NaN();  // NaN: never seen
-    double demand_mbps = 0;
-    double saturation = 0;
-    bool within_lslt = false;
-  };
-  [[nodiscard]] const LinkSeen& link_of(std::size_t index, const SplitCandidate& candidate) const;
-  /// Whether a split may take nodes of `candidate`: it has a free node and its link is within LSLT.
-  [[nodiscard]] bool eligible(std::size_t index, const SplitCandidate& candidate) const {
-    return candidate.free_nodes > 0 && link_of(index, candidate).within_lslt;
-  }
+  /// A saturation this far above LSLT still counts as within it (sums of
+  /// the same demands differ in their last bits).
+  static constexpr double kSaturationSlack = 1e-12;
+  /// Whether a split may take nodes of a site whose link is at `saturation`.
+  [[nodiscard]] bool within_lslt(double saturation) const { return saturation <= saturation_bound_; }
   /// The eligible candidates in site order, into `eligible`; returns their free nodes.
   int collect_eligible(std::span<const SplitCandidate> candidates, std::vector<Eligible>& eligible) const;
 
   double lslt_;
-  std::vector<Eligible> eligible_;            // scratch of split_over()
-  mutable std::vector<LinkSeen> links_seen_;  // by the candidate's index
+  double saturation_bound_;         // lslt_ + kSaturationSlack
+  std::vector<Eligible> eligible_;  // scratch of split_over()
 };
 
 /// B1: clusters by free nodes, most first. With no LSLT it is Jones et al.'s Initial
