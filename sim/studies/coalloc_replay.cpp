@@ -36,13 +36,11 @@ struct Finished {
 /// once: parts end in (end, sequence) order, the sequence moving on at every
 /// start and every moved end, as LocalScheduler's does.
 ///
-/// A split job's end moves at every start and end of another split job, and
-/// finding and moving it in the order of ends cost a fifth of an overloaded
-/// run. So a part's entry in that order is a lower bound of its (end,
-/// sequence): an end moved later only updates the part, and its entry is put
-/// back with the true key when it comes first; an end moved below its entry
-/// gets a new entry, and the old one, stale, is dropped when it comes first.
-/// The first entry is kept exact, so parts end in the exact order.
+/// A whole job's end never moves: it waits in the order of ends. A split
+/// job's end moves at every start and end of another split job, and keeping
+/// it in that order cost an insertion per part at every re-timing (a fifth
+/// of an overloaded run). So the few split parts running here are kept apart,
+/// each with its key, and a step takes whichever of the two comes first.
 class Cluster {
  public:
   /// `with_events` counts the clusters holding ended parts not yet taken
@@ -57,8 +55,57 @@ class Cluster {
 
   /// Ends every part due by `now`, giving its nodes back to `free`. The
   /// replay's clusters share one clock: each call brings this one to `now`.
-  void advance(TimePoint now, int& free) { finish_due(now, free); }
-  void start(const Part& part, TimePoint end, TimePoint now, int& free) {
+  void advance(TimePoint now, int& free) {
+    if (*deadline_ <= now) finish_due(now, free);
+  }
+  /// A whole job starts, to end at `end`.
+  void start_whole(const Part& part, TimePoint end, TimePoint now, int& free) {
+    Running& running = take_nodes(part, now, free);
+    ends_.emplace({end, running.sequence}, part.slot);
+    refresh_deadline();
+  }
+  /// A split job's part starts with no end until the links give one.
+  void start_split(const Part& part, TimePoint now, int& free) {
+    const Running& running = take_nodes(part, now, free);
+    split_.push_back({part.slot, kNever, running.sequence});
+  }
+  /// LocalScheduler::set_finish for a split part: a part whose end is now or
+  /// past ends at once.
+  void set_finish(Slot slot, TimePoint finish, TimePoint now, int& free) {
+    advance(now, free);
+    SplitPart* part = nullptr;
+    for (SplitPart& candidate : split_) {
+      if (candidate.slot == slot) part = &candidate;
+    }
+    if (part == nullptr) throw std::logic_error("a re-timed part does not run on its cluster");
+    part->end = std::max({finish, now, running_[slot].start});
+    part->sequence = sequence_++;
+    refresh_deadline();
+    if (part->end <= now) finish_due(now, free);
+  }
+  void take_events_into(std::vector<Finished>& into) {
+    if (!finished_.empty()) --*with_events_;
+    into.clear();
+    into.swap(finished_);
+  }
+
+ private:
+  using Key = EndOrdered<Slot>::Key;
+  struct Running {
+    TimePoint start{};
+    int nodes = 0;
+    std::uint64_t sequence = 0;  // the sequence its start took
+    bool here = false;           // a part runs here in this slot
+  };
+  /// A split part running here: its key, which moves with the links.
+  struct SplitPart {
+    Slot slot = 0;
+    TimePoint end{};  // kNever until the links give one
+    std::uint64_t sequence = 0;
+    [[nodiscard]] Key key() const { return {end, sequence}; }
+  };
+
+  Running& take_nodes(const Part& part, TimePoint now, int& free) {
     advance(now, free);
     free -= part.nodes;
     assert(free >= 0 && "a module placed a part on nodes that are not free");
@@ -69,116 +116,57 @@ class Cluster {
     // the stack, read back wider than it was written (a stall at every start).
     running.start = part.start;
     running.nodes = part.nodes;
-    running.end = end;
     running.sequence = sequence_++;
-    running.entry = kNone;
-    running.entry_end = kNever;
     running.here = true;
-    ++parts_;
-    // A split job's parts start with no end until the links give one: they
-    // get an entry then.
-    if (end != kNever) put(part.slot, running);
-    refresh_deadline();
+    return running;
   }
-  /// LocalScheduler::set_finish: a part whose end is now or past ends at once.
-  void set_finish(Slot slot, TimePoint finish, TimePoint now, int& free) {
-    advance(now, free);
-    if (slot >= running_.size() || !running_[slot].here) {
-      throw std::logic_error("a re-timed part does not run on its cluster");
+  /// The split part with the earliest key ending by `t`, or split_.size().
+  [[nodiscard]] std::size_t first_split_due(TimePoint t) const {
+    std::size_t first = split_.size();
+    for (std::size_t i = 0; i < split_.size(); ++i) {
+      if (split_[i].end <= t && (first == split_.size() || split_[i].key() < split_[first].key())) first = i;
     }
-    Running& running = running_[slot];
-    running.end = std::max({finish, now, running.start});
-    running.sequence = sequence_++;
-    // The new sequence is the highest yet: the key fell below the entry's
-    // only if the end did.
-    if (running.end < running.entry_end) {
-      put(slot, running);
-      drop_stale();  // the old entry may have been first
-    } else if (!ends_.empty() && ends_.begin()->second == slot) {
-      settle_first();  // its entry, first, is now a lower bound (a part with no end yet has none)
-    }
-    if (running.end <= now) finish_due(now, free);
-    refresh_deadline();
-  }
-  void take_events_into(std::vector<Finished>& into) {
-    if (!finished_.empty()) --*with_events_;
-    into.clear();
-    into.swap(finished_);
-  }
-
- private:
-  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  struct Running {
-    TimePoint start{};
-    int nodes = 0;
-    TimePoint end{};  // its key: (end, sequence)
-    std::uint64_t sequence = 0;
-    std::uint64_t entry = kNone;  // the sequence of its entry in ends_; kNone: none
-    TimePoint entry_end{};        // the end that entry holds (kNever: none)
-    bool here = false;            // a part runs here in this slot
-  };
-
-  /// A new entry with the part's key (an older one goes stale).
-  void put(Slot slot, Running& running) {
-    running.entry = running.sequence;
-    running.entry_end = running.end;
-    ends_.emplace({running.end, running.sequence}, slot);
-  }
-  [[nodiscard]] bool stale(const EndOrdered<Slot>::Entry& entry) const {
-    return running_[entry.second].entry != entry.first.second;
-  }
-  /// Makes the first entry exact: stale entries dropped, a lower bound put
-  /// back with its part's key. Then the first is the earliest of all parts'
-  /// keys, as every other entry is at most its part's key.
-  void settle_first() {
-    while (!ends_.empty()) {
-      const auto& first = *ends_.begin();
-      const std::uint64_t entry = first.first.second;
-      Running& running = running_[first.second];
-      if (running.entry != entry) {
-        ends_.pop_first();  // stale: its part ended or has a newer entry
-      } else if (running.sequence != entry) {
-        const Slot slot = first.second;
-        ends_.pop_first();
-        put(slot, running);
-      } else {
-        break;
-      }
-    }
-  }
-  /// Stale entries of ends moved far out come first late: about as many are
-  /// kept as there are parts, at most.
-  void drop_stale() {
-    settle_first();
-    if (ends_.size() > 2 * parts_ + 8) {
-      ends_.erase_if([this](const auto& entry) { return stale(entry); });
-    }
+    return first;
   }
   void finish_due(TimePoint t, int& free) {
-    while (!ends_.empty() && ends_.begin()->first.first <= t) {
-      const auto [key, slot] = *ends_.begin();
-      ends_.pop_first();
+    for (;;) {
+      const bool whole_due = !ends_.empty() && ends_.begin()->first.first <= t;
+      const std::size_t split_at = first_split_due(t);
+      if (!whole_due && split_at == split_.size()) break;
+      Slot slot = 0;
+      TimePoint end{};
+      if (whole_due && (split_at == split_.size() || ends_.begin()->first < split_[split_at].key())) {
+        slot = ends_.begin()->second;
+        end = ends_.begin()->first.first;
+        ends_.pop_first();
+      } else {
+        slot = split_[split_at].slot;
+        end = split_[split_at].end;
+        split_[split_at] = split_.back();  // their order is their keys'
+        split_.pop_back();
+      }
       Running& running = running_[slot];
       if (finished_.empty()) ++*with_events_;
-      finished_.push_back({slot, running.start, key.first});
+      finished_.push_back({slot, running.start, end});
       free += running.nodes;
-      running.entry = kNone;
       running.here = false;
-      --parts_;
-      settle_first();
     }
     refresh_deadline();
   }
-  void refresh_deadline() { *deadline_ = ends_.empty() ? kNever : ends_.begin()->first.first; }
+  void refresh_deadline() {
+    TimePoint first = ends_.first_end();
+    for (const SplitPart& part : split_) first = part.end < first ? part.end : first;
+    *deadline_ = first;
+  }
 
   // The first end, in the replay's deadlines_ array: that array is sized once,
   // before any cluster is built, and a replay is run where it is built (never
   // moved), so the pointer stays valid for the cluster's life.
   TimePoint* deadline_;
   std::size_t* with_events_;
-  EndOrdered<Slot> ends_;         // by (end, sequence): lower bounds and stale entries included
+  EndOrdered<Slot> ends_;         // whole jobs by (end, sequence)
+  std::vector<SplitPart> split_;  // split parts, in no order
   std::vector<Running> running_;  // by slot: the part running here, if any
-  std::size_t parts_ = 0;         // parts running here
   std::uint64_t sequence_ = 0;
   std::vector<Finished> finished_;
 };
@@ -414,7 +402,8 @@ class CoallocReplay {
       const ServerIndex site = placement.parts.front().site;
       placed.site = site;
       placed.parts_running = 0;
-      clusters_[site].start({slot, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now, free_[site]);
+      clusters_[site].start_whole({slot, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now,
+                                  free_[site]);
       collect_all();
       return;
     }
@@ -429,7 +418,7 @@ class CoallocReplay {
     slot_of_[job.id] = slot;
     // Every part starts now and runs until the links say when it ends.
     for (const SitePart& part : placement.parts) {
-      clusters_[part.site].start({slot, now, part.nodes}, kNever, now, free_[part.site]);
+      clusters_[part.site].start_split({slot, now, part.nodes}, now, free_[part.site]);
     }
     retimed_.clear();
     links_->start(job.id, as_span(placement.parts), job.run_time, now, retimed_);
