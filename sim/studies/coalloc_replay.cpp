@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@ namespace gridpeer::sim {
 namespace {
 
 using Slot = std::uint32_t;  // a placed job's entry in the replay's pool
+constexpr double kUnlimitedLink = std::numeric_limits<double>::infinity();
 
 /// A job's part running on a cluster.
 struct Part {
@@ -186,7 +188,9 @@ class CoallocReplay {
     if (!coalloc_replay_plays(config)) {
       throw std::invalid_argument("the co-allocation replay plays clusters shared fully only");
     }
-    for (const ServerSpec& server : servers_) free_.push_back(server.nodes);
+    for (ServerIndex site = 0; site < servers_.size(); ++site) {
+      sites_.push_back({site, servers_[site].nodes, links_ ? links_->capacity(site) : kUnlimitedLink, 0.0});
+    }
     clusters_.reserve(servers_.size());
     deadlines_.resize(servers_.size());
     for (std::size_t i = 0; i < servers_.size(); ++i) clusters_.emplace_back(with_events_, deadlines_[i]);
@@ -266,7 +270,7 @@ class CoallocReplay {
       queue_.push(job);
       return;
     }
-    const SiteView sites(servers_, free_, network_, job.submit, links_.get());
+    const SiteView sites(servers_, sites_, network_, job.submit, links_.get());
     const bool placed = place(job, sites, to_empty, [&](const JobPlacement& placement) {
       check_placement(job, placement, servers_.size(), std::nullopt);
       dispatch(job, placement, job.submit);
@@ -296,7 +300,7 @@ class CoallocReplay {
       if (next > now) break;
       for (ServerIndex site = 0; site < clusters_.size(); ++site) {
         if (clusters_[site].next_deadline() != next) continue;
-        clusters_[site].advance(next, free_[site]);
+        clusters_[site].advance(next, sites_[site].free_nodes);
         collect_all();
       }
       if (!queue_.empty() && freed_) pass(next);
@@ -305,7 +309,7 @@ class CoallocReplay {
 
   [[nodiscard]] int free_in_all() const {
     int free_in_all = 0;
-    for (const int free : free_) free_in_all += free;
+    for (const SplitCandidate& site : sites_) free_in_all += site.free_nodes;
     return free_in_all;
   }
 
@@ -317,7 +321,7 @@ class CoallocReplay {
     // No module of the chain places a job wider than the nodes free in all:
     // when every waiting job is, the pass would offer none.
     if (*narrowest > free_in_all()) return;
-    const SiteView sites(servers_, free_, network_, now, links_.get());
+    const SiteView sites(servers_, sites_, network_, now, links_.get());
     GlobalQueue::Position cursor = 0;
     std::optional<int> widest = widest_placeable(chain_, sites);
     // After a placement the chain's widest is recomputed only when a job
@@ -403,7 +407,7 @@ class CoallocReplay {
       placed.site = site;
       placed.parts_running = 0;
       clusters_[site].start_whole({slot, now, servers_[site].nodes_for(job.cpus)}, now + job.run_time, now,
-                                  free_[site]);
+                                  sites_[site].free_nodes);
       collect_all();
       return;
     }
@@ -418,11 +422,17 @@ class CoallocReplay {
     slot_of_[job.id] = slot;
     // Every part starts now and runs until the links say when it ends.
     for (const SitePart& part : placement.parts) {
-      clusters_[part.site].start_split({slot, now, part.nodes}, now, free_[part.site]);
+      clusters_[part.site].start_split({slot, now, part.nodes}, now, sites_[part.site].free_nodes);
     }
     retimed_.clear();
     links_->start(job.id, as_span(placement.parts), job.run_time, now, retimed_);
+    note_link_demands();
     apply(retimed_, now);
+  }
+
+  /// The links' demands into sites_, after a split job started or ended.
+  void note_link_demands() {
+    for (SplitCandidate& site : sites_) site.demand_mbps = links_->demand(site.site);
   }
 
   /// Moves the ends of re-timed split jobs on every cluster they run on.
@@ -431,7 +441,7 @@ class CoallocReplay {
       const Slot slot = slot_of_[r.id];
       assert(placed_[slot].on_links && placed_[slot].job.id == r.id && "a re-timed job is on the links");
       for (const SitePart& part : placed_[slot].parts) {
-        clusters_[part.site].set_finish(slot, r.end, now, free_[part.site]);
+        clusters_[part.site].set_finish(slot, r.end, now, sites_[part.site].free_nodes);
       }
     }
     collect_all();
@@ -482,6 +492,7 @@ class CoallocReplay {
     placed.on_links = false;
     retimed_.clear();
     links_->end(job.id, part.at, retimed_);
+    note_link_demands();
     const std::vector<Retimed> changed = retimed_;
     apply(changed, part.at);
   }
@@ -494,7 +505,10 @@ class CoallocReplay {
   std::size_t with_events_ = 0;       // clusters holding ended parts not yet taken
   std::vector<TimePoint> deadlines_;  // by cluster: its first end (kNever: none), kept by the cluster
   std::vector<Cluster> clusters_;
-  std::vector<int> free_;  // nodes free now, per cluster (what the modules see)
+  // Per cluster, what the modules see: its nodes free now and its link's
+  // capacity and demand (kept as the links change: the split modules read
+  // them as their candidates).
+  std::vector<SplitCandidate> sites_;
   std::span<const Job> jobs_;
   CoallocObserver& observer_;
   // Nodes came free since the last pass: without it, a newly submitted job is

@@ -8,18 +8,20 @@
 
 namespace gridpeer {
 
-void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidates) {
+std::span<const SplitCandidate> candidates_of(const SiteView& sites, std::vector<SplitCandidate>& scratch) {
+  if (const auto kept = sites.candidates(); !kept.empty()) return kept;
   // Written in place, in one pass: a pass asks at every job it places.
   const StarLinks* links = sites.links();
   const std::size_t count = sites.size();
-  candidates.resize(count);
-  SplitCandidate* out = candidates.data();
+  scratch.resize(count);
+  SplitCandidate* out = scratch.data();
   for (ServerIndex site = 0; site < count; ++site) {
     out[site].site = site;
     out[site].free_nodes = sites.free_nodes(site);
     out[site].capacity_mbps = links != nullptr ? links->capacity(site) : std::numeric_limits<double>::infinity();
     out[site].demand_mbps = links != nullptr ? links->demand(site) : 0.0;
   }
+  return scratch;
 }
 
 std::optional<JobPlacement> LocalFirst::place(const Job& job, const SiteView& sites) {
@@ -56,15 +58,14 @@ std::optional<JobPlacement> SplitModule::place(const Job& job, const SiteView& s
   if (links == nullptr && rule_->needs_links()) {
     throw std::logic_error(std::string(rule_->name()) + " needs the clusters' links (a co-allocating meta-scheduler)");
   }
-  candidates_of(sites, candidates_);
-  auto parts = rule_->split_over(job.cpus, links != nullptr ? links->traffic() : CommunicationModel{}, candidates_);
+  auto parts = rule_->split_over(job.cpus, links != nullptr ? links->traffic() : CommunicationModel{},
+                                 candidates_of(sites, candidates_));
   if (!parts) return std::nullopt;
   return JobPlacement{std::move(*parts)};
 }
 
 int SplitModule::widest_placeable(const SiteView& sites) const {
-  candidates_of(sites, candidates_);
-  return rule_->widest(candidates_);
+  return rule_->widest(candidates_of(sites, candidates_));
 }
 
 }  // namespace gridpeer

@@ -20,8 +20,9 @@
 namespace gridpeer {
 
 /// The sites of `sites` as split candidates, by index (links from
-/// sites.links(), else unlimited).
-void candidates_of(const SiteView& sites, std::vector<SplitCandidate>& candidates);
+/// sites.links(), else unlimited): the view's own when it keeps them, else
+/// written into `scratch`.
+std::span<const SplitCandidate> candidates_of(const SiteView& sites, std::vector<SplitCandidate>& scratch);
 
 /// LA: start on the origin when it has n_T free nodes.
 class LocalFirst final : public PlacementModule {

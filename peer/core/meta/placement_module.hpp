@@ -20,6 +20,7 @@
 #include "peer/core/local/local_scheduler.hpp"
 #include "peer/core/meta/global_queue.hpp"
 #include "peer/core/meta/star_links.hpp"
+#include "peer/core/policy/split_rules.hpp"
 #include "peer/model/job.hpp"
 #include "peer/network/network_view.hpp"
 
@@ -32,13 +33,15 @@ class SiteView {
   SiteView(std::span<const LocalScheduler> locals, const network::NetworkView& network, TimePoint now,
            const StarLinks* links = nullptr)
       : locals_(locals), size_(locals.size()), network_(network), now_(now), links_(links) {}
-  /// Sites known only by their nodes free now (a replay that keeps counters, not
-  /// local schedulers: modules that read local() cannot run on it). Both spans
-  /// are borrowed.
-  SiteView(std::span<const ServerSpec> servers, std::span<const int> free_nodes, const network::NetworkView& network,
-           TimePoint now, const StarLinks* links)
-      : servers_(servers), size_(servers.size()), network_(network), now_(now), links_(links), available_(free_nodes) {
-    assert(free_nodes.size() == servers.size());
+  /// Sites known only by their nodes free now and their links (a replay that
+  /// keeps counters, not local schedulers: modules that read local() cannot
+  /// run on it). The owner keeps `sites` as they are now, each with its
+  /// link's capacity and demand as `links` has them: split modules read them
+  /// as their candidates. Both spans are borrowed.
+  SiteView(std::span<const ServerSpec> servers, std::span<const SplitCandidate> sites,
+           const network::NetworkView& network, TimePoint now, const StarLinks* links)
+      : servers_(servers), counters_(sites), size_(servers.size()), network_(network), now_(now), links_(links) {
+    assert(sites.size() == servers.size());
   }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] const LocalScheduler& local(ServerIndex site) const {
@@ -55,6 +58,7 @@ class SiteView {
   /// reservation-safe nodes for one job).
   [[nodiscard]] int free_nodes(ServerIndex site) const {
     if (!available_.empty()) return available_[site];
+    if (!counters_.empty()) return counters_[site].free_nodes;
     return locals_[site].server().nodes - locals_[site].busy_nodes();
   }
   /// The most nodes free on one site (0 with no site): asked of the view at
@@ -63,6 +67,10 @@ class SiteView {
     int most = 0;
     if (!available_.empty()) {
       for (const int free : available_) most = std::max(most, free);
+      return most;
+    }
+    if (!counters_.empty()) {
+      for (const SplitCandidate& site : counters_) most = std::max(most, site.free_nodes);
       return most;
     }
     for (ServerIndex site = 0; site < size_; ++site) most = std::max(most, free_nodes(site));
@@ -74,6 +82,11 @@ class SiteView {
     SiteView view = *this;
     view.available_ = available;
     return view;
+  }
+  /// Every site as a split candidate, when the view's owner keeps them
+  /// (a view over counters that with_available() did not narrow), else empty.
+  [[nodiscard]] std::span<const SplitCandidate> candidates() const {
+    return available_.empty() ? counters_ : std::span<const SplitCandidate>{};
   }
   /// The clusters' links when the meta-scheduler co-allocates (Jones et al. 2004), else null.
   [[nodiscard]] const StarLinks* links() const { return links_; }
@@ -92,8 +105,9 @@ class SiteView {
   }
 
  private:
-  std::span<const LocalScheduler> locals_;  // empty in a view over free counts
-  std::span<const ServerSpec> servers_;     // a view over free counts: its sites
+  std::span<const LocalScheduler> locals_;    // empty in a view over free counts
+  std::span<const ServerSpec> servers_;       // a view over free counts: its sites
+  std::span<const SplitCandidate> counters_;  // a view over free counts: its free nodes and links
   std::size_t size_;
   const network::NetworkView& network_;
   TimePoint now_;
