@@ -35,6 +35,7 @@ StarLinks::StarLinks(std::vector<double> capacity_mbps, CommunicationModel traff
       traffic_(traffic),
       rule_(rule),
       demand_(capacity_.size(), 0.0),
+      saturation_(capacity_.size(), 0.0),
       saturation_integral_(capacity_.size(), 0.0),
       started_(start),
       accounted_(start) {
@@ -94,19 +95,23 @@ void StarLinks::start(JobId id, std::span<const SitePart> parts, Duration run_ti
   CommunicationModel traffic = traffic_;
   traffic.bisection_mbps = bisection_mbps;
   assert(find(id) == nullptr && "a job starts once");
+  for (const SitePart& part : parts) {
+    if (part.site >= capacity_.size()) throw std::logic_error("a co-allocated part on a cluster with no link");
+  }
   account(now);
   int total = 0;
   for (const SitePart& part : parts) total += part.nodes;
-  Running job{id, {}, SplitClock(run_time, traffic_.compute_fraction, now)};
+  const double ppbw = traffic.per_process_mbps(total);
+  // Built where it stays: moving its inline links cost a copy per start.
+  Running& job = jobs_.emplace_back(Running{id, {}, SplitClock(run_time, traffic_.compute_fraction, now)});
   for (const SitePart& part : parts) {
-    if (part.site >= capacity_.size()) throw std::logic_error("a co-allocated part on a cluster with no link");
-    const double demand = traffic.demand_mbps(part.nodes, total);
+    const double demand = CommunicationModel::demand_mbps(part.nodes, total, ppbw);
     job.links.push_back({part.site, demand});
     demand_[part.site] += demand;
+    note_saturation(part.site);
     peak_saturation_ = std::max(peak_saturation_, saturation(part.site));
   }
   // Its end as if unhindered; reallot() corrects it (and reports it) if not.
-  jobs_.push_back(std::move(job));
   const std::size_t before = changed.size();
   reallot(now, changed);
   const bool reported = std::any_of(changed.begin() + static_cast<std::ptrdiff_t>(before), changed.end(),
@@ -122,6 +127,7 @@ void StarLinks::end(JobId id, TimePoint now, std::vector<Retimed>& changed) {
   for (const Link& link : it->links) demand_[link.site] -= link.demand;
   jobs_.erase(it);
   if (jobs_.empty()) std::fill(demand_.begin(), demand_.end(), 0.0);  // no drift from repeated sums
+  for (std::size_t site = 0; site < capacity_.size(); ++site) note_saturation(site);
   reallot(now, changed);
 }
 

@@ -58,9 +58,7 @@ class StarLinks {
   /// demand, not what they are allotted).
   [[nodiscard]] double demand(ServerIndex site) const { return demand_[site]; }
   /// L_i = demand / capacity (eq. 3's 1 / BW^sat); 0 on an unlimited link.
-  [[nodiscard]] double saturation(ServerIndex site) const {
-    return std::isinf(capacity_[site]) ? 0.0 : demand_[site] / capacity_[site];
-  }
+  [[nodiscard]] double saturation(ServerIndex site) const { return saturation_[site]; }
 
   /// A co-allocated job starts now, as `parts` (two or more clusters), and
   /// would run `run_time` on one cluster. Appends to `changed` its end and
@@ -110,11 +108,16 @@ class StarLinks {
   void allot_simple();
   void account(TimePoint now);
   [[nodiscard]] const Running* find(JobId id) const;
+  /// saturation_[site] from the link's demand now.
+  void note_saturation(std::size_t site) {
+    saturation_[site] = std::isinf(capacity_[site]) ? 0.0 : demand_[site] / capacity_[site];
+  }
 
   std::vector<double> capacity_;
   CommunicationModel traffic_;
   AllotmentRule rule_;
   std::vector<double> demand_;
+  std::vector<double> saturation_;   // by link: demand_ / capacity_, kept as demand_ changes (read at every step)
   std::vector<Running> jobs_;        // in start order
   std::vector<double> allotted_sd_;  // scratch: the new sd of jobs_[k]
   // Scratch of allot_bottleneck_filling(), kept to allocate nothing per re-allotment.

@@ -27,9 +27,4 @@ double CommunicationModel::per_process_mbps(int total) const {
   return 0;
 }
 
-double CommunicationModel::demand_mbps(int here, int total) const {
-  if (here <= 0 || here >= total) return 0;
-  return here * per_process_mbps(total) * (total - here) / (total - 1.0);
-}
-
 }  // namespace gridpeer

@@ -36,7 +36,15 @@ struct CommunicationModel {
   [[nodiscard]] double per_process_mbps(int total) const;
   /// Eq. 1: demand on the link of a cluster holding `here` of `total` nodes,
   /// (here PPBW)(total - here)/(total - 1): 4x(1-x) BSBW with x = here/total.
-  [[nodiscard]] double demand_mbps(int here, int total) const;
+  [[nodiscard]] double demand_mbps(int here, int total) const {
+    return demand_mbps(here, total, per_process_mbps(total));
+  }
+  /// The same, given PPBW (`ppbw_mbps`, per_process_mbps(total)): a job's
+  /// parts share it.
+  [[nodiscard]] static double demand_mbps(int here, int total, double ppbw_mbps) {
+    if (here <= 0 || here >= total) return 0;
+    return here * ppbw_mbps * (total - here) / (total - 1.0);
+  }
 };
 
 /// One cluster's share of a job.
