@@ -270,21 +270,24 @@ class CoallocReplay {
       queue_.push(job);
       return;
     }
-    const SiteView sites(servers_, sites_, network_, job.submit, links_.get());
-    const bool placed = place(job, sites, to_empty, [&](const JobPlacement& placement) {
+    const SiteView sites = view(job.submit).with_queue(&queue_, to_empty);
+    const bool placed = place(job, sites, [&](const JobPlacement& placement) {
       check_placement(job, placement, servers_.size(), std::nullopt);
       dispatch(job, placement, job.submit);
     });
     if (!placed) queue_.push(job);
   }
 
+  /// The clusters as the modules see them at `now`.
+  [[nodiscard]] SiteView view(TimePoint now) const { return {servers_, sites_, network_, now, links_.get()}; }
+
   /// Hands the first module's placement of `job`, if any places it, to
   /// `placed` (where the module put it: moving it out cost a few percent).
+  /// `sites` holds the queue and the situation (made once per pass).
   template <typename Placed>
-  bool place(const Job& job, const SiteView& sites, bool submitted_to_empty, Placed&& placed) {
-    const SiteView view = sites.with_queue(&queue_, submitted_to_empty);
+  bool place(const Job& job, const SiteView& sites, Placed&& placed) {
     for (const auto& module : chain_) {
-      if (const std::optional<JobPlacement> placement = module->place(job, view)) {
+      if (const std::optional<JobPlacement> placement = module->place(job, sites)) {
         placed(*placement);
         return true;
       }
@@ -321,7 +324,7 @@ class CoallocReplay {
     // No module of the chain places a job wider than the nodes free in all:
     // when every waiting job is, the pass would offer none.
     if (*narrowest > free_in_all()) return;
-    const SiteView sites(servers_, sites_, network_, now, links_.get());
+    const SiteView sites = view(now).with_queue(&queue_, false);
     GlobalQueue::Position cursor = 0;
     std::optional<int> widest = widest_placeable(chain_, sites);
     // After a placement the chain's widest is recomputed only when a job
@@ -344,7 +347,7 @@ class CoallocReplay {
       }
       cursor = *position + 1;
       if (left_this_epoch(waiting.cpus)) continue;
-      const bool placed = place(waiting, sites, false, [&](const JobPlacement& placement) {
+      const bool placed = place(waiting, sites, [&](const JobPlacement& placement) {
         check_placement(waiting, placement, servers_.size(), widest);
         const Job job = waiting;
         queue_.erase(*position);
@@ -436,6 +439,8 @@ class CoallocReplay {
   }
 
   /// Moves the ends of re-timed split jobs on every cluster they run on.
+  /// `changed` is read before any part ended here is handled (which may
+  /// re-time others into retimed_ again).
   void apply(const std::vector<Retimed>& changed, TimePoint now) {
     for (const Retimed& r : changed) {
       const Slot slot = slot_of_[r.id];
@@ -493,8 +498,7 @@ class CoallocReplay {
     retimed_.clear();
     links_->end(job.id, part.at, retimed_);
     note_link_demands();
-    const std::vector<Retimed> changed = retimed_;
-    apply(changed, part.at);
+    apply(retimed_, part.at);
   }
 
   std::vector<ServerSpec> servers_;
