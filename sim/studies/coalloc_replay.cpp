@@ -41,8 +41,12 @@ struct Finished {
 /// A whole job's end never moves: it waits in the order of ends. A split
 /// job's end moves at every start and end of another split job, and keeping
 /// it in that order cost an insertion per part at every re-timing (a fifth
-/// of an overloaded run). So the few split parts running here are kept apart,
+/// of an overloaded run). So the split parts running here are kept apart,
 /// each with its key, and a step takes whichever of the two comes first.
+/// Past saturation tens of split parts run here and each start or end
+/// re-times most of them: a re-timing finds its part by index and keeps
+/// only a lower bound of the split ends, and the exact first end is made
+/// again once the whole batch is in (settle()).
 class Cluster {
  public:
   /// `with_events` counts the clusters holding ended parts not yet taken
@@ -52,38 +56,47 @@ class Cluster {
   Cluster(std::size_t& with_events, TimePoint& deadline) : deadline_(&deadline), with_events_(&with_events) {
     *deadline_ = kNever;
   }
+  /// The first end; exact unless re-timings are not settled yet.
   [[nodiscard]] TimePoint next_deadline() const { return *deadline_; }
   [[nodiscard]] bool has_events() const { return !finished_.empty(); }
 
   /// Ends every part due by `now`, giving its nodes back to `free`. The
   /// replay's clusters share one clock: each call brings this one to `now`.
   void advance(TimePoint now, int& free) {
+    // The deadline is a lower bound of every end here (exact once settled):
+    // above now, nothing is due.
     if (*deadline_ <= now) finish_due(now, free);
   }
   /// A whole job starts, to end at `end`.
   void start_whole(const Part& part, TimePoint end, TimePoint now, int& free) {
     Running& running = take_nodes(part, now, free);
     ends_.emplace({end, running.sequence}, part.slot);
-    refresh_deadline();
+    if (end < *deadline_) *deadline_ = end;
   }
   /// A split job's part starts with no end until the links give one.
   void start_split(const Part& part, TimePoint now, int& free) {
-    const Running& running = take_nodes(part, now, free);
+    Running& running = take_nodes(part, now, free);
+    running.split_at = static_cast<std::uint32_t>(split_.size());
     split_.push_back({part.slot, kNever, running.sequence});
   }
   /// LocalScheduler::set_finish for a split part: a part whose end is now or
-  /// past ends at once.
+  /// past ends at once. Leaves the deadline a lower bound until settle().
   void set_finish(Slot slot, TimePoint finish, TimePoint now, int& free) {
     advance(now, free);
-    SplitPart* part = nullptr;
-    for (SplitPart& candidate : split_) {
-      if (candidate.slot == slot) part = &candidate;
+    if (slot >= running_.size() || !running_[slot].here || running_[slot].split_at == kWhole) {
+      throw std::logic_error("a re-timed part does not run on its cluster");
     }
-    if (part == nullptr) throw std::logic_error("a re-timed part does not run on its cluster");
-    part->end = std::max({finish, now, running_[slot].start});
-    part->sequence = sequence_++;
-    refresh_deadline();
-    if (part->end <= now) finish_due(now, free);
+    const Running& running = running_[slot];
+    SplitPart& part = split_[running.split_at];
+    part.end = std::max({finish, now, running.start});
+    part.sequence = sequence_++;
+    unsettled_ = true;
+    if (part.end < *deadline_) *deadline_ = part.end;
+    if (part.end <= now) finish_due(now, free);
+  }
+  /// Makes the deadline exact again after re-timings.
+  void settle() {
+    if (unsettled_) refresh_deadline();
   }
   void take_events_into(std::vector<Finished>& into) {
     if (!finished_.empty()) --*with_events_;
@@ -93,11 +106,13 @@ class Cluster {
 
  private:
   using Key = EndOrdered<Slot>::Key;
+  static constexpr std::uint32_t kWhole = ~std::uint32_t{0};
   struct Running {
     TimePoint start{};
     int nodes = 0;
-    std::uint64_t sequence = 0;  // the sequence its start took
-    bool here = false;           // a part runs here in this slot
+    std::uint32_t split_at = kWhole;  // a split part: its place in split_
+    std::uint64_t sequence = 0;       // the sequence its start took
+    bool here = false;                // a part runs here in this slot
   };
   /// A split part running here: its key, which moves with the links.
   struct SplitPart {
@@ -118,6 +133,7 @@ class Cluster {
     // the stack, read back wider than it was written (a stall at every start).
     running.start = part.start;
     running.nodes = part.nodes;
+    running.split_at = kWhole;
     running.sequence = sequence_++;
     running.here = true;
     return running;
@@ -144,7 +160,9 @@ class Cluster {
       } else {
         slot = split_[split_at].slot;
         end = split_[split_at].end;
-        split_[split_at] = split_.back();  // their order is their keys'
+        // Their order is their keys': the last takes the place left.
+        split_[split_at] = split_.back();
+        running_[split_[split_at].slot].split_at = static_cast<std::uint32_t>(split_at);
         split_.pop_back();
       }
       Running& running = running_[slot];
@@ -159,6 +177,7 @@ class Cluster {
     TimePoint first = ends_.first_end();
     for (const SplitPart& part : split_) first = part.end < first ? part.end : first;
     *deadline_ = first;
+    unsettled_ = false;
   }
 
   // The first end, in the replay's deadlines_ array: that array is sized once,
@@ -170,6 +189,7 @@ class Cluster {
   std::vector<SplitPart> split_;  // split parts, in no order
   std::vector<Running> running_;  // by slot: the part running here, if any
   std::uint64_t sequence_ = 0;
+  bool unsettled_ = false;  // re-timed since the deadline was last made exact
   std::vector<Finished> finished_;
 };
 
@@ -449,6 +469,7 @@ class CoallocReplay {
         clusters_[part.site].set_finish(slot, r.end, now, sites_[part.site].free_nodes);
       }
     }
+    for (Cluster& cluster : clusters_) cluster.settle();
     collect_all();
   }
 
