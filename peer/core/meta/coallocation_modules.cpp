@@ -38,17 +38,19 @@ int BestFitMigration::widest_placeable(const SiteView& sites) const {
 }
 
 std::optional<JobPlacement> BestFitMigration::place(const Job& job, const SiteView& sites) {
-  std::optional<ServerIndex> best;
-  int best_free = 0;
+  // The fewest free nodes that still hold the job, ties to the lowest index:
+  // selects, not branches (which site fits changes from job to job).
+  constexpr int kNone = std::numeric_limits<int>::max();
+  ServerIndex best = 0;
+  int best_free = kNone;
   for (ServerIndex site = 0; site < sites.size(); ++site) {
     const int free = sites.free_nodes(site);
-    if (free >= job.cpus && (!best || free < best_free)) {
-      best = site;
-      best_free = free;
-    }
+    const bool better = free >= job.cpus && free < best_free;
+    best = better ? site : best;
+    best_free = better ? free : best_free;
   }
-  if (!best) return std::nullopt;
-  return JobPlacement::on(*best, job.cpus);
+  if (best_free == kNone) return std::nullopt;
+  return JobPlacement::on(best, job.cpus);
 }
 
 // ---- splits -------------------------------------------------------------------

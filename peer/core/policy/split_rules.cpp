@@ -169,12 +169,17 @@ int SaturationBoundRule::collect_eligible(std::span<const SplitCandidate> candid
 int SaturationBoundRule::widest(std::span<const SplitCandidate> candidates) const {
   // Asked at every placement of a pass: one division per site with a free
   // node, nothing kept (a cache of each link's saturation cost more to check).
+  // Without a branch per site: whether a site is eligible changes from one
+  // placement to the next, and a mispredicted branch costs more than the
+  // division taken for every site.
   int free_total = 0;
   int most = 0;
   for (const SplitCandidate& c : candidates) {
-    if (c.free_nodes <= 0 || !within_lslt(c.saturation())) continue;
-    free_total += c.free_nodes;
-    most = std::max(most, c.free_nodes);
+    const double saturation = c.demand_mbps / c.capacity_mbps;  // 0 on an unlimited link, as saturation()
+    const int eligible = static_cast<int>(c.free_nodes > 0) & static_cast<int>(within_lslt(saturation));
+    const int free = c.free_nodes * eligible;
+    free_total += free;
+    most = std::max(most, free);
   }
   return widest_given(free_total, most);
 }
