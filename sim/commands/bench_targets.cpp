@@ -434,7 +434,7 @@ std::string performance_markdown(const nlohmann::json& cases, const std::vector<
       "bench-peers.json), then `gridsim bench --from studies.json,bench.json --peers bench-peers.json --markdown "
       "docs/performance.md`. Run them again rather than edit the tables.\n\n",
       quick ? " --quick" : "");
-  md += fmt::format("- code: gridpeer {}\n- machine: {}\n- build: `release` preset (-O2, assertions on)\n\n", version,
+  md += fmt::format("- code: gridpeer {}\n- machine: {}\n- build: `release` preset (-O3, assertions on)\n\n", version,
                     machine());
   md +=
       "Each case runs in a process of its own, so its peak RSS is its own. *wall* is the whole child (start-up, "
