@@ -212,37 +212,45 @@ These are the mechanisms; the figures are in the tables above.
   per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
   `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
 - **Machines differ, with the same code.** These figures come from a 2-core Intel Xeon guest on
-  2026-12-01. The bench before them ran on a 2-core AMD EPYC guest, and the one before that on a
-  slower paravirtualised guest, where a page fault cost about 10 us: there the same code paths took
-  0.146 s for the FCFS replay's whole process, 0.46 us per job of scheduling and 2.05x `zcat | awk`
-  to parse, and missed those targets, since a replay of SDSC-SP2 touches 24 MB once (6,139 faults).
-  glibc's huge pages for malloc (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from
-  0.097 s to 0.061 s (2,429 faults); gridsim now asks for them itself (growth in peers, below).
-  This guest is slower than the AMD one wherever a run stays in its caches and about as fast where it
-  waits for memory, and the code since the AMD bench differs by a few percent (the host asked for in
-  two halves, settles by index, messages built in place, the flow network's flatter lists: below).
-  Here grid12-si takes 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and the
-  three studies 531, 848 and 58 s of wall time against 362, 530 and 38 s (561, 785 and 50 s on the
-  slowest guest, with older code). Their run-seconds, 1,036, 1,683 and 99, count each run once; the
-  benches before counted a run once for each name it carries (jones2004's Migration Only, Ideal and
-  Initial 72, 72 and 9 times a seed), so jones2004's read 2,440 in the bench before on this guest and
-  1,568 there. Counted once, its runs keep both cores busy (1,683 run-seconds in 848 s). So jones2004
-  misses its ten minutes here and met them there. shan2004 meets them in this bench and the two
-  before (511 and 531 s), and missed them in an earlier one on this guest (769 s), but that study ran
-  slower than its own bench's one-seed sweep (300 run-seconds a seed against 212), while the last
-  three do not (207 against 208 here); the code between them gains about 3% on
-  shan2004's slowest runs. What stands in jones2004's way is the machine's
-  speed on cache-resident work; within shan2004 it is the slow-network data-blind runs (below). The
-  12-peer case is slower here too (3.4 against 2.2 us a job) while the 10,000-peer one is about as
-  fast (11.7 to 12.6 against 11.4): the growth ratio reads 3.5x to 3.7x in this guest's benches and
-  4.6x to 5.2x there (older code), and says as much about the machine as the code.
+  2026-12-02, as did the bench before them (2026-12-01). The one before that ran on a 2-core AMD EPYC
+  guest, and the one before that on a slower paravirtualised guest, where a page fault cost about
+  10 us: there the same code paths took 0.146 s for the FCFS replay's whole process, 0.46 us per job
+  of scheduling and 2.05x `zcat | awk` to parse, and missed those targets, since a replay of SDSC-SP2
+  touches 24 MB once (6,139 faults). glibc's huge pages for malloc
+  (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from 0.097 s to 0.061 s (2,429 faults);
+  gridsim now asks for them itself (growth in peers, below). This guest is slower than the AMD one
+  wherever a run stays in its caches and about as fast where it waits for memory: in the bench
+  before, grid12-si took 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and
+  the three studies 531, 848 and 58 s of wall time against 362, 530 and 38 s (561, 785 and 50 s on
+  the slowest guest, with older code). Here they take 412, 563 and 47 s, grid12-si 0.18 s and
+  ri-1000 7.9 s. Between the two benches on this guest only the co-allocation replay's code changed
+  (the three studies, below) and the release build went from -O2 to -O3, which gained 6-9% on the
+  grid cases side by side (ri-100, peers-1000): shan2004 and shih2010, whose code is the same, moved
+  by 22% and 18%, so most of their gain is this guest's hour, and a part of jones2004's too. The
+  run-seconds, 1,113 for jones2004's 1,974 runs, count each run once; the benches before the AMD
+  one counted a run once for each name it carries (jones2004's Migration Only, Ideal and Initial
+  72, 72 and 9 times a seed). jones2004 met its ten minutes on the AMD guest and now on this one,
+  where it missed them in the three benches before (848 s in the last); shan2004 met them in the last four benches and
+  missed them once on this guest (769 s), when it ran slower than its own bench's one-seed sweep
+  (300 run-seconds a seed against 212); here it does not (160 against 165). What decides
+  jones2004's verdict is the machine's speed on cache-resident work; within shan2004 it is the
+  slow-network data-blind runs (below). The 12-peer case is slower on this guest too (2.6 to 3.4
+  against 2.2 us a job) while the 10,000-peer one is about as fast (11.7 to 13.0 against 11.4):
+  the growth ratio reads 3.5x to 4.9x in this guest's benches and 4.6x to 5.2x on the AMD one, and
+  says as much about the machine and its hour as about the code.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
-  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. In the bench
-  of these figures the FCFS replay's whole process read 0.060 s (4.5x the Python loop, short of 5x)
-  and its parsing 1.37x `zcat | awk`; run again minutes later, 0.036 s both times (6.6x and 6.4x) and
-  0.72x and 0.56x, as in the benches before: the table keeps the first re-run. The machine's
+  S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The FCFS
+  replay's whole process against the Python loop sits on its line: 6.6x in the bench before (0.036 s
+  against 0.235 s), 5.0x in this one (0.040 s against 0.202 s, just short), 3.9x and 4.8x when run
+  again within ten minutes (0.046 s and 0.038 s against 0.176 s and 0.181 s): the Python loop ran a
+  quarter faster in this hour than in the last bench's, and ours moves by a fifth between runs.
+  Fifteen alternating runs of an -O2 and an -O3 build of the same code gave 0.032 s of whole process
+  each (0.023 and 0.022 s of it loading the log, 3.3 and 3.2 ms scheduling), so the build is not the
+  cause. Of those 32 ms, 2 ms is gridsim starting itself again with glibc's huge pages, and most of
+  the loading is zlib inflating 1.2 MB: what would move this target is a faster inflater than zlib,
+  not our code's scheduling (26x the Python loop's). The table keeps this bench's own run. The machine's
   speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
   0.62 s an hour later; so builds are compared side by side, never against an older bench. On a
   virtual machine the first touches of memory move most. The kernel clears each 2 MB huge page when
@@ -381,28 +389,36 @@ These are the mechanisms; the figures are in the tables above.
   saturation out again only when the link changed: 4% less over two pairs of one-seed sweeps at half the
   jobs (139 and 149 s before, 146 and 133 s after, all 864 results equal), which this machine's drift
   hides in the bench (785 s, against 754 s for the build before in a faster hour). On the AMD guest the
-  same code took 536 s; on the Intel guest of these figures 848 s (820 s in the bench before), 0.53 us
-  per job with each run counted once. What is left has no
-  single hot path: each step of a pass a few percent, the links'
-  re-allotment after every split start and end, a cluster's end order; and Jones et al.'s Initial
-  Strategy past saturation, where each start and end re-times every split job (20 million re-timings in
-  a run of 3 to 5 s).
+  same code took 536 s; on the Intel guest of these figures 848 s in the bench before. Since then the
+  replay keeps split parts apart from the order of whole jobs' ends (a part is found by its index,
+  and a cluster's first end is made once per batch of changes), the split modules read the replay's
+  own free-node and link counters as their candidates instead of a copy made at each placement, each
+  link keeps its saturation as its demand changes and a job's PPBW is taken once, the view with its
+  queue is made once per pass, the eligibility and best-fit loops take selects instead of branches
+  (callgrind's branch model had a tenth of a B run's mispredictions there), and the release build is
+  -O3. Callgrind, 100,000 jobs a cluster, replay only: B1 1,376 M to 1,158 M instructions, B3 -15%,
+  A1 -9%, Initial Strategy -23%. Side by side, one seed on one thread each: 476 s to 437 s before the
+  -O3 step; a B3 run, in pairs with the build before these changes, 0.84 of its time. Every one of a 162-run sweep's results equal,
+  number for number. In this bench: 563 s of wall time, 0.35 us per job (1,113 run-seconds). What is
+  left has no single hot path: each step of a pass a few percent, the links' re-allotment after every
+  split start and end, a cluster's end order; and Jones et al.'s Initial Strategy past saturation,
+  where each start and end re-times every split job (20 million re-timings in a run of 3 to 5 s).
 - **Real peers.** Connections read whatever has come and decode every whole frame in it; the replies to
   one read's frames go out in one write, and a control frame queued alone on a plaintext connection is
   written at once, without the writer's turn of the event loop; the core's timer is re-armed only when
   its deadline moves, and gridctl reads with one blocking call. An ATT query one at a time costs the
   daemon four system calls (five before) and gridctl two (five before): plaintext throughput went from
-  61,000-69,000 to 117,000-149,000 queries/s on this machine, and 229,000 in the bench above.
+  61,000-69,000 to 117,000-149,000 queries/s on this machine, and 291,000 in the bench above.
   Sleeping between messages, the one-at-a-time round trip is the kernel's on a virtual machine:
   `scripts/bench-peers` measures, in the same rounds, a plain Python echo of a query-sized message
-  between two processes over the same loopback, and the ATT query costs little above it (84 against
-  85 us here; 62 us for the echo on the AMD guest). The cause is the guest's idle policy: it is booted
+  between two processes over the same loopback, and the ATT query costs little above it (89 against
+  97 us here, 84 against 85 in the bench before; 62 us for the echo on the AMD guest). The cause is the guest's idle policy: it is booted
   with `haltpoll.guest_halt_poll_ns=0`, so a CPU with nothing to run halts at once and waking it is a
   trip through the hypervisor, paid by each side of a round trip. So both ends can now poll before
   they sleep (`gridpeer --busy-poll US`, `gridctl --busy-poll US`: the event loop, or gridctl's read,
   looks for the next message without blocking for US microseconds after each one; docs/operating.md).
-  With 50 us on both ends the query took 11.2 us in plaintext (p99 17.9 us, 227,724 queries/s) and
-  18.7 us over mutual TLS (p99 25.3 us), within both targets; either end alone gives about 30 us.
+  With 50 us on both ends the query took 8.7 us in plaintext (p99 19.7 us, 289,436 queries/s) and
+  15.7 us over mutual TLS (11.2 and 18.7 us in the bench before), within both targets; either end alone gives about 30 us.
   The price is a CPU kept busy for the window after every message, so it is off by default, and the
   table gives both ways. Before it, lowest-priority busy loops on both CPUs (`GRIDPEER_BENCH_AWAKE=1
   scripts/bench-peers`) showed the same: the echo took 15-36 us and the query 19.1 us in plaintext
