@@ -278,4 +278,40 @@ BOOST_AUTO_TEST_CASE(gzip_logs_are_read_across_blocks_members_and_damage) {
   std::filesystem::remove(path);
 }
 
+BOOST_AUTO_TEST_CASE(gzip_members_of_very_different_sizes_are_read_whole_and_in_order) {
+  // A gzip file's last four bytes give only its last member's size: here one
+  // line's, far short of the first member's 1.7 MB, which must still come whole.
+  const auto path = std::filesystem::temp_directory_path() / "gridpeer-members.swf.gz";
+  write_file(path, gzip_of("; MaxJobs: 30001\n" + swf_lines(1, 30000)) + gzip_of(swf_lines(30001, 1)));
+  const SwfTrace trace = gridpeer::traces::load_swf_file(path);
+  BOOST_TEST_REQUIRE(trace.records.size() == 30001U);
+  BOOST_TEST(trace.records.front().job_number == 1);
+  BOOST_TEST(trace.records.back().job_number == 30001);
+  BOOST_TEST(trace.records.back().submit_time == 300010);
+  std::filesystem::remove(path);
+}
+
+BOOST_AUTO_TEST_CASE(gzip_damage_after_a_whole_member_keeps_the_member_and_names_the_byte) {
+  const auto path = std::filesystem::temp_directory_path() / "gridpeer-after-member.swf.gz";
+  const std::string first = gzip_of(swf_lines(1, 20000));
+  write_file(path, first + "not a gzip member");
+  gridpeer::traces::TraceFile file(path);
+  SwfReader reader([&file](char* into, std::size_t n) { return file.read(into, n); }, path.string());
+  std::size_t read = 0;
+  try {
+    while (const auto record = reader.next()) {
+      BOOST_TEST_REQUIRE(record->job_number == static_cast<std::int64_t>(read + 1));
+      ++read;
+    }
+    BOOST_FAIL("bytes after the last member that are no gzip member must not pass");
+  } catch (const gridpeer::traces::TraceFileError& error) {
+    const std::string what = error.what();
+    BOOST_TEST(what.find("not a valid gzip file") != std::string::npos, what);
+    // zlib reads the second header's first two bytes before it refuses them.
+    BOOST_TEST(what.find("at compressed byte " + std::to_string(first.size() + 2)) != std::string::npos, what);
+  }
+  BOOST_TEST(read == 20000U);  // every line of the whole member was handed over first
+  std::filesystem::remove(path);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -99,6 +99,9 @@ void GzipBlocks::inflate_all() {
       } else if (status == Z_OK || status == Z_BUF_ERROR) {
         in_member = true;
       } else {
+        // What was inflated before the damage is handed over first.
+        output.resize(kBlock - inflater->avail_out);
+        if (!output.empty() && !hand_over(std::move(output))) return;
         const char* why = inflater->msg != nullptr ? inflater->msg : "damaged data";
         throw TraceFileError("trace '" + path_.string() + "' is not a valid gzip file: " + why +
                              " at compressed byte " + std::to_string(consumed) +
