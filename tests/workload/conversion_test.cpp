@@ -47,6 +47,30 @@ SwfRecord record(std::int64_t submit, std::int64_t run, std::int64_t allocated, 
 
 }  // namespace
 
+BOOST_AUTO_TEST_CASE(jobs_come_in_submit_order_with_ties_in_record_order) {
+  // Out of order, with ties: sorted stably, each job's record kept beside it.
+  const std::vector<SwfRecord> records{record(30, 1, 1, 1, 1), record(10, 2, 1, 1, 2), record(30, 3, 1, 1, 3),
+                                       record(10, 4, 1, 1, 4), record(20, 5, 1, 1, 5)};
+  std::vector<std::size_t> sources;
+  const std::vector<Job> jobs = jobs_from_swf(records, SwfHeader{}, {}, nullptr, &sources);
+  BOOST_REQUIRE(jobs.size() == 5U);
+  const std::vector<std::int64_t> run_times{2, 4, 5, 1, 3};
+  const std::vector<std::size_t> expected_sources{1, 3, 4, 0, 2};
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    BOOST_TEST(jobs[i].run_time.count() == seconds(run_times[i]).count());
+    BOOST_TEST(jobs[i].id == i);
+  }
+  BOOST_TEST(sources == expected_sources, boost::test_tools::per_element());
+  // Already in order (the archive's logs): the records' own order, untouched.
+  const std::vector<SwfRecord> in_order{record(10, 1, 1, 1, 1), record(10, 2, 1, 1, 2), record(20, 3, 1, 1, 3)};
+  const std::vector<Job> same = jobs_from_swf(in_order, SwfHeader{}, {}, nullptr, &sources);
+  BOOST_REQUIRE(same.size() == 3U);
+  for (std::size_t i = 0; i < same.size(); ++i) {
+    BOOST_TEST(same[i].run_time.count() == seconds(static_cast<std::int64_t>(i + 1)).count());
+    BOOST_TEST(sources[i] == i);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(fields_map_to_jobs_and_unknowns_are_counted) {
   const std::vector<SwfRecord> records{
       record(100, 50, 8, 16, 60),    // allocated processors win; estimate kept
