@@ -189,7 +189,7 @@ constexpr const char* kComplexity = R"(## What each hot path costs, and what bou
 
 | path | cost | bound |
 |---|---|---|
-| SWF parsing | O(bytes): zlib inflates 256 KiB blocks on a helper thread while the reader splits lines and converts plain decimals in the same pass (`from_chars` for anything else) | four blocks ahead at most; the records vector is reserved from the header's MaxRecords |
+| SWF parsing | O(bytes): ISA-L inflates 256 KiB blocks on a helper thread while the reader splits lines and converts plain decimals in the same pass (`from_chars` for anything else) | four blocks ahead at most; the records vector is reserved from the header's MaxRecords |
 | replay, FCFS / EASY | O(log running) per start and finish (a heap of finishes); EASY's backfill pass O(queue) per finish, with the head's shadow and spare nodes | the replay-only engine (`sim/studies/queue_replay.cpp`), the plan-based schedule record for record |
 | local FCFS (grid peers) | O(1) per arrival; a finish starts jobs off the front of a deque and places the one that blocks | the profile is rebuilt from the running jobs at each finish: O(running) |
 | local EASY / conservative (grid peers, conservative replay) | a finish runs one pass over the queue against the plan kept (finished windows given back): O(queue x profile steps) at worst, a reservation that stays costing a sweep up to it; past EASY's reservation a pass only looks for starts, passing over staged jobs and jobs wider than the free nodes, and stops when none is free or no ready job is left | with pinned work or awaited inputs the plan is rebuilt; conservative holds every reservation, EASY one |
@@ -245,7 +245,7 @@ These are the mechanisms; the figures are in the tables above.
   replay's whole process against the Python loop sits near its line: 6.6x in the bench before (0.036
   s against 0.235 s), then 5.0x, 3.9x and 4.8x within ten minutes (0.040, 0.046 and 0.038 s against
   0.18 to 0.20 s: the Python loop ran a quarter faster that hour, ours moved by a fifth). Its loading
-  took as long from a plain .swf as from the gzip log, since zlib's inflating and the parse overlap;
+  took as long from a plain .swf as from the gzip log, since the inflating and the parse overlap;
   a stable sort of the jobs by submit time, merging an already sorted log through its buffer, took
   another 4 ms. It is now skipped for a log in order: 32 to 28 ms of whole process, 15 alternating
   runs of each build. The replay cases of the table are measured after that change, the first
@@ -253,7 +253,9 @@ These are the mechanisms; the figures are in the tables above.
   just after it (5.5x with the same code before its commit), so this target's verdict is the
   run's: met in three of four. Every other case is the bench's own run. libdeflate inflates the
   log three times as fast as zlib but only whole, so the parse could no longer overlap it: 25
-  against 22 ms of loading, not taken. The machine's speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
+  against 22 ms of loading, not taken. ISA-L inflates it 3.2 times as fast as zlib and block by
+  block: the same wall time on two idle cores (the parse bounds it), 37 to 28 ms of CPU, and on
+  one core 40 to 29.5 ms of whole process. The machine's speed also drifts over hours: one binary's A1 run (800,000 jobs, pinned to a core) took 0.85 s, then
   0.62 s an hour later; so builds are compared side by side, never against an older bench. On a
   virtual machine the first touches of memory move most. The kernel clears each 2 MB huge page when
   it is first written, and where the host has not backed that memory yet the clear waits for it

@@ -1,8 +1,9 @@
 #include "peer/io/traces/gzip_blocks.hpp"
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -16,23 +17,50 @@ constexpr std::size_t kBlock = std::size_t{1} << 18;
 // Blocks inflated ahead of the reader: enough to keep both threads busy,
 // little enough that a large log is never held whole.
 constexpr std::size_t kBlocksAhead = 4;
-constexpr int kGzipOnly = 16 + MAX_WBITS;
-
-/// zlib's stream, ended on every way out.
+/// ISA-L's inflate state for gzip members: the header parsed and the
+/// trailer's CRC and length checked. It holds no resources of its own.
 class Inflater {
  public:
-  Inflater() {
-    if (inflateInit2(&stream_, kGzipOnly) != Z_OK) throw std::bad_alloc();
+  Inflater() { begin_member(); }
+  /// Ready for the next member, keeping the input not yet inflated and the
+  /// room left for output (initialising clears both).
+  void begin_member() {
+    std::uint8_t* const next_in = state_.next_in;
+    const auto avail_in = state_.avail_in;
+    std::uint8_t* const next_out = state_.next_out;
+    const auto avail_out = state_.avail_out;
+    isal_inflate_init(&state_);
+    state_.crc_flag = ISAL_GZIP;
+    state_.next_in = next_in;
+    state_.avail_in = avail_in;
+    state_.next_out = next_out;
+    state_.avail_out = avail_out;
   }
-  ~Inflater() { inflateEnd(&stream_); }
-  Inflater(const Inflater&) = delete;
-  Inflater& operator=(const Inflater&) = delete;
-  z_stream& operator*() { return stream_; }
-  z_stream* operator->() { return &stream_; }
+  inflate_state& operator*() { return state_; }
+  inflate_state* operator->() { return &state_; }
 
  private:
-  z_stream stream_{};
+  inflate_state state_{};
 };
+
+const char* inflate_fault(int status) {
+  switch (status) {
+    case ISAL_INVALID_WRAPPER:
+      return "not a gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "a compression method other than deflate";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "the CRC or the length in the trailer does not match the data";
+    case ISAL_INVALID_BLOCK:
+      return "an invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "an invalid deflate code";
+    case ISAL_INVALID_LOOKBACK:
+      return "a distance too far back";
+    default:
+      return "damaged data";
+  }
+}
 
 }  // namespace
 
@@ -74,43 +102,56 @@ std::string GzipBlocks::next_block() {
 void GzipBlocks::inflate_all() {
   try {
     Inflater inflater;
-    std::vector<char> input(kBlock);
+    std::vector<std::uint8_t> input(kBlock);
     std::string output(kBlock, '\0');
-    inflater->next_out = reinterpret_cast<Bytef*>(output.data());
-    inflater->avail_out = static_cast<uInt>(kBlock);
-    std::size_t consumed = 0;  // compressed bytes inflated, for messages
-    bool in_member = false;    // a member has begun and not ended
+    inflater->next_out = reinterpret_cast<std::uint8_t*>(output.data());
+    inflater->avail_out = static_cast<std::uint32_t>(kBlock);
+    std::size_t consumed = 0;      // compressed bytes inflated, for messages
+    std::size_t member_start = 0;  // where the member being inflated begins
+    bool in_member = false;        // a member has begun and not ended
     for (;;) {
       if (inflater->avail_in == 0) {
-        file_.read(input.data(), static_cast<std::streamsize>(input.size()));
+        file_.read(reinterpret_cast<char*>(input.data()), static_cast<std::streamsize>(input.size()));
         if (file_.bad()) throw TraceFileError("trace '" + path_.string() + "': read error");
         const auto got = static_cast<std::size_t>(file_.gcount());
         if (got == 0) break;
-        inflater->next_in = reinterpret_cast<Bytef*>(input.data());
-        inflater->avail_in = static_cast<uInt>(got);
+        inflater->next_in = input.data();
+        inflater->avail_in = static_cast<std::uint32_t>(got);
       }
-      const uInt before = inflater->avail_in;
-      const int status = inflate(&*inflater, Z_NO_FLUSH);
+      const std::uint32_t before = inflater->avail_in;
+      const std::uint32_t room = inflater->avail_out;
+      const int status = isal_inflate(&*inflater);
       consumed += before - inflater->avail_in;
-      if (status == Z_STREAM_END) {
-        // Another member may follow (gzip -d reads them all).
-        inflateReset(&*inflater);
-        in_member = false;
-      } else if (status == Z_OK || status == Z_BUF_ERROR) {
-        in_member = true;
-      } else {
+      if (status != ISAL_DECOMP_OK) {
         // What was inflated before the damage is handed over first.
         output.resize(kBlock - inflater->avail_out);
         if (!output.empty() && !hand_over(std::move(output))) return;
-        const char* why = inflater->msg != nullptr ? inflater->msg : "damaged data";
-        throw TraceFileError("trace '" + path_.string() + "' is not a valid gzip file: " + why +
-                             " at compressed byte " + std::to_string(consumed) +
-                             ". Download it again (the archive's logs end in .swf.gz), or give the plain .swf.");
+        throw TraceFileError("trace '" + path_.string() + "' is not a valid gzip file: " + inflate_fault(status) +
+                             " in the member that begins at compressed byte " + std::to_string(member_start) +
+                             " (found by byte " + std::to_string(consumed) +
+                             "). Download it again (the archive's logs end in .swf.gz), or give the plain .swf.");
       }
-      if (inflater->avail_out == 0) {
-        if (!hand_over(std::exchange(output, next_block()))) return;
-        inflater->next_out = reinterpret_cast<Bytef*>(output.data());
-        inflater->avail_out = static_cast<uInt>(kBlock);
+      const bool member_ended = inflater->block_state == ISAL_BLOCK_FINISH;
+      in_member = !member_ended;
+      if (!member_ended && inflater->avail_in == before && inflater->avail_out == room) {
+        // ISA-L takes all its input or fills the output; a call that did
+        // neither would loop for ever.
+        throw TraceFileError("trace '" + path_.string() + "': the gzip reader stopped at compressed byte " +
+                             std::to_string(consumed) + ". Give the plain .swf (gzip -d it).");
+      }
+      if (inflater->avail_out == 0 || member_ended) {
+        // A full block goes over; so does a member's end, before the next
+        // member (or the damage after it) is read.
+        output.resize(kBlock - inflater->avail_out);
+        if (!output.empty() && !hand_over(std::exchange(output, next_block()))) return;
+        output.resize(kBlock);
+        inflater->next_out = reinterpret_cast<std::uint8_t*>(output.data());
+        inflater->avail_out = static_cast<std::uint32_t>(kBlock);
+      }
+      if (member_ended) {
+        // Another member may follow (gzip -d reads them all).
+        inflater.begin_member();
+        member_start = consumed;
       }
     }
     output.resize(kBlock - inflater->avail_out);

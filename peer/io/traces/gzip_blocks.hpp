@@ -1,5 +1,5 @@
 #pragma once
-// A gzip file inflated with zlib on a helper thread, handed over in blocks:
+// A gzip file inflated with ISA-L on a helper thread, handed over in blocks:
 // reading a log costs the larger of inflating and parsing rather than their
 // sum (as zcat | awk, two processes, does). Several gzip members in one file
 // are read one after the other, as gzip -d does.
