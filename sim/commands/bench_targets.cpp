@@ -209,49 +209,55 @@ These are the mechanisms; the figures are in the tables above.
 - **The Python yardstick, whole process.** Both processes read the same gzip log. Ours starts in about
   2.4 ms, inflates the log on a helper thread while it parses all 18 fields (with the checks, conversion
   and provenance), and schedules FCFS and EASY on the replay-only engine; the Python loop splits 5 fields
-  per line. What is left of our whole process is mostly inflating the log (zcat alone takes most of
-  `zcat | awk`'s time); the ratio that the scheduling alone gives is printed beside the whole-process one.
+  per line. ISA-L inflates the log in about 4 ms on the helper thread, so what is left of our whole
+  process is mostly the parse on the main thread (about 9 ms in `parse_swf_line`) and start-up; the
+  ratio that the scheduling alone gives is printed beside the whole-process one.
 - **Machines differ, with the same code.** These figures come from a 2-core Intel Xeon guest on
-  2026-12-02, as did the bench before them (2026-12-01). The one before that ran on a 2-core AMD EPYC
+  2026-12-02, as did the two benches before them (2026-12-01 and 2026-12-02). Their build, named
+  a4b6e6f-dirty above, is the code of 926bee4 (the ISA-L inflater) built before its commit. The one before that ran on a 2-core AMD EPYC
   guest, and the one before that on a slower paravirtualised guest, where a page fault cost about
   10 us: there the same code paths took 0.146 s for the FCFS replay's whole process, 0.46 us per job
   of scheduling and 2.05x `zcat | awk` to parse, and missed those targets, since a replay of SDSC-SP2
   touches 24 MB once (6,139 faults). glibc's huge pages for malloc
   (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) took that replay from 0.097 s to 0.061 s (2,429 faults);
   gridsim now asks for them itself (growth in peers, below). This guest is slower than the AMD one
-  wherever a run stays in its caches and about as fast where it waits for memory: in the bench
-  before, grid12-si took 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and
+  wherever a run stays in its caches and about as fast where it waits for memory: in an earlier
+  bench, grid12-si took 0.23 s of simulation against 0.14 there, ri-1000 10.1 s against 5.8, and
   the three studies 531, 848 and 58 s of wall time against 362, 530 and 38 s (561, 785 and 50 s on
-  the slowest guest, with older code). Here they take 412, 563 and 47 s, grid12-si 0.18 s and
-  ri-1000 7.9 s. Between the two benches on this guest only the co-allocation replay's code changed
+  the slowest guest, with older code). In the next bench they took 412, 563 and 47 s, grid12-si
+  0.18 s and ri-1000 7.9 s; here 422, 600 and 46 s, 0.19 s and 7.3 s, with only the gzip inflater
+  changed in between (jones2004 reads no log: its 1,189 run-seconds against 1,113 are this guest's
+  hour, and it misses its ten minutes by 0.07 s; run again just after the bench, alone, it took
+  559 s and 1,107 run-seconds). Between the two benches before, only the co-allocation replay's code changed
   (the three studies, below) and the release build went from -O2 to -O3, which gained 6-9% on the
   grid cases side by side (ri-100, peers-1000): shan2004 and shih2010, whose code is the same, moved
   by 22% and 18%, so most of their gain is this guest's hour, and a part of jones2004's too. The
-  run-seconds, 1,113 for jones2004's 1,974 runs, count each run once; the benches before the AMD
+  run-seconds, 1,113 for jones2004's 1,974 runs (1,189 here), count each run once; the benches before the AMD
   one counted a run once for each name it carries (jones2004's Migration Only, Ideal and Initial
-  72, 72 and 9 times a seed). jones2004 met its ten minutes on the AMD guest and now on this one,
-  where it missed them in the three benches before (848 s in the last); shan2004 met them in the last four benches and
+  72, 72 and 9 times a seed). jones2004 met its ten minutes on the AMD guest and in the bench
+  before on this one (563 s), where it missed them in the three benches before that (848 s in the
+  last of them), and misses them here by 0.07 s; shan2004 met them in the last five benches and
   missed them once on this guest (769 s), when it ran slower than its own bench's one-seed sweep
-  (300 run-seconds a seed against 212); here it does not (160 against 165). What decides
+  (300 run-seconds a seed against 212); here it runs about as fast (164 against 159). What decides
   jones2004's verdict is the machine's speed on cache-resident work; within shan2004 it is the
   slow-network data-blind runs (below). The 12-peer case is slower on this guest too (2.6 to 3.4
-  against 2.2 us a job) while the 10,000-peer one is about as fast (11.7 to 13.0 against 11.4):
-  the growth ratio reads 3.5x to 4.9x in this guest's benches and 4.6x to 5.2x on the AMD one, and
+  against 2.2 us a job) while the 10,000-peer one is about as fast (11.5 to 13.0 against 11.4):
+  the growth ratio reads 3.5x to 4.9x in this guest's benches (4.31x here) and 4.6x to 5.2x on the AMD one, and
   says as much about the machine and its hour as about the code.
 - **This machine's noise.** Back-to-back runs of one binary's `grid12-si` took 0.34 to 0.51 s of simulation,
   and a whole bench's short cases move by as much between benches: the median of three runs (above) is
   kept, but a ratio of two short cases is good to about a third, so a target near its line (R-I against
   S-I at 12 servers: 2.55x in one bench, 3.70x in the next) is not decided by one bench. The FCFS
-  replay's whole process against the Python loop sits near its line: 6.6x in the bench before (0.036
+  replay's whole process against the Python loop sits near its line: 6.6x in an earlier bench (0.036
   s against 0.235 s), then 5.0x, 3.9x and 4.8x within ten minutes (0.040, 0.046 and 0.038 s against
   0.18 to 0.20 s: the Python loop ran a quarter faster that hour, ours moved by a fifth). Its loading
   took as long from a plain .swf as from the gzip log, since the inflating and the parse overlap;
   a stable sort of the jobs by submit time, merging an already sorted log through its buffer, took
   another 4 ms. It is now skipped for a log in order: 32 to 28 ms of whole process, 15 alternating
-  runs of each build. The replay cases of the table are measured after that change, the first
-  run of the committed build: 4.4x (0.040 s against 0.173 s), and 5.2x and 6.3x in the two runs
-  just after it (5.5x with the same code before its commit), so this target's verdict is the
-  run's: met in three of four. Every other case is the bench's own run. libdeflate inflates the
+  runs of each build. After it the bench read 4.4x (0.040 s against 0.173 s), and 5.2x, 6.3x and
+  5.5x in runs around it; with the ISA-L inflater, 6.6x, 7.0x, 6.6x, 5.7x and 6.7x in five runs
+  an hour before this bench (0.027 to 0.034 s against 0.18 to 0.19 s), and 5.5x in it (0.036 s
+  against 0.200 s): met in nine of the last ten runs, so a verdict the hour can still turn. libdeflate inflates the
   log three times as fast as zlib but only whole, so the parse could no longer overlap it: 25
   against 22 ms of loading, not taken. ISA-L inflates it 3.2 times as fast as zlib and block by
   block: the same wall time on two idle cores (the parse bounds it), 37 to 28 ms of CPU, and on
@@ -393,7 +399,7 @@ These are the mechanisms; the figures are in the tables above.
   saturation out again only when the link changed: 4% less over two pairs of one-seed sweeps at half the
   jobs (139 and 149 s before, 146 and 133 s after, all 864 results equal), which this machine's drift
   hides in the bench (785 s, against 754 s for the build before in a faster hour). On the AMD guest the
-  same code took 536 s; on the Intel guest of these figures 848 s in the bench before. Since then the
+  same code took 536 s; on the Intel guest of these figures 848 s in an earlier bench. Since then the
   replay keeps split parts apart from the order of whole jobs' ends (a part is found by its index,
   and a cluster's first end is made once per batch of changes), the split modules read the replay's
   own free-node and link counters as their candidates instead of a copy made at each placement, each
@@ -403,7 +409,8 @@ These are the mechanisms; the figures are in the tables above.
   -O3. Callgrind, 100,000 jobs a cluster, replay only: B1 1,376 M to 1,158 M instructions, B3 -15%,
   A1 -9%, Initial Strategy -23%. Side by side, one seed on one thread each: 476 s to 437 s before the
   -O3 step; a B3 run, in pairs with the build before these changes, 0.84 of its time. Every one of a 162-run sweep's results equal,
-  number for number. In this bench: 563 s of wall time, 0.35 us per job (1,113 run-seconds). What is
+  number for number. In the bench after these changes: 563 s of wall time, 0.35 us per job (1,113
+  run-seconds); in this one, with the same co-allocation code, 600 s and 1,189 run-seconds. What is
   left has no single hot path: each step of a pass a few percent, the links' re-allotment after every
   split start and end, a cluster's end order; and Jones et al.'s Initial Strategy past saturation,
   where each start and end re-times every split job (20 million re-timings in a run of 3 to 5 s).
@@ -412,17 +419,17 @@ These are the mechanisms; the figures are in the tables above.
   written at once, without the writer's turn of the event loop; the core's timer is re-armed only when
   its deadline moves, and gridctl reads with one blocking call. An ATT query one at a time costs the
   daemon four system calls (five before) and gridctl two (five before): plaintext throughput went from
-  61,000-69,000 to 117,000-149,000 queries/s on this machine, and 291,000 in the bench above.
+  61,000-69,000 to 117,000-149,000 queries/s on this machine, and 271,000 in the bench above.
   Sleeping between messages, the one-at-a-time round trip is the kernel's on a virtual machine:
   `scripts/bench-peers` measures, in the same rounds, a plain Python echo of a query-sized message
-  between two processes over the same loopback, and the ATT query costs little above it (89 against
-  97 us here, 84 against 85 in the bench before; 62 us for the echo on the AMD guest). The cause is the guest's idle policy: it is booted
+  between two processes over the same loopback, and the ATT query costs little above it (76 against
+  78 us here, 89 against 97 and 84 against 85 in the benches before; 62 us for the echo on the AMD guest). The cause is the guest's idle policy: it is booted
   with `haltpoll.guest_halt_poll_ns=0`, so a CPU with nothing to run halts at once and waking it is a
   trip through the hypervisor, paid by each side of a round trip. So both ends can now poll before
   they sleep (`gridpeer --busy-poll US`, `gridctl --busy-poll US`: the event loop, or gridctl's read,
   looks for the next message without blocking for US microseconds after each one; docs/operating.md).
-  With 50 us on both ends the query took 8.7 us in plaintext (p99 19.7 us, 289,436 queries/s) and
-  15.7 us over mutual TLS (11.2 and 18.7 us in the bench before), within both targets; either end alone gives about 30 us.
+  With 50 us on both ends the query took 9.5 us in plaintext (p99 12.2 us, 278,596 queries/s) and
+  15.3 us over mutual TLS (8.7 and 15.7 us, then 11.2 and 18.7 us, in the benches before), within both targets; either end alone gives about 30 us.
   The price is a CPU kept busy for the window after every message, so it is off by default, and the
   table gives both ways. Before it, lowest-priority busy loops on both CPUs (`GRIDPEER_BENCH_AWAKE=1
   scripts/bench-peers`) showed the same: the echo took 15-36 us and the query 19.1 us in plaintext

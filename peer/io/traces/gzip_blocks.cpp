@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -17,30 +18,32 @@ constexpr std::size_t kBlock = std::size_t{1} << 18;
 // Blocks inflated ahead of the reader: enough to keep both threads busy,
 // little enough that a large log is never held whole.
 constexpr std::size_t kBlocksAhead = 4;
+
 /// ISA-L's inflate state for gzip members: the header parsed and the
-/// trailer's CRC and length checked. It holds no resources of its own.
+/// trailer's CRC and length checked. The state (87 KB, with its history
+/// window) lives on the heap, not on the helper thread's stack.
 class Inflater {
  public:
-  Inflater() { begin_member(); }
+  Inflater() : state_(std::make_unique<inflate_state>()) { begin_member(); }
   /// Ready for the next member, keeping the input not yet inflated and the
   /// room left for output (initialising clears both).
   void begin_member() {
-    std::uint8_t* const next_in = state_.next_in;
-    const auto avail_in = state_.avail_in;
-    std::uint8_t* const next_out = state_.next_out;
-    const auto avail_out = state_.avail_out;
-    isal_inflate_init(&state_);
-    state_.crc_flag = ISAL_GZIP;
-    state_.next_in = next_in;
-    state_.avail_in = avail_in;
-    state_.next_out = next_out;
-    state_.avail_out = avail_out;
+    std::uint8_t* const next_in = state_->next_in;
+    const auto avail_in = state_->avail_in;
+    std::uint8_t* const next_out = state_->next_out;
+    const auto avail_out = state_->avail_out;
+    isal_inflate_init(state_.get());
+    state_->crc_flag = ISAL_GZIP;
+    state_->next_in = next_in;
+    state_->avail_in = avail_in;
+    state_->next_out = next_out;
+    state_->avail_out = avail_out;
   }
-  inflate_state& operator*() { return state_; }
-  inflate_state* operator->() { return &state_; }
+  inflate_state& operator*() { return *state_; }
+  inflate_state* operator->() { return state_.get(); }
 
  private:
-  inflate_state state_{};
+  std::unique_ptr<inflate_state> state_;
 };
 
 const char* inflate_fault(int status) {
