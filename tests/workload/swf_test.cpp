@@ -76,8 +76,8 @@ BOOST_AUTO_TEST_CASE(decimals_read_as_from_chars_reads_them) {
 }
 
 BOOST_AUTO_TEST_CASE(integers_of_every_length_read_as_from_chars_reads_them) {
-  // Eight digits are read at a time: every length from 1 to 20 digits (across
-  // both eight-digit steps and past 64 bits), with leading zeros, a sign, a
+  // Integer fields of every length from 1 to 20 digits (past 15, where the
+  // plain reading stops, and past 64 bits), with leading zeros, a sign, a
   // point with no fraction after it, and at the line's very end.
   std::uint64_t state = 777;
   for (int i = 0; i < 20000; ++i) {

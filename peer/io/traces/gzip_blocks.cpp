@@ -147,7 +147,7 @@ void GzipBlocks::inflate_all() {
         // member (or the damage after it) is read.
         output.resize(kBlock - inflater->avail_out);
         if (!output.empty() && !hand_over(std::exchange(output, next_block()))) return;
-        output.resize(kBlock);
+        output.resize(kBlock);  // an empty block not handed over is refilled
         inflater->next_out = reinterpret_cast<std::uint8_t*>(output.data());
         inflater->avail_out = static_cast<std::uint32_t>(kBlock);
       }
