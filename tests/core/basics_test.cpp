@@ -6,6 +6,7 @@
 
 #include "peer/core/metrics.hpp"
 #include "peer/model/index_permutation.hpp"
+#include "peer/model/lower_bound.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/model/server.hpp"
 #include "peer/model/time.hpp"
@@ -36,6 +37,27 @@ BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed) {
   // The first output for seed 0 is fixed forever: results must not change.
   Rng zero(0);
   BOOST_TEST(zero.next_u64() == Rng(0).next_u64());
+}
+
+BOOST_AUTO_TEST_CASE(a_lower_bound_without_branches_finds_what_std_lower_bound_finds) {
+  // Every key below, at, between and above sorted entries, for every size
+  // from empty to 9 (odd and even halvings): the same place as std's.
+  struct Entry {
+    int key;
+    int value;
+  };
+  for (int size = 0; size <= 9; ++size) {
+    std::vector<Entry> entries;
+    entries.reserve(static_cast<std::size_t>(size));
+    for (int i = 0; i < size; ++i) entries.push_back({3 * i + 1, i});  // 1, 4, 7, ...
+    for (int key = -1; key <= 3 * size + 2; ++key) {
+      const auto expected =
+          std::lower_bound(entries.begin(), entries.end(), key, [](const Entry& e, int k) { return e.key < k; });
+      const std::size_t at =
+          lower_bound_by_key(entries.data(), entries.size(), key, [](const Entry& e) { return e.key; });
+      BOOST_TEST(at == static_cast<std::size_t>(expected - entries.begin()), "size " << size << " key " << key);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(an_index_permutation_places_every_index_once_and_walks_back) {
