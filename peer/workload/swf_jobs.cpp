@@ -4,6 +4,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "peer/workload/submit_order.hpp"
+
 namespace gridpeer::workload {
 
 std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHeader& header,
@@ -71,10 +73,9 @@ std::vector<Job> jobs_from_swf(std::span<const SwfRecord> records, const SwfHead
     job.requested_time = seconds(requested);
     jobs.push_back(job);
   }
-  const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
-  // The archive's logs come in submit order: a stable sort would still merge
-  // them through its buffer (a tenth of a small log's replay).
-  if (!std::is_sorted(jobs.begin(), jobs.end(), by_submit)) std::stable_sort(jobs.begin(), jobs.end(), by_submit);
+  // The archive's logs come in submit order, and then are not sorted again
+  // (a stable sort merged them through its buffer: a tenth of a small log's replay).
+  sort_by_submit(jobs);
   if (source_records != nullptr) {
     source_records->clear();
     for (const Job& job : jobs) source_records->push_back(static_cast<std::size_t>(job.id));

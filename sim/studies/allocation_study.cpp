@@ -19,6 +19,7 @@
 #include "peer/workload/feitelson96.hpp"
 #include "peer/workload/heterogeneous_grid.hpp"
 #include "peer/workload/lublin.hpp"
+#include "peer/workload/submit_order.hpp"
 #include "sim/studies/allocation_replay.hpp"
 #include "sim/studies/cli_support.hpp"
 #include "sim/studies/run_identity.hpp"
@@ -203,7 +204,7 @@ std::vector<Job> allocation_trace_jobs(const AllocationSpec& spec) {
     job.cpus = static_cast<int>(std::min<std::int64_t>(r.allocated_processors, 1'000'000'000));
     jobs.push_back(job);
   }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  workload::sort_by_submit(jobs);
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<JobId>(i + 1);
   return jobs;
 }
