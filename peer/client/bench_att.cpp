@@ -301,7 +301,7 @@ int bench_att_command(int argc, char** argv) {
   protocol::JobRequirements requirements;
   requirements.origin = as;
   requirements.cpus = args["cpus"].as<int>();
-  requirements.requested = seconds_ceil(args["requested"].as<double>());
+  requirements.requested = cli::seconds_option(args, "requested");
   requirements.origin_mhz = ends.as_spec().mhz;
   QueryMaker query(requirements);
   if (args.count("behind-transfers") != 0U) return measure_behind_data(args, io, ends, std::move(peer), query, queries);

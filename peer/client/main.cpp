@@ -82,9 +82,8 @@ int submit_command(int argc, char** argv) {
       throw std::invalid_argument("--cpus '" + cpus + "' is neither a number nor 'all'");
     }
   }
-  job.run_time = seconds_ceil(args["run"].as<double>());
-  job.requested_time =
-      seconds_ceil(args.count("requested") != 0U ? args["requested"].as<double>() : args["run"].as<double>());
+  job.run_time = cli::seconds_option(args, "run");
+  job.requested_time = cli::seconds_option(args, args.count("requested") != 0U ? "requested" : "run");
   job.input_bytes = args["input-bytes"].as<std::uint64_t>();
   job.output_bytes = args["output-bytes"].as<std::uint64_t>();
   if (job.cpus < 1 || job.run_time < Duration::zero()) throw std::invalid_argument("--cpus >= 1 and --run >= 0");

@@ -178,8 +178,8 @@ int run(int argc, char** argv) {
   if (!(config.time_scale > 0)) throw std::invalid_argument("--time-scale must be positive");
   config.data_scale = args.count("data-scale") != 0U ? args["data-scale"].as<double>() : config.time_scale;
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
-  config.grid_config.parameters.handoff_timeout = seconds_ceil(args["handoff-timeout"].as<double>());
-  config.peer_lost_after = seconds_ceil(args["peer-lost-after"].as<double>());
+  config.grid_config.parameters.handoff_timeout = cli::seconds_option(args, "handoff-timeout");
+  config.peer_lost_after = cli::seconds_option(args, "peer-lost-after");
   const double probe_interval = args["probe-interval"].as<double>();
   if (!(probe_interval >= 0.05)) throw std::invalid_argument("--probe-interval must be at least 0.05 s");
   config.probe_interval = std::chrono::milliseconds(std::llround(probe_interval * 1000));

@@ -34,10 +34,21 @@ constexpr TimePoint at_seconds(std::int64_t s) {
   return TimePoint{seconds(s)};
 }
 
+/// Fractional microseconds to time, rounded up. Beyond what a Duration holds
+/// (infinity among them) it is the longest or shortest time: a plain cast
+/// there is undefined and in practice wraps to the most negative time, which
+/// a timeout or a delay would then silently carry. NaN is no time.
+inline Duration microseconds_ceil(double us) {
+  constexpr double kPastLongest = 9223372036854775808.0;  // 2^63
+  if (!(us < kPastLongest)) return std::isnan(us) ? Duration::zero() : Duration::max();
+  if (us < -kPastLongest) return Duration::min();
+  return Duration{static_cast<std::int64_t>(std::ceil(us))};
+}
+
 /// Fractional seconds to time, rounded up to the next microsecond: a fluid
 /// completion time must never come before the work is done.
 inline Duration seconds_ceil(double s) {
-  return Duration{static_cast<std::int64_t>(std::ceil(s * 1e6))};
+  return microseconds_ceil(s * 1e6);
 }
 
 constexpr double to_seconds(Duration d) {

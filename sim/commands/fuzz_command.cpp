@@ -128,12 +128,12 @@ int run_fuzz_command(int argc, char** argv) {
   faults.drop = args["drop"].as<double>();
   faults.duplicate = args["duplicate"].as<double>();
   faults.delay = args["delay"].as<double>();
-  faults.max_delay = seconds_ceil(args["max-delay"].as<double>());
+  faults.max_delay = cli::seconds_option(args, "max-delay");
   faults.partitions_per_day = args["partitions-per-day"].as<double>();
   faults.crashes_per_day = args["crashes-per-day"].as<double>();
-  faults.max_down = seconds_ceil(args["max-down"].as<double>());
+  faults.max_down = cli::seconds_option(args, "max-down");
   faults.durable_crashes = args.count("durable-crashes") != 0U;
-  faults.max_clock_offset = seconds_ceil(args["max-clock-offset"].as<double>());
+  faults.max_clock_offset = cli::seconds_option(args, "max-clock-offset");
   faults.max_drift_ppm = args["max-drift-ppm"].as<std::int64_t>();
   if (faults.max_clock_offset < Duration::zero() || faults.max_drift_ppm < 0 || faults.max_drift_ppm >= 500'000) {
     throw std::invalid_argument("--max-clock-offset must be >= 0 and --max-drift-ppm within 0..499999");

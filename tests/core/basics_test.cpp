@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "peer/core/metrics.hpp"
@@ -21,6 +23,38 @@ BOOST_AUTO_TEST_CASE(time_rounds_fluid_completions_up) {
   BOOST_TEST((saturating_add(kNever, seconds(1)) == kNever));
   BOOST_TEST((saturating_add(at_seconds(1), kForever) == kNever));
   BOOST_TEST(to_seconds(at_seconds(90)) == 90.0);
+}
+
+BOOST_AUTO_TEST_CASE(microseconds_round_up_as_std_ceil_does_and_saturate_past_the_range) {
+  // Hand-picked: whole values stay, fractions go up, negatives go towards zero.
+  BOOST_TEST(microseconds_ceil(0.0).count() == 0);
+  BOOST_TEST(microseconds_ceil(-0.0).count() == 0);
+  BOOST_TEST(microseconds_ceil(1067.5).count() == 1068);
+  BOOST_TEST(microseconds_ceil(7.0).count() == 7);
+  BOOST_TEST(microseconds_ceil(7.000000001).count() == 8);
+  BOOST_TEST(microseconds_ceil(0.25).count() == 1);
+  BOOST_TEST(microseconds_ceil(-0.25).count() == 0);
+  BOOST_TEST(microseconds_ceil(-2.5).count() == -2);
+  BOOST_TEST(microseconds_ceil(-3.0).count() == -3);
+  // 2^53 + 2 and 2^62: whole doubles beyond the last fraction.
+  BOOST_TEST(microseconds_ceil(9007199254740994.0).count() == 9007199254740994);
+  BOOST_TEST(microseconds_ceil(4611686018427387904.0).count() == 4611686018427387904);
+  // Beyond what a Duration holds (a timeout of 1e300 s, a rate of zero):
+  // the longest or shortest time, never a wrapped one.
+  BOOST_TEST((microseconds_ceil(9223372036854775808.0) == kForever));  // 2^63
+  BOOST_TEST((seconds_ceil(1e300) == kForever));
+  BOOST_TEST((seconds_ceil(std::numeric_limits<double>::infinity()) == kForever));
+  BOOST_TEST((seconds_ceil(-1e300) == Duration::min()));
+  BOOST_TEST((seconds_ceil(-std::numeric_limits<double>::infinity()) == Duration::min()));
+  // In range it rounds as std::ceil does: values of many magnitudes and their neighbours.
+  Rng rng(7);
+  for (int i = 0; i < 20'000; ++i) {
+    const double magnitude = std::ldexp(1.0, static_cast<int>(rng.next_u64() % 62));
+    const double x = (rng.uniform01() * 2.0 - 1.0) * magnitude;
+    for (const double probe : {x, std::nextafter(x, 0.0), std::nextafter(x, magnitude), std::trunc(x)}) {
+      BOOST_TEST(microseconds_ceil(probe).count() == static_cast<std::int64_t>(std::ceil(probe)), "at " << probe);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(rng_is_deterministic_per_seed) {

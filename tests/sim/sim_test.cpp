@@ -1,14 +1,20 @@
 #define BOOST_TEST_MODULE sim
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/metrics.hpp"
+#include "peer/io/cli/parse.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
 #include "sim/studies/local_replay.hpp"
@@ -209,6 +215,53 @@ BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
   BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --policy sjf > /dev/null 2>&1").c_str()) != 0);
   BOOST_TEST(
       std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_time_option_takes_seconds_in_its_range_and_names_itself_outside) {
+  cxxopts::Options options("t");
+  options.add_options()("wait", "", cxxopts::value<double>())("probe", "", cxxopts::value<double>());
+  const auto parsed = [&](std::initializer_list<const char*> words) {
+    std::vector<const char*> argv{"t"};
+    argv.insert(argv.end(), words.begin(), words.end());
+    return cli::parse_options(options, static_cast<int>(argv.size()), argv.data());
+  };
+  BOOST_TEST(cli::seconds_option(parsed({"--wait", "2.0000001"}), "wait").count() == 2'000'001);
+  BOOST_TEST(cli::seconds_option(parsed({"--wait", "0"}), "wait").count() == 0);
+  BOOST_TEST(cli::seconds_option(parsed({"--wait", "1e9"}), "wait").count() == 1'000'000'000'000'000);
+  BOOST_TEST(cli::seconds_option(parsed({"--probe", "0.05"}), "probe", 0.05).count() == 50'000);
+  // Past a billion seconds a time would once wrap to a negative one and run
+  // as a timeout that has always passed: now the option says what it takes.
+  // (cxxopts itself refuses "nan" and "inf" as numbers.)
+  for (const char* bad : {"1e300", "-5", "1000000000.5", "-1e-9"}) {
+    try {
+      cli::seconds_option(parsed({"--wait", bad}), "wait");
+      BOOST_FAIL("--wait " << bad << " was taken");
+    } catch (const std::invalid_argument& e) {
+      BOOST_TEST(std::string(e.what()).find("--wait takes 0 to 1000000000 seconds") == 0, e.what());
+    }
+  }
+  try {
+    cli::seconds_option(parsed({"--probe", "0.01"}), "probe", 0.05);
+    BOOST_FAIL("--probe 0.01 was taken");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()) == "--probe takes 0.05 to 1000000000 seconds (got 0.01)");
+  }
+  // Through the commands: gridsim's --phi, fuzz's --max-down (the message on stderr, a non-zero exit).
+  const auto error_of = [](const std::string& arguments) {
+    const std::string command = std::string(GRIDSIM_BINARY) + " " + arguments + " 2>&1 >/dev/null; echo exit=$?";
+    std::ostringstream said;
+    FILE* out = popen(command.c_str(), "r");
+    BOOST_REQUIRE(out != nullptr);
+    for (int c = std::fgetc(out); c != EOF; c = std::fgetc(out)) said.put(static_cast<char>(c));
+    pclose(out);
+    return said.str();
+  };
+  const std::string phi = error_of("run --workload synthetic --jobs 10 --phi 1e300");
+  BOOST_TEST(phi.find("--phi takes 0 to 1000000000 seconds (got 1e+300)") != std::string::npos, phi);
+  BOOST_TEST(phi.find("exit=0") == std::string::npos, phi);
+  const std::string down = error_of("fuzz --seed 1 --max-down -1");
+  BOOST_TEST(down.find("--max-down takes 0 to") != std::string::npos, down);
+  BOOST_TEST(down.find("exit=0") == std::string::npos, down);
 }
 
 BOOST_AUTO_TEST_CASE(gridsim_group_and_topology_read_a_simgrid_platform) {

@@ -9,14 +9,13 @@ namespace gridpeer {
 Duration SplitJobs::expected_run(Duration run, int slowest_mhz, double share) const {
   const double k = peer_.config().coallocation.traffic.compute_fraction;
   const double on_slowest = static_cast<double>(run.count()) * peer_.mhz() / std::max(1, slowest_mhz);
-  return Duration(static_cast<Duration::rep>(std::ceil(on_slowest * (k + (1.0 - k) / share))));
+  return microseconds_ceil(on_slowest * (k + (1.0 - k) / share));
 }
 
 Duration SplitJobs::run_time(const Split& split, Duration on_origin) const {
   int slowest = split.parts.front().planned.mhz;
   for (const Part& part : split.parts) slowest = std::min(slowest, part.planned.mhz);
-  return Duration(static_cast<Duration::rep>(
-      std::ceil(static_cast<double>(on_origin.count()) * peer_.mhz() / std::max(1, slowest))));
+  return microseconds_ceil(static_cast<double>(on_origin.count()) * peer_.mhz() / std::max(1, slowest));
 }
 
 double SplitJobs::lowest_share(const Split& split) {

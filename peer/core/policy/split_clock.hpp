@@ -20,7 +20,7 @@ class SplitClock {
   /// A job that would run `run_time` on one cluster, started at `start` with slowdown `sd`.
   SplitClock(Duration run_time, double compute_fraction, TimePoint start, double sd = 1.0)
       : run_us_(static_cast<double>(run_time.count())), k_(compute_fraction), since_(start), sd_(sd), lowest_(sd) {
-    end_ = sd == 1.0 ? start + Duration(static_cast<Duration::rep>(std::ceil(run_us_))) : end_after(start);
+    end_ = sd == 1.0 ? start + microseconds_ceil(run_us_) : end_after(start);
   }
 
   /// The slowdown is `sd` from `now` on. Returns whether the end moved (false
@@ -58,7 +58,7 @@ class SplitClock {
     // Round up to the microsecond, forgiving a last-bit excess so that exact
     // ends (1067.5 s) stay exact.
     const double left = remaining_ * whole_run_us(sd_);
-    return now + Duration(static_cast<Duration::rep>(std::ceil(left - 1e-6)));
+    return now + microseconds_ceil(left - 1e-6);
   }
 
   double run_us_;

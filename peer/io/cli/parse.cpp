@@ -1,7 +1,9 @@
 #include "peer/io/cli/parse.hpp"
 
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -101,6 +103,17 @@ std::optional<cxxopts::ParseResult> parse_or_help(cxxopts::Options& options, int
     return std::nullopt;
   }
   return args;
+}
+
+Duration seconds_option(const cxxopts::ParseResult& args, const std::string& name, double at_least) {
+  const double value = args[name].as<double>();
+  if (!(value >= at_least && value <= kLongestOptionSeconds)) {
+    std::ostringstream message;
+    message << std::setprecision(10) << "--" << name << " takes " << at_least << " to " << kLongestOptionSeconds
+            << " seconds (got " << value << ")";
+    throw std::invalid_argument(message.str());
+  }
+  return seconds_ceil(value);
 }
 
 }  // namespace gridpeer::cli

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "peer/io/cli/parse.hpp"
+
 namespace gridpeer::cli {
 namespace {
 
@@ -128,17 +130,10 @@ GridConfig scheduler_config_from(const cxxopts::ParseResult& args) {
                                 "' (the depth is --fair-depth)");
   }
   GridParameters& p = config.parameters;
-  const auto positive_seconds = [&](const char* name) {
-    const double value = args[name].as<double>();
-    if (!(value >= 0)) {
-      throw std::invalid_argument(std::string("--") + name + " must be >= 0 seconds");
-    }
-    return seconds_ceil(value);
-  };
-  p.phi = positive_seconds("phi");
-  p.sigma = positive_seconds("sigma");
+  p.phi = seconds_option(args, "phi");
+  p.sigma = seconds_option(args, "sigma");
   if (p.sigma <= Duration::zero()) throw std::invalid_argument("--sigma must be positive");
-  p.query_timeout = positive_seconds("timeout");
+  p.query_timeout = seconds_option(args, "timeout");
   p.volunteer_memory = p.sigma;
   p.delta = args["delta"].as<double>();
   const std::string site_rule = args["site-rule"].as<std::string>();
