@@ -86,7 +86,7 @@ int submit_command(int argc, char** argv) {
   job.requested_time = cli::seconds_option(args, args.count("requested") != 0U ? "requested" : "run");
   job.input_bytes = args["input-bytes"].as<std::uint64_t>();
   job.output_bytes = args["output-bytes"].as<std::uint64_t>();
-  if (job.cpus < 1 || job.run_time < Duration::zero()) throw std::invalid_argument("--cpus >= 1 and --run >= 0");
+  if (job.cpus < 1) throw std::invalid_argument("--cpus must be 1 or more");
   job.bag = args["bag"].as<std::uint32_t>();
   if (job.bag != 0 && job.cpus != 1) throw std::invalid_argument("--bag: the jobs of a bag need one CPU each");
   const std::size_t count = args["count"].as<std::size_t>();

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
+#include <chrono>
 #include <csignal>
 #include <cxxopts.hpp>
 #include <iostream>
@@ -180,9 +180,8 @@ int run(int argc, char** argv) {
   if (!(config.data_scale > 0)) throw std::invalid_argument("--data-scale must be positive");
   config.grid_config.parameters.handoff_timeout = cli::seconds_option(args, "handoff-timeout");
   config.peer_lost_after = cli::seconds_option(args, "peer-lost-after");
-  const double probe_interval = args["probe-interval"].as<double>();
-  if (!(probe_interval >= 0.05)) throw std::invalid_argument("--probe-interval must be at least 0.05 s");
-  config.probe_interval = std::chrono::milliseconds(std::llround(probe_interval * 1000));
+  config.probe_interval =
+      std::chrono::round<std::chrono::milliseconds>(cli::seconds_option(args, "probe-interval", 0.05));
   if (args.count("epoch-unix-us") != 0U) {
     config.epoch_unix_us = args["epoch-unix-us"].as<std::int64_t>();
     if (config.epoch_unix_us < protocol::kMinWireEpochUs || config.epoch_unix_us > protocol::kMaxWireEpochUs) {

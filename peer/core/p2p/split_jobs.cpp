@@ -1,7 +1,6 @@
 #include "peer/core/p2p/split_jobs.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "peer/model/invariant.hpp"
 
