@@ -26,6 +26,7 @@
 #include "sim/commands/bench_cases.hpp"
 #include "sim/commands/bench_targets.hpp"
 #include "sim/commands/commands.hpp"
+#include "sim/studies/cli_support.hpp"
 #include "sim/sweeps/sweep_summary.hpp"
 
 extern char** environ;
@@ -204,6 +205,18 @@ Measured measure_once(const CaseSpec& c, bool quick, const std::optional<std::st
 /// targets' ratios compare two such cases.
 constexpr double kRepeatBelow = 5.0;
 
+/// An earlier bench's JSON (--from, --peers): refused with the file and what
+/// makes one named, not with the parser's words alone.
+nlohmann::json read_bench_file(const std::string& path, const char* option, const char* made_by) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(fmt::format("{}: cannot read {} (made by {})", option, path, made_by));
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    throw std::invalid_argument(fmt::format("{}: {} is not a JSON object (made by {})", option, path, made_by));
+  }
+  return json;
+}
+
 Measured measure(const CaseSpec& c, bool quick, const std::optional<std::string>& trace_dir, const std::string& log) {
   std::vector<Measured> runs{measure_once(c, quick, trace_dir, log)};
   if (c.kind == CaseKind::sweep || runs.front().wall_seconds >= kRepeatBelow) return runs.front();
@@ -233,9 +246,12 @@ int run_bench_command(int argc, char** argv) {
                         "leave out the slow cases (10,000 and 100,000 peers, the sweep, the conservative "
                         "yardstick) and use 30-day windows: about 35 s")(
       "out", "write the figures and targets as JSON here", cxxopts::value<std::string>())(
-      "markdown", "write docs/performance.md (figures, targets, commit) to this file", cxxopts::value<std::string>())(
-      "cases", "only these cases (comma-separated; see --list)", cxxopts::value<std::vector<std::string>>())(
-      "list", "list the cases and exit")("trace-dir", "where trace files are", cxxopts::value<std::string>())(
+      "markdown",
+      "write docs/performance.md (figures, targets, commit) to this file, keeping the hand-written notes it "
+      "holds from \"What each hot path costs\" on",
+      cxxopts::value<std::string>())("cases", "only these cases (comma-separated; see --list)",
+                                     cxxopts::value<std::vector<std::string>>())("list", "list the cases and exit")(
+      "trace-dir", "where trace files are", cxxopts::value<std::string>())(
       "print-yardstick", "print the Python yardstick's source and exit")(
       "peers", "scripts/bench-peers' bench-peers.json: check the real-peer targets against it too",
       cxxopts::value<std::string>())(
@@ -294,10 +310,14 @@ int run_bench_command(int argc, char** argv) {
   if (args.count("from") != 0U) {
     std::vector<std::string> versions;
     for (const std::string& path : args["from"].as<std::vector<std::string>>()) {
-      std::ifstream in(path);
-      if (!in) throw std::invalid_argument("--from: cannot read " + path + " (made by gridsim bench --out)");
-      const auto earlier = nlohmann::json::parse(in);
-      for (const auto& row : earlier.at("cases")) {
+      const nlohmann::json earlier = read_bench_file(path, "--from", "gridsim bench --out");
+      const auto rows = earlier.find("cases");
+      if (rows == earlier.end() || !rows->is_array() ||
+          !std::all_of(rows->begin(), rows->end(),
+                       [](const nlohmann::json& row) { return row.is_object() && row.contains("case"); })) {
+        throw std::invalid_argument("--from: " + path + " has no list of cases (made by gridsim bench --out)");
+      }
+      for (const auto& row : *rows) {
         const auto same = std::find_if(out.begin(), out.end(),
                                        [&](const nlohmann::json& kept) { return kept.at("case") == row.at("case"); });
         if (same != out.end()) {
@@ -347,9 +367,7 @@ int run_bench_command(int argc, char** argv) {
   nlohmann::json peers;
   if (args.count("peers") != 0U) {
     const std::string path = args["peers"].as<std::string>();
-    std::ifstream in(path);
-    if (!in) throw std::invalid_argument("--peers: cannot read " + path + " (made by scripts/bench-peers)");
-    peers = nlohmann::json::parse(in);
+    peers = read_bench_file(path, "--peers", "scripts/bench-peers");
   }
   const std::vector<bench::TargetCheck> targets = bench::check_targets(out, peers);
   std::cout << "\nthe speed targets\n";
@@ -359,14 +377,14 @@ int run_bench_command(int argc, char** argv) {
     target_rows.push_back({{"target", t.target}, {"measured", t.measured}, {"verdict", t.verdict}});
   }
   if (args.count("out") != 0U) {
-    std::ofstream(args["out"].as<std::string>())
-        << nlohmann::json{{"quick", figures_quick}, {"version", version}, {"cases", out}, {"targets", target_rows}}
-               .dump(2)
-        << '\n';
+    write_json_file(
+        args["out"].as<std::string>(),
+        nlohmann::json{{"quick", figures_quick}, {"version", version}, {"cases", out}, {"targets", target_rows}});
   }
   if (args.count("markdown") != 0U) {
-    std::ofstream(args["markdown"].as<std::string>())
-        << bench::performance_markdown(out, targets, version, figures_quick);
+    const std::string page = args["markdown"].as<std::string>();
+    write_text_file(page,
+                    bench::performance_markdown(out, targets, version, figures_quick, bench::hand_written_notes(page)));
   }
   return 0;
 }

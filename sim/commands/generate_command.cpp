@@ -57,8 +57,10 @@ int run_generate_command(int argc, char** argv) {
   if (args.count("out") != 0U) {
     const std::string path = args["out"].as<std::string>();
     std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+    if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
     workload::write_swf(out, workload.jobs, header);
+    out.close();
+    if (!out) throw std::runtime_error("failed while writing '" + path + "' (is the disk full?)");
   } else {
     workload::write_swf(std::cout, workload.jobs, header);
   }

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../workload/trace_dir.hpp"
@@ -215,6 +216,12 @@ BOOST_AUTO_TEST_CASE(gridsim_replay_writes_the_promised_json) {
   BOOST_TEST(std::system((std::string(GRIDSIM_BINARY) + " replay --policy sjf > /dev/null 2>&1").c_str()) != 0);
   BOOST_TEST(
       std::system((std::string(GRIDSIM_BINARY) + " replay --workload /nonexistent.swf > /dev/null 2>&1").c_str()) != 0);
+  // A workload that could not all be written is an error, never a short file.
+  if (std::filesystem::exists("/dev/full")) {
+    BOOST_TEST(
+        std::system((std::string(GRIDSIM_BINARY) + " generate --jobs 2000 --out /dev/full > /dev/null 2>&1").c_str()) !=
+        0);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_time_option_takes_seconds_in_its_range_and_names_itself_outside) {
@@ -262,6 +269,77 @@ BOOST_AUTO_TEST_CASE(a_time_option_takes_seconds_in_its_range_and_names_itself_o
   const std::string down = error_of("fuzz --seed 1 --max-down -1");
   BOOST_TEST(down.find("--max-down takes 0 to") != std::string::npos, down);
   BOOST_TEST(down.find("exit=0") == std::string::npos, down);
+}
+
+BOOST_AUTO_TEST_CASE(bench_markdown_keeps_the_hand_written_notes_of_the_page_it_replaces) {
+  // The figures come from an earlier --out file; the page's notes are written
+  // by hand in the page alone, so making it again must keep them as they are
+  // and replace only what the bench writes.
+  const auto dir = std::filesystem::temp_directory_path() / "gridsim-bench-markdown-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const nlohmann::json figures = {{"quick", false},
+                                  {"version", "9.9.9+test"},
+                                  {"cases",
+                                   {{{"case", "peers-12"},
+                                     {"what", "twelve peers"},
+                                     {"jobs", 1200},
+                                     {"events", 12420},
+                                     {"wall_seconds", 1.0},
+                                     {"simulation_seconds", 0.003},
+                                     {"us_per_job", 2.5},
+                                     {"peak_rss_mb", 8.5}}}},
+                                  {"targets", nlohmann::json::array()}};
+  std::ofstream(dir / "bench.json") << figures.dump();
+  const std::string notes =
+      "## What each hot path costs, and what bounds it\n\nA note only a person wrote, | with a bar.\n\n## More\nkept\n";
+  std::ofstream(dir / "page.md") << "# an old page\n\n| stale | table |\n\n" << notes;
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const auto gridsim = [&](const std::string& arguments) {
+    const std::string command =
+        std::string(GRIDSIM_BINARY) + " bench " + arguments + " > " + (dir / "said.txt").string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    return std::make_pair(status, read(dir / "said.txt"));
+  };
+  const std::string from = "--from " + (dir / "bench.json").string();
+  BOOST_TEST(gridsim(from + " --markdown " + (dir / "page.md").string()).first == 0);
+  const std::string page = read(dir / "page.md");
+  BOOST_TEST(page.find("# Performance:") == 0, page);
+  BOOST_TEST(page.find("gridpeer 9.9.9+test") != std::string::npos);
+  BOOST_TEST(page.find("| peers-12 | twelve peers | 1200 | 12420 |") != std::string::npos, page);
+  BOOST_TEST(page.find("stale") == std::string::npos);
+  BOOST_TEST(page.size() >= notes.size());
+  BOOST_TEST(page.substr(page.size() - notes.size()) == notes);
+  // Made twice, the page is the same: the notes are not added again.
+  BOOST_TEST(gridsim(from + " --markdown " + (dir / "page.md").string()).first == 0);
+  BOOST_TEST(read(dir / "page.md") == page);
+  // A new page says where the notes are.
+  BOOST_TEST(gridsim(from + " --markdown " + (dir / "new.md").string()).first == 0);
+  const std::string fresh = read(dir / "new.md");
+  BOOST_TEST(fresh.find("## What each hot path costs, and what bounds it\n\nWritten by hand in the project's") !=
+                 std::string::npos,
+             fresh);
+  // Figures that are not a bench's are refused with the file named.
+  std::ofstream(dir / "broken.json") << "{\"cases\": [";
+  const auto broken = gridsim("--from " + (dir / "broken.json").string());
+  BOOST_TEST(broken.first != 0);
+  BOOST_TEST(
+      broken.second.find("--from: " + (dir / "broken.json").string() + " is not a JSON object") != std::string::npos,
+      broken.second);
+  std::ofstream(dir / "other.json") << R"({"runs": []})";
+  const auto other = gridsim("--from " + (dir / "other.json").string());
+  BOOST_TEST(other.first != 0);
+  BOOST_TEST(other.second.find("has no list of cases") != std::string::npos, other.second);
+  // A page that cannot be written is an error, not a silent loss.
+  const auto unwritable = gridsim(from + " --markdown " + (dir / "no-such-dir" / "page.md").string());
+  BOOST_TEST(unwritable.first != 0);
+  BOOST_TEST(unwritable.second.find("cannot write") != std::string::npos, unwritable.second);
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(gridsim_group_and_topology_read_a_simgrid_platform) {
