@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -14,6 +13,7 @@
 #include "peer/client/behind_data.hpp"
 #include "peer/client/commands.hpp"
 #include "peer/client/grid_args.hpp"
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/report/quantiles.hpp"
 #include "peer/transport/peer_client.hpp"
@@ -167,7 +167,7 @@ int measure_behind_data(const cxxopts::ParseResult& args, transport::asio::io_co
                                 {"query_bytes", result.query_bytes},
                                 {"reply_bytes", result.reply_bytes},
                                 {"staged_mbps", mbps}};
-    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+    cli::write_output_file(args["out"].as<std::string>(), out.dump(2) + "\n");
   }
   return result.timed_out ? 1 : 0;
 }
@@ -229,7 +229,7 @@ int measure_two_phases(const cxxopts::ParseResult& args, const BenchEnds& ends, 
                                 {"submit_p50_us", backlog.round_trip_us.median},
                                 {"submit_p99_us", backlog.round_trip_us.p99},
                                 {"submits_per_second", backlog.per_second}};
-    std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+    cli::write_output_file(args["out"].as<std::string>(), out.dump(2) + "\n");
   }
   return 0;
 }

@@ -5,12 +5,12 @@
 
 #include <cxxopts.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
 #include "peer/client/commands.hpp"
 #include "peer/client/credential_files.hpp"
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/compose/compose_plan.hpp"
 
@@ -24,9 +24,7 @@ std::string shell_quote(const std::string& text) {
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream file(path);
-  file << text;
-  if (!file) throw std::runtime_error("cannot write " + path.string());
+  cli::write_output_file(path.string(), text);
 }
 
 }  // namespace
@@ -105,7 +103,8 @@ int compose_command(int argc, char** argv) {
     write_credentials(tls, peer.server, transport::issue_certificate(ca, peer.server, transport::Role::peer, 30), true);
   }
   write_credentials(tls, testbed::kControlCertificate,
-                    transport::issue_certificate(ca, testbed::kControlCertificate, transport::Role::operator_role, 30), true);
+                    transport::issue_certificate(ca, testbed::kControlCertificate, transport::Role::operator_role, 30),
+                    true);
 
   // out/gridctl COMMAND [options]: gridctl in the control container, already
   // told the topology and every peer's WAN address.

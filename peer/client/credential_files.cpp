@@ -27,10 +27,12 @@ void write_text_file(const fs::path& path, const std::string& text, bool secret,
   if (secret) fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
   std::ofstream file(path, std::ios::trunc);
   file << text;
-  if (!file) throw std::runtime_error("cannot write " + path.string());
+  file.close();
+  if (!file) throw std::runtime_error("failed while writing " + path.string() + " (is the disk full?)");
 }
 
-void write_credentials(const fs::path& dir, const std::string& name, const transport::Credentials& credentials, bool force) {
+void write_credentials(const fs::path& dir, const std::string& name, const transport::Credentials& credentials,
+                       bool force) {
   write_text_file(dir / (name + "-key.pem"), credentials.key_pem, true, force);
   write_text_file(dir / (name + ".pem"), credentials.certificate_pem, false, force);
 }

@@ -21,6 +21,7 @@
 #include "peer/client/grid_args.hpp"
 #include "peer/client/manifest.hpp"
 #include "peer/core/metrics.hpp"
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/cli/progress.hpp"
 #include "peer/io/grid_jobs/grid_workload.hpp"
@@ -337,6 +338,13 @@ int replay_command(int argc, char** argv) {
     if (manifest.is_open()) {
       client::write_manifest_line(manifest, entry, grid.topology);
       manifest.flush();  // a killed replay keeps every line written
+      if (!manifest) {
+        // Going on would submit jobs the manifest cannot account for.
+        throw std::runtime_error(fmt::format(
+            "failed while writing the manifest {} at job {} of {} (is the disk full?): the replay stops here, "
+            "so that no job goes unaccounted; that job and the ones before it were submitted",
+            args["manifest"].as<std::string>(), index + 1, load.jobs.size()));
+      }
     }
     progress.update(index + 1);
   }
@@ -468,7 +476,10 @@ int results_command(int argc, char** argv) {
   nlohmann::json not_completed = nlohmann::json::array();  // lost or rejected, with the reason
   std::ofstream records_file;
   const bool to_stdout = args.count("records") != 0U && args["records"].as<std::string>() == "-";
-  if (args.count("records") != 0U && !to_stdout) records_file.open(args["records"].as<std::string>());
+  if (args.count("records") != 0U && !to_stdout) {
+    records_file.open(args["records"].as<std::string>());
+    if (!records_file) throw std::invalid_argument("cannot write --records " + args["records"].as<std::string>());
+  }
   const auto server_name = [&](ServerIndex i) {
     return i < grid.topology.servers.size() ? grid.topology.servers[i].spec.name : "#" + std::to_string(i);
   };
@@ -515,6 +526,13 @@ int results_command(int argc, char** argv) {
       not_completed.push_back(line);
     }
   }
+  if (records_file.is_open()) {
+    records_file.close();
+    if (!records_file) {
+      throw std::runtime_error("failed while writing --records " + args["records"].as<std::string>() +
+                               " (is the disk full?)");
+    }
+  }
   std::vector<ServerSpec> servers;
   for (const auto& server : grid.topology.servers) servers.push_back(server.spec);
   const MetricsSummary summary = summarize(completed, servers);
@@ -534,20 +552,16 @@ int results_command(int argc, char** argv) {
     out["accounting"] = client::to_json(*accounting, grid.topology);
   }
   const auto rows = client::job_rows(all, manifest ? &*manifest : nullptr);
-  const auto write_file = [](const std::string& option, const std::string& path, const std::string& text) {
-    std::ofstream file(path);
-    if (!file) throw std::invalid_argument("cannot write --" + option + " " + path);
-    file << text;
-  };
   if (args.count("jobs-csv") != 0U) {
-    write_file("jobs-csv", args["jobs-csv"].as<std::string>(), report::batsim_jobs_csv(rows, servers));
+    cli::write_output_file(args["jobs-csv"].as<std::string>(), report::batsim_jobs_csv(rows, servers));
   }
   if (args.count("swf") != 0U) {
-    write_file("swf", args["swf"].as<std::string>(),
-               report::schedule_swf(
-                   rows, servers, {"Note: collected from the peers of " + grid.topology.name + " by gridctl results"}));
+    cli::write_output_file(
+        args["swf"].as<std::string>(),
+        report::schedule_swf(rows, servers,
+                             {"Note: collected from the peers of " + grid.topology.name + " by gridctl results"}));
   }
-  if (args.count("out") != 0U) std::ofstream(args["out"].as<std::string>()) << out.dump(2) << '\n';
+  if (args.count("out") != 0U) cli::write_output_file(args["out"].as<std::string>(), out.dump(2) + "\n");
   if (!to_stdout) std::cout << out.dump(2) << '\n';
   for (const auto& u : unreachable) std::cerr << "unreachable: " << u << '\n';
   const std::size_t ended = completed.size() + inconsistent + lost + rejected;

@@ -34,6 +34,8 @@ int run_plot_script(const std::vector<std::string>& arguments) {
     std::ofstream out(folder / (std::string(file.name) + ".py"));
     if (!out) throw std::runtime_error("cannot write in " + folder.string() + ": is the temporary directory writable?");
     out << file.text;
+    out.close();
+    if (!out) throw std::runtime_error("failed while writing in " + folder.string() + " (is the disk full?)");
   }
   const auto path = folder / "gridpeer_plot.py";
   const std::string python = plot_python();

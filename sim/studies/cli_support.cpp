@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <unistd.h>
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -15,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/workload/calendar.hpp"
 #include "sim/studies/run_identity.hpp"
 
@@ -59,26 +58,7 @@ WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args) {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  // Written aside and renamed: a reader (another shard of a sweep on a shared
-  // file system, gridsim sweep --status) sees the old file or the new one,
-  // never half of one.
-  // One writer per process and thread at a time: their ids make the name unique.
-  const std::string aside = path + ".part-" + std::to_string(::getpid()) + "-" +
-                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(aside, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(aside.c_str());
-      throw std::runtime_error("failed while writing '" + path + "' (is the disk full?)");
-    }
-  }
-  if (std::rename(aside.c_str(), path.c_str()) != 0) {
-    std::remove(aside.c_str());
-    throw std::runtime_error("cannot replace '" + path + "': check the directory is writable");
-  }
+  cli::write_output_file(path, text);
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& json) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,6 +16,7 @@
 
 #include "../workload/trace_dir.hpp"
 #include "peer/core/metrics.hpp"
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/model/rng.hpp"
 #include "peer/workload/lublin.hpp"
@@ -269,6 +271,46 @@ BOOST_AUTO_TEST_CASE(a_time_option_takes_seconds_in_its_range_and_names_itself_o
   const std::string down = error_of("fuzz --seed 1 --max-down -1");
   BOOST_TEST(down.find("--max-down takes 0 to") != std::string::npos, down);
   BOOST_TEST(down.find("exit=0") == std::string::npos, down);
+}
+
+BOOST_AUTO_TEST_CASE(an_output_file_is_written_whole_or_an_error_names_it) {
+  const auto dir = std::filesystem::temp_directory_path() / "gridpeer-output-file-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string file = (dir / "out.json").string();
+  cli::write_output_file(file, "first\n");
+  cli::write_output_file(file, "second, longer\n");
+  BOOST_TEST(read(file) == "second, longer\n");
+  BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir), {}) == 1);  // nothing left aside
+  // Through a link, the file it names is written and the link stays.
+  std::filesystem::create_symlink(file, dir / "link.json");
+  cli::write_output_file((dir / "link.json").string(), "through the link\n");
+  BOOST_TEST(std::filesystem::is_symlink(dir / "link.json"));
+  BOOST_TEST(read(file) == "through the link\n");
+  const auto refused = [](const std::string& path) {
+    try {
+      cli::write_output_file(path, std::string(100'000, 'x'));
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("written");
+  };
+  const std::string missing = (dir / "no-such-dir" / "out.json").string();
+  BOOST_TEST(refused(missing) == "cannot write '" + missing + "': check the directory exists and is writable");
+  if (std::filesystem::exists("/dev/full")) {
+    // A device is written into, never renamed over, and a full one is an error.
+    BOOST_TEST(refused("/dev/full") == "failed while writing '/dev/full' (is the disk full?)");
+    BOOST_TEST(std::filesystem::is_character_file("/dev/full"));
+    cli::write_output_file("/dev/null", "gone\n");
+    BOOST_TEST(std::filesystem::is_character_file("/dev/null"));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(bench_markdown_keeps_the_hand_written_notes_of_the_page_it_replaces) {
