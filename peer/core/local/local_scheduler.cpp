@@ -18,15 +18,20 @@ constexpr JobId kHypotheticalJob = std::numeric_limits<JobId>::max();
 // forecast costs O(passes x limit) instead of growing with the square of the queue.
 constexpr std::size_t kForecastQueueLimit = 1024;
 
+/// The server, checked before the profile is sized by it.
+const ServerSpec& validated(const ServerSpec& server) {
+  validate(server);
+  return server;
+}
+
 }  // namespace
 
 LocalScheduler::LocalScheduler(ServerSpec server, LocalPolicyConfig policy, TimePoint start)
     : now_(start),
-      server_(std::move(server)),
+      profile_(validated(server).nodes, start),
       planner_(policy),
-      profile_(server_.nodes, start),
-      cursor_(planner_.start_cursor(start)) {
-  validate(server_);
+      cursor_(planner_.start_cursor(start)),
+      server_(std::move(server)) {
   assert(policy.reservation_depth >= 0);
 }
 

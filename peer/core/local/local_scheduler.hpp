@@ -234,39 +234,41 @@ class LocalScheduler {
   TimePoint simulate_passes(const PlannedJob* probe, std::vector<PlanMoment>* record) const;
   [[nodiscard]] PlannedJob plan_for(int cpus, Duration planned) const;
 
-  // What every step reads comes first: at 10,000 peers in one simulation,
-  // each line of a scheduler a step touches is a miss in memory.
+  // What every step and every estimate reads comes first, packed into the
+  // object's first three lines: at 10,000 peers in one simulation each line
+  // of a scheduler an input touches is a miss in memory (a step read seven
+  // lines of it before; cachegrind counts them, docs/performance.md).
   TimePoint now_;
   TimePoint next_reserved_start_ = kNever;  // the earliest future start reserved for a ready job
+  EndOrdered<Running> running_;             // by (actual end, start order)
+  // The current plan is derived from the running jobs and the queue; FCFS
+  // completes its tail lazily (complete_plan), hence mutable, like the forecasts.
+  mutable AvailabilityProfile profile_;  // running jobs + reservations of the current plan
+  int busy_nodes_ = 0;
   // With nothing queued or pinned the plan is the running jobs alone, and is
   // made only when read: a co-allocating meta-scheduler's sites hold running
   // parts only, whose ends move at every start and end of another split job
   // (rebuilding the plan for each was most of such a run).
-  mutable bool plan_deferred_ = true;  // nothing is queued or pinned yet
-  EndOrdered<Running> running_;        // by (actual end, start order)
-  std::vector<Pinned> pinned_;         // by start, then arrival
-  std::vector<LocalEvent> events_;
-  ServerSpec server_;
-  QueuePlanner planner_;
-  std::deque<Queued> queue_;  // arrival order; FCFS starts jobs off its front
-  std::uint64_t start_sequence_ = 0;
-  int busy_nodes_ = 0;
-  // The current plan is derived from the running jobs and the queue; FCFS
-  // completes its tail lazily (complete_plan), hence mutable, like the forecasts.
-  mutable AvailabilityProfile profile_;   // running jobs + reservations of the current plan
-  mutable PlanCursor cursor_;             // where the current plan stands (for appended jobs)
-  mutable std::size_t planned_jobs_ = 0;  // queue_[0, planned_jobs_) are placed in profile_
-  std::size_t awaiting_input_ = 0;        // queued jobs whose input has not arrived
+  mutable bool plan_deferred_ = true;         // nothing is queued or pinned yet
+  bool plan_is_whole_ = false;                // the last pass saw nothing pinned and no input awaited
+  mutable bool easy_forecast_valid_ = false;  // easy_forecast_ holds
+  std::size_t awaiting_input_ = 0;            // queued jobs whose input has not arrived
+  mutable std::size_t planned_jobs_ = 0;      // queue_[0, planned_jobs_) are placed in profile_
   // No job from queue_[held_end_] on holds a reservation (a bound, not
   // always tight: a job taken out of the queue leaves it as it was), so the
   // passes need not read a long queue's tail for them.
   mutable std::size_t held_end_ = 0;
-  bool plan_is_whole_ = false;                     // the last pass saw nothing pinned and no input awaited
+  QueuePlanner planner_;
+  mutable PlanCursor cursor_;  // where the current plan stands (for appended jobs)
+  ServerSpec server_;
+  std::deque<Queued> queue_;  // arrival order; FCFS starts jobs off its front
+  std::vector<LocalEvent> events_;
+  std::vector<Pinned> pinned_;  // by start, then arrival
+  std::uint64_t start_sequence_ = 0;
   mutable std::vector<EasyMoment> easy_forecast_;  // valid while easy_forecast_valid_
   // The most nodes free at any of easy_forecast_'s moments up to each one
   // (non-decreasing): a query finds the first moment it fits by a search.
   mutable std::vector<int> forecast_most_free_;
-  mutable bool easy_forecast_valid_ = false;
   mutable EasyForecaster forecaster_;  // keeps its buffers between forecasts
   mutable std::optional<std::vector<PlanMoment>> plan_forecast_;
 };

@@ -74,11 +74,12 @@ class BagRounds {
     std::uint32_t bag = 0;
     std::vector<Job> members;  // in submission order
   };
+  // First: GridPeer::knows reads it beside its other id sets.
+  std::set<JobId> members_;  // every member of a round or group
   BagGrouping config_;
   std::map<JobId, Round> rounds_;             // by the id of the member that opened it
   std::map<std::uint32_t, JobId> open_;       // bag -> its open round
   std::map<JobId, std::vector<Job>> groups_;  // group id -> members, until the group ends
-  std::set<JobId> members_;                   // every member of a round or group
   std::size_t waiting_ = 0;
 };
 

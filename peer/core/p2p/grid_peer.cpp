@@ -51,19 +51,18 @@ GridPeer::GridPeer(ServerIndex id, ServerSpec server, std::shared_ptr<const Grid
                    std::vector<ServerIndex> partners, const network::NetworkView& network, TimePoint start,
                    Duration period_phase)
     : id_(id),
-      shared_config_(config != nullptr ? std::move(config)
-                                       : throw std::invalid_argument("a grid peer needs a configuration")),
-      config_(*shared_config_),
-      site_selection_(make_site_selection(config_.site_selection)),
-      partners_(std::move(partners)),
+      config_(config != nullptr ? *config : throw std::invalid_argument("a grid peer needs a configuration")),
+      split_rule_(config_.coallocation.make_rule()),
       network_(network),
       local_(std::move(server), effective_local_policy(config_), start),
-      bags_(config_.bag_grouping),
+      splits_(*this),
       origin_(*this),
       executor_(*this, expiries_),
-      split_rule_(config_.coallocation.make_rule()),
-      splits_(*this),
-      parts_(*this, config_.coallocation.link_mbps, expiries_) {
+      parts_(*this, config_.coallocation.link_mbps, expiries_),
+      bags_(config_.bag_grouping),
+      shared_config_(std::move(config)),
+      site_selection_(make_site_selection(config_.site_selection)),
+      partners_(std::move(partners)) {
   policy_ = make_migration_policy(config_, *this);
   if (config_.coallocation.enabled() &&
       !(config_.algorithm == GridAlgorithm::sender || config_.algorithm == GridAlgorithm::symmetric)) {

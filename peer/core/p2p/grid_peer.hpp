@@ -305,48 +305,52 @@ class GridPeer final : public Scheduler,
     if constexpr (kCheckInvariants) check_invariants();
   }
 
+  // The members come in the order an input reads them: at 10,000 peers in one
+  // simulation each line of a peer an input touches is a miss in memory. A
+  // step (the timers, the expiries, the local scheduler's head) and an ATT
+  // query (the configuration, the outputs, the counters) read the first lines
+  // only; an id offered or submitted reads the id sets after them (knows), one
+  // beside the other. What a run reads seldom comes last.
   ServerIndex id_;
-  // Read at every input: first, as at 10,000 peers in one simulation each
-  // line of a peer an input touches is a miss in memory.
+  bool draining_ = false;
+  bool periodic_ = false;
+  bool idle_stop_ = false;  // quiesce was called: tick only while jobs wait
   PeerTimers timers_;
   // When executor_ or parts_ next forget a hand-off remembered: read at every
   // step, beside the timers (see ExpiryWatch). Before them: they hold it.
   ExpiryWatch expiries_;
-  std::vector<protocol::Message> to_self_;  // messages to itself, delivered after the input that made them
+  const GridConfig& config_;               // *shared_config_
+  std::unique_ptr<SplitRule> split_rule_;  // co-allocation: how own jobs are split (null: never)
   std::vector<SchedulerOutput> outputs_;
-  std::shared_ptr<const GridConfig> shared_config_;  // never null
-  const GridConfig& config_;                         // *shared_config_
-  std::unique_ptr<MigrationPolicy> policy_;          // where own jobs go: one object per algorithm
-  std::unique_ptr<SiteSelection> site_selection_;
-  std::vector<int> queued_cpus_;            // scratch: the grid queue's CPUs for rules that read it
-  std::vector<ServerIndex> partners_;       // sorted
-  std::vector<ServerIndex> live_partners_;  // sorted: the partners in reach, asked in queries
-  std::vector<ServerIndex> out_of_reach_;   // sorted: peers on_peer last said are not in reach
+  std::vector<protocol::Message> to_self_;   // messages to itself, delivered after the input that made them
+  std::unique_ptr<MigrationPolicy> policy_;  // where own jobs go: one object per algorithm
   const network::NetworkView& network_;
+  SchedulerCounters counters_;
   LocalScheduler local_;
-  std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
-  BagRounds bags_;                   // own bags waiting for their round, and their groups until they end
-  std::map<protocol::QueryId, Query> queries_;
-  TimerSlot tick_;
   // Jobs in the local scheduler. Looked up at each start and end and for
   // every id offered or submitted, never iterated but by the invariants: a
   // hash table is a read of its bucket and one node, where a tree walked
   // several nodes, each a miss in memory at 10,000 peers.
   std::unordered_map<JobId, Hosted> hosted_;
-  std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
-  OriginHandoffs origin_;                      // own jobs offered or committed elsewhere
-  ExecutorHandoffs executor_;                  // others' offers taken here, and the memory of hand-offs over
-  std::unique_ptr<SplitRule> split_rule_;      // co-allocation: how own jobs are split (null: never)
-  SplitJobs splits_;                           // own jobs placed as parts on several servers
-  HeldParts parts_;                            // parts of split jobs held or running here (own included)
-  bool draining_ = false;
+  std::vector<Waiting> grid_queue_;  // own jobs waiting for a decision, in arrival order
+  SplitJobs splits_;                 // own jobs placed as parts on several servers
+  OriginHandoffs origin_;            // own jobs offered or committed elsewhere
+  ExecutorHandoffs executor_;        // others' offers taken here, and the memory of hand-offs over
+  HeldParts parts_;                  // parts of split jobs held or running here (own included)
+  BagRounds bags_;                   // own bags waiting for their round, and their groups until they end
+  std::map<protocol::QueryId, Query> queries_;
+  TimerSlot tick_;
   // Who volunteered, last time: a sorted vector, written once per Volunteer
   // received (a tree node per partner was 15% of an R-I run at 1,000 peers).
   boost::container::flat_map<ServerIndex, TimePoint> volunteers_;
   protocol::QueryId next_query_ = 0;
-  bool periodic_ = false;
-  bool idle_stop_ = false;  // quiesce was called: tick only while jobs wait
-  SchedulerCounters counters_;
+  std::shared_ptr<const GridConfig> shared_config_;  // never null
+  std::unique_ptr<SiteSelection> site_selection_;
+  std::vector<int> queued_cpus_;               // scratch: the grid queue's CPUs for rules that read it
+  std::vector<ServerIndex> partners_;          // sorted
+  std::vector<ServerIndex> live_partners_;     // sorted: the partners in reach, asked in queries
+  std::vector<ServerIndex> out_of_reach_;      // sorted: peers on_peer last said are not in reach
+  std::map<JobId, std::uint32_t> recoveries_;  // own jobs taken up again from the journal, how often
 };
 
 }  // namespace gridpeer

@@ -86,9 +86,9 @@ class HeldParts {
   void tell_shares(JobId except);
 
   PartsPeer& peer_;
+  std::map<JobId, Part> parts_;  // first: GridPeer::knows reads it beside its other id sets
   double link_mbps_;
   double demand_ = 0;
-  std::map<JobId, Part> parts_;
   Tombstones<JobId, Finished> finished_;  // parts ended at their job's end: answered "finished"
 };
 
