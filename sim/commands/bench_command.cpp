@@ -21,6 +21,7 @@
 
 #include "gridpeer/builtin_bench.hpp"
 #include "gridpeer/version.hpp"
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "peer/io/traces/trace_file.hpp"
 #include "sim/commands/bench_cases.hpp"
@@ -383,8 +384,8 @@ int run_bench_command(int argc, char** argv) {
   }
   if (args.count("markdown") != 0U) {
     const std::string page = args["markdown"].as<std::string>();
-    write_text_file(page,
-                    bench::performance_markdown(out, targets, version, figures_quick, bench::hand_written_notes(page)));
+    cli::write_output_file(
+        page, bench::performance_markdown(out, targets, version, figures_quick, bench::hand_written_notes(page)));
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "sim/studies/grid_options.hpp"
 #include "sim/studies/run_identity.hpp"
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
@@ -98,7 +99,7 @@ int run_compare_command(int argc, char** argv) {
   if (const auto table = origin_fairness(specs, results)) {
     std::cout << '\n' << origin_fairness_text(*table);
     if (args.count("fairness-csv") != 0U)
-      write_text_file(args["fairness-csv"].as<std::string>(), origin_fairness_csv(*table));
+      cli::write_output_file(args["fairness-csv"].as<std::string>(), origin_fairness_csv(*table));
   }
   std::cout << "seed " << base.workload.seed << '\n';
   if (args.count("out") != 0U) write_json_file(args["out"].as<std::string>(), all);

@@ -1,7 +1,6 @@
 // gridsim generate: a seeded synthetic workload written as SWF.
 #include <fmt/format.h>
 #include <cxxopts.hpp>
-#include <fstream>
 #include <iostream>
 
 #include "peer/model/rng.hpp"
@@ -11,6 +10,7 @@
 #include "sim/studies/cli_support.hpp"
 #include "sim/studies/workloads.hpp"
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
@@ -55,12 +55,8 @@ int run_generate_command(int argc, char** argv) {
                                         "MaxNodes: " + std::to_string(request.max_cpus),
                                         "MaxProcs: " + std::to_string(request.max_cpus)};
   if (args.count("out") != 0U) {
-    const std::string path = args["out"].as<std::string>();
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
-    workload::write_swf(out, workload.jobs, header);
-    out.close();
-    if (!out) throw std::runtime_error("failed while writing '" + path + "' (is the disk full?)");
+    cli::write_output_file(args["out"].as<std::string>(),
+                           [&](std::ostream& out) { workload::write_swf(out, workload.jobs, header); });
   } else {
     workload::write_swf(std::cout, workload.jobs, header);
   }

@@ -11,6 +11,7 @@
 #include "sim/studies/replay_study.hpp"
 #include "sim/studies/run_identity.hpp"
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
@@ -76,25 +77,25 @@ int run_replay_command(int argc, char** argv) {
           << row["avg_response_s"] << ',' << row["avg_bounded_slowdown"] << ',' << row["utilization"] << ','
           << row["max_queue"] << ',' << row["wall_seconds"] << '\n';
     }
-    write_text_file(args["csv"].as<std::string>(), csv.str());
+    cli::write_output_file(args["csv"].as<std::string>(), csv.str());
   }
   for (const PolicyRun& run : runs) {
     const std::string policy(to_string(run.policy.policy));
     if (args.count("jobs-csv") == 0U && args.count("swf") == 0U && args.count("series") == 0U) break;
     const auto rows = replay_rows(workload, run.replay);
     if (args.count("jobs-csv") != 0U) {
-      write_text_file(args["jobs-csv"].as<std::string>() + "-" + policy + ".csv",
-                      report::batsim_jobs_csv(rows, servers));
+      cli::write_output_file(args["jobs-csv"].as<std::string>() + "-" + policy + ".csv",
+                             report::batsim_jobs_csv(rows, servers));
     }
     if (args.count("series") != 0U) {
-      write_text_file(args["series"].as<std::string>() + "-" + policy + "-series.csv",
-                      report::time_series_csv(rows, servers));
+      cli::write_output_file(args["series"].as<std::string>() + "-" + policy + "-series.csv",
+                             report::time_series_csv(rows, servers));
     }
     if (args.count("swf") != 0U) {
       std::vector<std::string> header = {"Note: " + policy_label(run.policy) + " schedule simulated by gridsim replay",
                                          "Workload: " + workload.description};
-      write_text_file(args["swf"].as<std::string>() + "-" + policy + ".swf",
-                      report::schedule_swf(rows, servers, header));
+      cli::write_output_file(args["swf"].as<std::string>() + "-" + policy + ".swf",
+                             report::schedule_swf(rows, servers, header));
     }
   }
   return 0;

@@ -9,6 +9,7 @@
 #include "sim/studies/grid_options.hpp"
 #include "sim/studies/run_identity.hpp"
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
@@ -79,10 +80,10 @@ int run_run_command(int argc, char** argv) {
     write_json_file(args["out"].as<std::string>(), json);
   }
   if (args.count("jobs-csv") != 0U) {
-    write_text_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));
+    cli::write_output_file(args["jobs-csv"].as<std::string>(), experiment_jobs_csv(result, workload));
   }
   if (args.count("series") != 0U) {
-    write_text_file(args["series"].as<std::string>(), experiment_time_series(result, workload));
+    cli::write_output_file(args["series"].as<std::string>(), experiment_time_series(result, workload));
   }
   if (args.count("swf") != 0U) {
     std::vector<std::string> header = {"Note: simulated by gridsim " + gridpeer_version() + ", " +
@@ -90,7 +91,7 @@ int run_run_command(int argc, char** argv) {
                                            std::to_string(spec.workload.seed),
                                        "Workload: " + result.workload_description};
     for (const auto& line : result.provenance) header.push_back("Source " + line);
-    write_text_file(args["swf"].as<std::string>(), experiment_schedule_swf(result, workload, header));
+    cli::write_output_file(args["swf"].as<std::string>(), experiment_schedule_swf(result, workload, header));
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 #include "sim/commands/commands.hpp"
 #include "sim/studies/cli_support.hpp"
@@ -36,7 +37,7 @@ int run_study_command(int argc, char** argv, const std::string& description) {
   const typename S::Result result = S::run(spec, workload, hooks);
   progress.finish();
   std::cout << S::table(spec, result) << "seed " << S::seed(spec) << '\n';
-  if (hooks.keep_rows) write_text_file(args[S::rows_option].template as<std::string>(), S::rows_csv(result));
+  if (hooks.keep_rows) cli::write_output_file(args[S::rows_option].template as<std::string>(), S::rows_csv(result));
   FileHashes hashes;
   write_study_json(args, S::json(spec, result, args.count("no-timing") == 0U), S::identity(spec, args, hashes), argc,
                    argv);

@@ -11,6 +11,7 @@
 #include "sim/sweeps/slurm_array.hpp"
 #include "sim/sweeps/sweep.hpp"
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/cli/parse.hpp"
 
 namespace gridpeer::sim {
@@ -36,7 +37,7 @@ void write_slurm_array(const cxxopts::ParseResult& args, const ExperimentFile& e
   array.job_name = "gridsim-" + experiment.name;
   const std::string file = args["slurm"].as<std::string>();
   std::filesystem::create_directories(array.out / "slurm");  // sbatch writes the tasks' logs there, and makes no folder
-  write_text_file(file, slurm_array_script(array));
+  cli::write_output_file(file, slurm_array_script(array));
   std::filesystem::permissions(file, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
   std::cout << "wrote " << file << ": " << shards << " array tasks of " << array.cpus_per_task << " CPU(s) into "
             << array.out.string() << "\nsubmit: sbatch " << file << "\nprogress: " << array.gridsim.string()

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "peer/io/cli/output_file.hpp"
 #include "sim/studies/cli_support.hpp"
 
 namespace gridpeer::sim {
@@ -49,7 +50,7 @@ bool write_shan2004_figures(const std::filesystem::path& dir, const nlohmann::js
     }
     fig2 << '\n';
   }
-  write_text_file((dir / "fig2-algorithms.dat").string(), fig2.str());
+  cli::write_output_file((dir / "fig2-algorithms.dat").string(), fig2.str());
   // Fig. 3: S-I's response time against data size, per network (3 sites).
   std::ostringstream fig3;
   fig3 << "# data_size response_fast response_slow\n";
@@ -57,7 +58,7 @@ bool write_shan2004_figures(const std::filesystem::path& dir, const nlohmann::js
     fig3 << size << ' ' << mean_metric(results, "avg_response_s", "si", "fast", size, "3") << ' '
          << mean_metric(results, "avg_response_s", "si", "slow", size, "3") << '\n';
   }
-  write_text_file((dir / "fig3-si-data-size.dat").string(), fig3.str());
+  cli::write_output_file((dir / "fig3-si-data-size.dat").string(), fig3.str());
   // The algorithms' names are slanted: level, the longer ones ran into each
   // other in a quarter of the page.
   const std::string plots = R"gp(set style data histograms
@@ -96,7 +97,7 @@ plot 'fig3-si-data-size.dat' using 2:xtic(1) title 'fast (800/40 Mb/s)', '' usin
            << "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
            << fig3_plot;
   }
-  write_text_file((dir / "figures.gp").string(), script.str());
+  cli::write_output_file((dir / "figures.gp").string(), script.str());
   const std::string command = "cd '" + dir.string() + "' && gnuplot figures.gp > gnuplot.log 2>&1";
   if (std::system(command.c_str()) != 0) {
     logger.warn("gnuplot failed or is not installed (see {}/gnuplot.log); the .dat and .gp files are there",

@@ -57,12 +57,8 @@ WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args) {
   return shaping;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  cli::write_output_file(path, text);
-}
-
 void write_json_file(const std::string& path, const nlohmann::json& json) {
-  write_text_file(path, json.dump(2) + "\n");
+  cli::write_output_file(path, json.dump(2) + "\n");
 }
 
 void add_study_output_options(cxxopts::Options& options, const std::string& csv, const std::string& csv_help) {

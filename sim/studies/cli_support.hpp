@@ -32,8 +32,6 @@ struct WorkloadShaping {
 };
 WorkloadShaping shaping_from_options(const cxxopts::ParseResult& args);
 
-/// Writes `text` to `path`, or throws std::runtime_error saying why not.
-void write_text_file(const std::string& path, const std::string& text);
 /// "200,100,50": numbers above 0, comma-separated. Throws std::invalid_argument
 /// saying "--OPTION: 'x' is not WHAT (HINT)".
 std::vector<double> parse_positive_list(const std::string& text, const char* option, const char* what,

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "peer/io/cli/output_file.hpp"
 #include "peer/io/report/intervals.hpp"
 #include "sim/reports/findings.hpp"
 #include "sim/reports/shan2004_report.hpp"
@@ -154,7 +155,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
   const auto axes = axis_names(experiment);
   const nlohmann::json summary = summarize_runs(results, axes, meta.metrics);
   write_json_file((out / "results.json").string(), results);
-  write_text_file((out / "results.csv").string(), results_csv(results, axes, meta.metrics));
+  cli::write_output_file((out / "results.csv").string(), results_csv(results, axes, meta.metrics));
   write_json_file((out / "summary.json").string(), {{"experiment", experiment.name},
                                                     {"title", experiment.title},
                                                     {"source", experiment.source},
@@ -163,7 +164,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
                                                     {"seeds", experiment.seeds},
                                                     {"axes", axes},
                                                     {"points", summary}});
-  write_text_file((out / "summary.csv").string(), summary_csv(summary, axes, meta.metrics));
+  cli::write_output_file((out / "summary.csv").string(), summary_csv(summary, axes, meta.metrics));
 
   std::ostringstream report;
   report << "# " << experiment.title << "\n\n"
@@ -211,7 +212,7 @@ bool assemble_sweep(const std::filesystem::path& out, const std::vector<std::str
     const bool plotted = write_shan2004_figures(out / "figures", results, logger);
     report << '\n' << shan2004_report(results, plotted);
   }
-  write_text_file((out / "report.md").string(), report.str());
+  cli::write_output_file((out / "report.md").string(), report.str());
   logger.info("wrote {}/results.{{json,csv}}, summary.{{json,csv}} and report.md", out.string());
   return true;
 }

@@ -293,6 +293,20 @@ BOOST_AUTO_TEST_CASE(an_output_file_is_written_whole_or_an_error_names_it) {
   cli::write_output_file((dir / "link.json").string(), "through the link\n");
   BOOST_TEST(std::filesystem::is_symlink(dir / "link.json"));
   BOOST_TEST(read(file) == "through the link\n");
+  // Streamed: a writer that fails half-way leaves the file as it was, and
+  // nothing aside; one that returns replaces it.
+  BOOST_CHECK_THROW(cli::write_output_file(file,
+                                           [](std::ostream& out) {
+                                             out << "half of a workload\n";
+                                             throw std::invalid_argument("the generator failed");
+                                           }),
+                    std::invalid_argument);
+  BOOST_TEST(read(file) == "through the link\n");
+  BOOST_TEST(std::distance(std::filesystem::directory_iterator(dir), {}) == 2);  // the file and the link
+  cli::write_output_file(file, [](std::ostream& out) {
+    for (int line = 0; line < 3; ++line) out << "line " << line << '\n';
+  });
+  BOOST_TEST(read(file) == "line 0\nline 1\nline 2\n");
   const auto refused = [](const std::string& path) {
     try {
       cli::write_output_file(path, std::string(100'000, 'x'));

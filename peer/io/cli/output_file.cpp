@@ -14,10 +14,11 @@ namespace gridpeer::cli {
 namespace {
 
 /// Writes into `target` itself; throws naming `path` if it cannot.
-void write_checked(const std::string& target, const std::string& path, const std::string& text) {
+void write_checked(const std::string& target, const std::string& path,
+                   const std::function<void(std::ostream&)>& write) {
   std::ofstream out(target, std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write '" + path + "': check the directory exists and is writable");
-  out << text;
+  write(out);
   out.close();
   if (!out) throw std::runtime_error("failed while writing '" + path + "' (is the disk full?)");
 }
@@ -25,20 +26,24 @@ void write_checked(const std::string& target, const std::string& path, const std
 }  // namespace
 
 void write_output_file(const std::string& path, const std::string& text) {
+  write_output_file(path, [&text](std::ostream& out) { out << text; });
+}
+
+void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
   // A device, pipe or link (`--out /dev/stdout`) is written into, not
   // replaced: renaming over it would put a file where it was.
   std::error_code error;
   const auto kind = std::filesystem::symlink_status(path, error).type();
   if (kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::regular) {
-    write_checked(path, path, text);
+    write_checked(path, path, write);
     return;
   }
   // One writer per process and thread at a time: their ids make the name unique.
   const std::string aside = path + ".part-" + std::to_string(::getpid()) + "-" +
                             std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   try {
-    write_checked(aside, path, text);
-  } catch (const std::runtime_error&) {
+    write_checked(aside, path, write);
+  } catch (...) {
     std::remove(aside.c_str());
     throw;
   }
