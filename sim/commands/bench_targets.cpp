@@ -204,11 +204,14 @@ std::string performance_markdown(const nlohmann::json& cases, const std::vector<
   std::string md;
   md += "# Performance: measured figures, the speed targets, and what bounds each hot path\n\n";
   md += fmt::format(
-      "Generated, not written: `gridsim bench{} --out bench.json`, the three studies by name (`gridsim bench "
-      "--cases study-shan2004,study-jones2004,study-shih2010 --out studies.json`), `scripts/bench-peers` (writes "
-      "bench-peers.json), then `gridsim bench --from studies.json,bench.json --peers bench-peers.json --markdown "
-      "docs/performance.md`. Run them again rather than edit the tables. The notes from \"What each hot path "
-      "costs\" on are written by hand in this file, and `--markdown` keeps them when it makes the page again.\n\n",
+      "Generated, not written: with the Parallel Workloads Archive logs found (`--trace-dir DIR` or "
+      "`GRIDPEER_TRACE_DIR`; without them the trace cases are skipped), `gridsim bench{} --out bench.json`, the "
+      "three studies by name (`gridsim bench --cases study-shan2004,study-jones2004,study-shih2010 --out "
+      "studies.json`), 100,000 peers x 100 jobs (`gridsim bench --cases peers-100000x100 --out big.json`), "
+      "`scripts/bench-peers` (writes bench-peers.json), then `gridsim bench --from studies.json,bench.json,big.json "
+      "--peers bench-peers.json --markdown docs/performance.md`. Run them again rather than edit the tables. The "
+      "notes from \"What each hot path costs\" on are written by hand in this file, and `--markdown` keeps them "
+      "when it makes the page again.\n\n",
       quick ? " --quick" : "");
   md += fmt::format("- code: gridpeer {}\n- machine: {}\n- build: `release` preset (-O3, assertions on)\n\n", version,
                     machine());
